@@ -1,0 +1,157 @@
+//! The open-data part of `dist/`: bulk dumps, JSON Schemas, facets, llms.txt, and the manifests that
+//! let a downloader check what they got (`datapackage.json`, `SHA256SUMS`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use domain::recipe::{Course, Published, Recipe};
+use domain::search::{Card, CardView};
+use serde_json::{Value, json};
+
+use crate::build::{Out, Written, sha256_hex};
+
+pub struct Inputs<'a> {
+    pub jsonl: &'a str,
+    pub cards: &'a [&'a Card],
+    pub facets: &'a BTreeMap<String, u64>,
+}
+
+/// The JSON Schemas we publish, by file name.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    let mut recipe = serde_json::to_value(schemars::schema_for!(Recipe)).expect("schema serialises");
+    recipe["$id"] = json!("/schemas/recipe.schema.json");
+    recipe["description"] = json!(
+        "A recipe as a contributor writes it in content/recipes/<slug>.json or sends it to POST /api/recipes. \
+         The validator in `domain::recipe` is authoritative and adds cross-field rules (a vegan recipe is \
+         vegetarian and dairy-free; titles are written in their language's script)."
+    );
+    let mut published = serde_json::to_value(schemars::schema_for!(Published)).expect("schema serialises");
+    published["$id"] = json!("/schemas/published-recipe.schema.json");
+    let mut card = serde_json::to_value(schemars::schema_for!(CardView)).expect("schema serialises");
+    card["$id"] = json!("/schemas/recipe-card.schema.json");
+    vec![
+        ("recipe.schema.json", recipe),
+        ("published-recipe.schema.json", published),
+        ("recipe-card.schema.json", card),
+    ]
+}
+
+pub fn write(out: &Out, inputs: &Inputs) -> Result<()> {
+    out.write("recipes.jsonl", inputs.jsonl.as_bytes())?;
+    for (name, schema) in schemas() {
+        out.write(&format!("schemas/{name}"), serde_json::to_string_pretty(&schema)?.as_bytes())?;
+    }
+    out.write("facets.json", serde_json::to_string_pretty(&facets(inputs.facets))?.as_bytes())?;
+    out.write("llms.txt", llms_txt(inputs.cards).as_bytes())?;
+    Ok(())
+}
+
+fn facets(counts: &BTreeMap<String, u64>) -> Value {
+    let pick = |prefix: &str| -> BTreeMap<String, u64> {
+        counts
+            .iter()
+            .filter_map(|(name, n)| name.strip_prefix(prefix).map(|rest| (rest.to_string(), *n)))
+            .collect()
+    };
+    let flags: BTreeMap<&str, u64> =
+        domain::recipe::FLAGS.iter().map(|flag| (*flag, counts.get(*flag).copied().unwrap_or(0))).collect();
+    json!({ "course": pick("course:"), "language": pick("lang:"), "flags": flags })
+}
+
+/// The recipe service's part of llms.txt (llmstxt.org): what it is, how to read it, what to download.
+fn llms_txt(cards: &[&Card]) -> String {
+    let mut by_course: BTreeMap<Course, Vec<CardView>> = BTreeMap::new();
+    for card in cards {
+        by_course.entry(card.course).or_default().push(card.view(None));
+    }
+    let mut text = String::from(
+        "# Commonplace\n\n\
+         > Open recipes in English, Hebrew and European Portuguese, free for anyone to cook, copy and build on \
+         (CC0 unless a recipe says otherwise).\n\n\
+         Reading and searching need no key. Every recipe is JSON at `/r/{slug}.json` (all its languages) and a \
+         page at `/r/{slug}`. Search is `GET /api/recipes?q=…` with optional `gf=1`, `vegan=1`, `vegetarian=1`, \
+         `dairy_free=1`, `nut_free=1`, `course`, `max_min` (prep + cook minutes), `lang` (en, he, pt: the \
+         language of the result cards), `limit` (1-100) and `cursor` (from `next_cursor`). Errors are RFC 9457 \
+         problem+json. Steps may carry `min` (a timer) and `f` (a grown-up is needed: knife, hot, oven, blender, \
+         boil); ingredients with `check: true` can hide gluten, so check the label.\n\n\
+         ## API\n\n\
+         - [Search recipes](/api/recipes?q=soup): `{\"items\":[card…],\"total\":N,\"next_cursor\":…}`\n\
+         - [Recipe card schema](/schemas/recipe-card.schema.json): the fields of one search result\n\
+         - [Recipe schema](/schemas/recipe.schema.json): the document a recipe file or a write holds\n\
+         - [Published recipe schema](/schemas/published-recipe.schema.json): `/r/{slug}.json`, with server-set fields\n\n\
+         ## Open data\n\n\
+         - [recipes.jsonl](/recipes.jsonl): every recipe, one JSON document a line (CC0-1.0 unless `licence` says otherwise)\n\
+         - [datapackage.json](/datapackage.json): Frictionless data package with sizes and SHA-256 of each file\n\
+         - [SHA256SUMS](/SHA256SUMS): checksums of every published file\n\
+         - [facets.json](/facets.json): counts by course, language and diet flag\n\n\
+         ## Recipes\n",
+    );
+    for (course, views) in by_course {
+        text.push_str(&format!("\n### {}\n\n", course.code()));
+        for view in views {
+            text.push_str(&format!(
+                "- [{}](/r/{}.json): {}\n",
+                view.title,
+                view.slug,
+                one_line(&view.summary)
+            ));
+        }
+    }
+    text
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `datapackage.json` (Frictionless) for the dumps, then `SHA256SUMS` over every file.
+pub fn write_manifests(out_dir: &Path, written: &[Written]) -> Result<()> {
+    let find = |path: &str| written.iter().find(|w| w.path == path);
+    let mut resources = Vec::new();
+    if let Some(w) = find("recipes.jsonl") {
+        resources.push(json!({
+            "name": "recipes",
+            "path": w.path,
+            "format": "jsonl",
+            "mediatype": "application/jsonl",
+            "encoding": "utf-8",
+            "bytes": w.bytes,
+            "hash": format!("sha256:{}", w.sha256),
+            "schema": "schemas/published-recipe.schema.json",
+            "licenses": [{"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/",
+                          "title": "CC0 1.0 Universal (unless a recipe's `licence` field says otherwise)"}],
+        }));
+    }
+    for w in written.iter().filter(|w| w.path.starts_with("schemas/") || w.path == "facets.json") {
+        resources.push(json!({
+            "name": w.path.trim_end_matches(".json").replace(['/', '.'], "-"),
+            "path": w.path,
+            "format": "json",
+            "mediatype": "application/json",
+            "bytes": w.bytes,
+            "hash": format!("sha256:{}", w.sha256),
+        }));
+    }
+    let package = json!({
+        "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
+        "name": "commonplace",
+        "title": "Commonplace: open recipes and quote attributions",
+        "description": "Recipes in English, Hebrew and European Portuguese, published by Commonplace.",
+        "licenses": [{"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/"}],
+        "resources": resources,
+    });
+    let package_bytes = serde_json::to_string_pretty(&package)?;
+    std::fs::write(out_dir.join("datapackage.json"), &package_bytes).context("writing datapackage.json")?;
+
+    let mut sums = String::new();
+    let package_entry =
+        Written { path: "datapackage.json".into(), sha256: sha256_hex(package_bytes.as_bytes()), bytes: 0 };
+    let mut all: Vec<&Written> = written.iter().chain(std::iter::once(&package_entry)).collect();
+    all.sort_by(|a, b| a.path.cmp(&b.path));
+    for w in all {
+        sums.push_str(&format!("{}  {}\n", w.sha256, w.path));
+    }
+    std::fs::write(out_dir.join("SHA256SUMS"), sums).context("writing SHA256SUMS")?;
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! Commonplace's pure core.
+//!
+//! Everything here is a function of its arguments: no IO, no clock, no environment, no randomness.
+//! The builder (native) and the edge (wasm32 Worker) both call into this crate, so a search or a
+//! validation answers the same way wherever it runs.
+//!
+//! Central types: [`recipe::Recipe`] (the seed's recipe document), [`recipe::Published`] (with the
+//! server-set fields), [`search::Manifest`] and [`search::search`] (the sharded static search index).
+//! The alternative we rejected was a search engine library such as tantivy: its index wants a
+//! filesystem and its wasm build is several MiB, while ours must answer from a few static files.
+
+pub mod diagnostic;
+pub mod recipe;
+pub mod search;
+pub mod slug;
+pub mod text;
+
+pub use diagnostic::Diagnostic;

@@ -1,0 +1,780 @@
+//! The static recipe search index: how the builder writes it and how a query reads it.
+//!
+//! The index is a set of immutable files with content-hashed names plus one `manifest.json`. A query
+//! touches only the files it needs, so the Worker loads a few dozen KiB even for 100,000 recipes:
+//! - dictionary shards, one per term prefix (a shard that grows past [`SHARD_TARGET_BYTES`] splits by a
+//!   longer prefix), each a sorted term list with the postings of rare terms inline;
+//! - postings of common terms in files of their own: three roaring bitmaps, the recipes with the term
+//!   anywhere, in a title, and in an ingredient name;
+//! - facet bitmaps: one per diet flag, per course, and per "total time ≤ T" for each T that occurs;
+//! - card shards of [`CARDS_PER_SHARD`] recipes, for the result page.
+//!
+//! [`search`] is pure: it answers, or names the files it still needs ([`Need`]); the caller fetches
+//! those and calls again. A typo in a query word is tolerated when the word has no exact match, within
+//! the word's dictionary shard (so not in its first letter or two).
+
+use std::collections::{BTreeMap, HashMap};
+
+use roaring::RoaringBitmap;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::recipe::{Course, FLAGS, Lang, Recipe};
+use crate::text::{Stemmers, query_words, within_one_edit, words};
+
+pub const FORMAT_VERSION: u32 = 1;
+pub const CARDS_PER_SHARD: u32 = 8;
+pub const SHARD_TARGET_BYTES: usize = 32 * 1024;
+/// Postings larger than this get a file of their own instead of sitting in the dictionary shard.
+pub const INLINE_MAX_BYTES: usize = 256;
+pub const DEFAULT_LIMIT: usize = 20;
+pub const MAX_LIMIT: usize = 100;
+/// Words shorter than this must match exactly: one edit in a short word is another word.
+pub const MIN_TYPO_WORD_CHARS: usize = 4;
+
+/// The entry point of an index: which file holds what. Served at `search/manifest.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub version: u32,
+    pub n_docs: u32,
+    /// Term prefix → dictionary shard file. A term lives in the shard of its longest listed prefix.
+    pub shards: BTreeMap<String, String>,
+    /// `gf`, `vegan`, …, `course:main` → bitmap file.
+    pub facets: BTreeMap<String, String>,
+    /// `(T, file)`, ascending: the recipes whose prep + cook time is at most T minutes.
+    pub max_total: Vec<(u32, String)>,
+    /// Card shard files; recipe `d` is in `cards[d / CARDS_PER_SHARD]`.
+    pub cards: Vec<String>,
+}
+
+/// What a result shows about a recipe, in every language it has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Card {
+    pub slug: String,
+    pub emoji: String,
+    pub course: Course,
+    pub difficulty: u8,
+    pub prep_min: u32,
+    pub cook_min: u32,
+    pub servings: u32,
+    /// Diet flags as bits in [`FLAGS`] order.
+    pub flags: u8,
+    pub texts: BTreeMap<Lang, CardText>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardText {
+    pub title: String,
+    pub summary: String,
+}
+
+/// A card as the API answers it: one language chosen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CardView {
+    pub slug: String,
+    pub emoji: String,
+    pub course: Course,
+    pub difficulty: u8,
+    pub prep_min: u32,
+    pub cook_min: u32,
+    pub total_min: u32,
+    pub servings: u32,
+    pub gf: u8,
+    pub vegan: u8,
+    pub vegetarian: u8,
+    pub dairy_free: u8,
+    pub nut_free: u8,
+    pub languages: Vec<Lang>,
+    pub lang: Lang,
+    pub title: String,
+    pub summary: String,
+    pub url: String,
+}
+
+impl Card {
+    pub fn from_recipe(slug: &str, recipe: &Recipe) -> Card {
+        let flags = FLAGS
+            .iter()
+            .enumerate()
+            .fold(0u8, |bits, (idx, name)| if recipe.flag(name) { bits | (1 << idx) } else { bits });
+        Card {
+            slug: slug.to_string(),
+            emoji: recipe.emoji.clone(),
+            course: recipe.course,
+            difficulty: recipe.difficulty,
+            prep_min: recipe.prep_min,
+            cook_min: recipe.cook_min,
+            servings: recipe.servings,
+            flags,
+            texts: recipe
+                .texts
+                .iter()
+                .map(|(lang, text)| {
+                    (*lang, CardText { title: text.title.clone(), summary: text.summary.clone() })
+                })
+                .collect(),
+        }
+    }
+
+    fn flag(&self, idx: usize) -> u8 {
+        (self.flags >> idx) & 1
+    }
+
+    /// The card in `lang`, else English, else the first language the recipe has.
+    pub fn view(&self, lang: Option<Lang>) -> CardView {
+        let (lang, text) = lang
+            .and_then(|lang| self.texts.get_key_value(&lang))
+            .or_else(|| self.texts.get_key_value(&Lang::En))
+            .or_else(|| self.texts.iter().next())
+            .expect("a card has at least one text");
+        CardView {
+            slug: self.slug.clone(),
+            emoji: self.emoji.clone(),
+            course: self.course,
+            difficulty: self.difficulty,
+            prep_min: self.prep_min,
+            cook_min: self.cook_min,
+            total_min: self.prep_min + self.cook_min,
+            servings: self.servings,
+            gf: self.flag(0),
+            vegan: self.flag(1),
+            vegetarian: self.flag(2),
+            dairy_free: self.flag(3),
+            nut_free: self.flag(4),
+            languages: self.texts.keys().copied().collect(),
+            lang: *lang,
+            title: text.title.clone(),
+            summary: text.summary.clone(),
+            url: format!("/r/{}", self.slug),
+        }
+    }
+}
+
+/// The terms one recipe is indexed under, by field. Kept apart from the index so a builder can cache
+/// them and rebuild the index without re-reading unchanged recipes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DocTerms {
+    pub title: Vec<String>,
+    pub ingredients: Vec<String>,
+    pub other: Vec<String>,
+}
+
+impl DocTerms {
+    pub fn of(recipe: &Recipe, stemmers: &Stemmers) -> DocTerms {
+        let mut terms = DocTerms::default();
+        for (lang, text) in &recipe.texts {
+            let add = |out: &mut Vec<String>, s: &str| {
+                for word in words(s) {
+                    stemmers.index_terms(*lang, &word, out);
+                }
+            };
+            add(&mut terms.title, &text.title);
+            for ingredient in &text.ingredients {
+                add(&mut terms.ingredients, &ingredient.i);
+            }
+            add(&mut terms.other, &text.summary);
+            add(&mut terms.other, &text.tips);
+            for step in &text.steps {
+                add(&mut terms.other, &step.t);
+            }
+        }
+        for list in [&mut terms.title, &mut terms.ingredients, &mut terms.other] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        terms
+    }
+}
+
+#[derive(Debug, Default)]
+struct TermPostings {
+    any: RoaringBitmap,
+    title: RoaringBitmap,
+    ingredients: RoaringBitmap,
+}
+
+/// Serialised postings of one term: three portable roaring bitmaps.
+#[derive(Debug, Serialize, Deserialize)]
+struct PostingsBytes<'a> {
+    #[serde(borrow)]
+    any: &'a [u8],
+    title: &'a [u8],
+    ingredients: &'a [u8],
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Entry<'a> {
+    #[serde(borrow)]
+    Inline(PostingsBytes<'a>),
+    File(&'a str),
+}
+
+/// A dictionary shard: sorted terms and, for each, its document frequency and postings.
+#[derive(Debug, Serialize, Deserialize)]
+struct Shard<'a> {
+    #[serde(borrow)]
+    terms: Vec<&'a str>,
+    entries: Vec<(u32, Entry<'a>)>,
+}
+
+/// One file of a built index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A built index: its manifest, its files (named relative to the index folder), and facet counts.
+#[derive(Debug)]
+pub struct BuiltIndex {
+    pub manifest: Manifest,
+    pub files: Vec<IndexFile>,
+    pub facet_counts: BTreeMap<String, u64>,
+}
+
+/// Collects recipes in document-id order and writes the index files.
+#[derive(Debug, Default)]
+pub struct IndexBuilder {
+    terms: HashMap<String, TermPostings>,
+    cards: Vec<Card>,
+    facets: BTreeMap<String, RoaringBitmap>,
+    totals: BTreeMap<u32, RoaringBitmap>,
+}
+
+impl IndexBuilder {
+    /// Adds the next recipe; its document id is the number of recipes added before it.
+    pub fn add(&mut self, card: Card, terms: &DocTerms) {
+        let doc = self.cards.len() as u32;
+        for (field, list) in [(0, &terms.title), (1, &terms.ingredients), (2, &terms.other)] {
+            for term in list {
+                let postings = match self.terms.get_mut(term.as_str()) {
+                    Some(postings) => postings,
+                    None => self.terms.entry(term.clone()).or_default(),
+                };
+                postings.any.insert(doc);
+                match field {
+                    0 => postings.title.insert(doc),
+                    1 => postings.ingredients.insert(doc),
+                    _ => false,
+                };
+            }
+        }
+        for (idx, flag) in FLAGS.iter().enumerate() {
+            if card.flag(idx) == 1 {
+                self.facets.entry(flag.to_string()).or_default().insert(doc);
+            }
+        }
+        self.facets.entry(format!("course:{}", card.course.code())).or_default().insert(doc);
+        for lang in card.texts.keys() {
+            self.facets.entry(format!("lang:{}", lang.code())).or_default().insert(doc);
+        }
+        self.totals.entry(card.prep_min + card.cook_min).or_default().insert(doc);
+        self.cards.push(card);
+    }
+
+    pub fn finish(self) -> BuiltIndex {
+        let mut files = Vec::new();
+        let mut store = |kind: &str, bytes: Vec<u8>| -> String {
+            let name = hashed_name(kind, &bytes);
+            files.push(IndexFile { name: name.clone(), bytes });
+            name
+        };
+
+        let mut facets = BTreeMap::new();
+        let mut facet_counts = BTreeMap::new();
+        for (name, bitmap) in &self.facets {
+            facet_counts.insert(name.clone(), bitmap.len());
+            facets.insert(name.clone(), store("facet", bitmap_bytes(bitmap)));
+        }
+        let mut max_total = Vec::new();
+        let mut cumulative = RoaringBitmap::new();
+        for (total, bitmap) in &self.totals {
+            cumulative |= bitmap;
+            max_total.push((*total, store("time", bitmap_bytes(&cumulative))));
+        }
+
+        let cards = self
+            .cards
+            .chunks(CARDS_PER_SHARD as usize)
+            .map(|chunk| store("cards", postcard::to_allocvec(chunk).expect("cards serialise")))
+            .collect();
+
+        // Terms sorted, postings serialised once; then grouped into shards by prefix.
+        let mut sorted: Vec<(String, TermPostings)> = self.terms.into_iter().collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut entries: Vec<(String, u32, Vec<u8>)> = Vec::with_capacity(sorted.len());
+        for (term, postings) in sorted {
+            let any = bitmap_bytes(&postings.any);
+            let title = bitmap_bytes(&postings.title);
+            let ingredients = bitmap_bytes(&postings.ingredients);
+            let bytes = PostingsBytes { any: &any, title: &title, ingredients: &ingredients };
+            let encoded = postcard::to_allocvec(&bytes).expect("postings serialise");
+            entries.push((term, postings.any.len() as u32, encoded));
+        }
+        let mut external: Vec<Option<String>> = Vec::with_capacity(entries.len());
+        for (_, _, encoded) in &entries {
+            external.push((encoded.len() > INLINE_MAX_BYTES).then(|| store("post", encoded.clone())));
+        }
+
+        let mut shards = BTreeMap::new();
+        let all: Vec<usize> = (0..entries.len()).collect();
+        let mut pending = vec![(1usize, all)];
+        while let Some((prefix_len, members)) = pending.pop() {
+            for (prefix, group) in group_by_prefix(&entries, &members, prefix_len) {
+                let size: usize = group
+                    .iter()
+                    .map(|&i| {
+                        entries[i].0.len() + external[i].as_ref().map_or(entries[i].2.len(), |n| n.len())
+                    })
+                    .sum();
+                let can_split = group.iter().any(|&i| entries[i].0.chars().count() > prefix_len);
+                if size > SHARD_TARGET_BYTES && can_split && prefix_len < 4 {
+                    // Terms no longer than the prefix stay in the shard of the prefix itself.
+                    let (short, long): (Vec<usize>, Vec<usize>) =
+                        group.iter().partition(|&&i| entries[i].0.chars().count() <= prefix_len);
+                    if !short.is_empty() {
+                        shards.insert(prefix.clone(), write_shard(&entries, &external, &short, &mut store));
+                    }
+                    pending.push((prefix_len + 1, long));
+                } else {
+                    shards.insert(prefix, write_shard(&entries, &external, &group, &mut store));
+                }
+            }
+        }
+
+        let manifest = Manifest {
+            version: FORMAT_VERSION,
+            n_docs: self.cards.len() as u32,
+            shards,
+            facets,
+            max_total,
+            cards,
+        };
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        files.dedup_by(|a, b| a.name == b.name);
+        BuiltIndex { manifest, files, facet_counts }
+    }
+}
+
+fn group_by_prefix(
+    entries: &[(String, u32, Vec<u8>)],
+    members: &[usize],
+    prefix_len: usize,
+) -> Vec<(String, Vec<usize>)> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for &i in members {
+        let prefix: String = entries[i].0.chars().take(prefix_len).collect();
+        match groups.last_mut() {
+            Some((last, group)) if *last == prefix => group.push(i),
+            _ => groups.push((prefix, vec![i])),
+        }
+    }
+    groups
+}
+
+fn write_shard(
+    entries: &[(String, u32, Vec<u8>)],
+    external: &[Option<String>],
+    members: &[usize],
+    store: &mut impl FnMut(&str, Vec<u8>) -> String,
+) -> String {
+    let shard = Shard {
+        terms: members.iter().map(|&i| entries[i].0.as_str()).collect(),
+        entries: members
+            .iter()
+            .map(|&i| {
+                let entry = match &external[i] {
+                    Some(name) => Entry::File(name),
+                    None => Entry::Inline(postcard::from_bytes(&entries[i].2).expect("own postings decode")),
+                };
+                (entries[i].1, entry)
+            })
+            .collect(),
+    };
+    store("dict", postcard::to_allocvec(&shard).expect("shard serialises"))
+}
+
+fn bitmap_bytes(bitmap: &RoaringBitmap) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(bitmap.serialized_size());
+    bitmap.serialize_into(&mut bytes).expect("writing to a Vec cannot fail");
+    bytes
+}
+
+fn hashed_name(kind: &str, bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{kind}-{hex}.bin")
+}
+
+/// Filters of a recipe search; all must hold.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    /// Diet flags that must be set, from [`FLAGS`].
+    pub flags: Vec<&'static str>,
+    pub course: Option<Course>,
+    pub max_min: Option<u32>,
+}
+
+/// A parsed recipe search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query {
+    pub q: String,
+    pub filters: Filters,
+    pub lang: Option<Lang>,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// What [`search`] needs before it can answer: files to load, by name relative to the index folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Need(pub Vec<String>);
+
+/// A search's answer: the cards of one page and the total number of matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub total: u64,
+    pub cards: Vec<Card>,
+    pub next_offset: Option<usize>,
+}
+
+/// Where [`search`] finds index files.
+pub trait Files {
+    fn get(&self, name: &str) -> Option<&[u8]>;
+}
+
+impl Files for HashMap<String, Vec<u8>> {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        HashMap::get(self, name).map(Vec::as_slice)
+    }
+}
+
+/// A corrupt index file is a build defect, not a user error; the caller reports it as such.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corrupt(pub String);
+
+#[derive(Debug)]
+pub enum SearchError {
+    Need(Need),
+    Corrupt(Corrupt),
+}
+
+impl From<Need> for SearchError {
+    fn from(need: Need) -> Self {
+        SearchError::Need(need)
+    }
+}
+
+impl From<Corrupt> for SearchError {
+    fn from(corrupt: Corrupt) -> Self {
+        SearchError::Corrupt(corrupt)
+    }
+}
+
+/// One query word and the index terms it matched.
+struct Matched {
+    weight: f64,
+    postings: Vec<(u32, PostingsSource)>,
+}
+
+enum PostingsSource {
+    Inline { any: Vec<u8>, title: Vec<u8>, ingredients: Vec<u8> },
+    File(String),
+}
+
+/// Runs a query against the index, or says which files it still needs.
+pub fn search(
+    manifest: &Manifest,
+    query: &Query,
+    stemmers: &Stemmers,
+    files: &impl Files,
+) -> Result<Outcome, SearchError> {
+    let words = query_words(&query.q);
+    let variants: Vec<Vec<String>> = words.iter().map(|word| stemmers.query_variants(word)).collect();
+
+    // Round one: dictionary shards and facet bitmaps.
+    let mut need = Vec::new();
+    for variant in variants.iter().flatten() {
+        if let Some(file) = shard_for(manifest, variant) {
+            need.push(file.to_string());
+        }
+    }
+    let facet_files = facet_files(manifest, &query.filters);
+    need.extend(facet_files.iter().flatten().cloned());
+    require(files, need)?;
+
+    let mut matched = Vec::with_capacity(words.len());
+    for (word, variants) in words.iter().zip(&variants) {
+        matched.push(match_word(manifest, files, word, variants)?);
+    }
+
+    // Round two: postings that live in files of their own.
+    let external: Vec<String> = matched
+        .iter()
+        .flat_map(|m| &m.postings)
+        .filter_map(|(_, source)| match source {
+            PostingsSource::File(name) => Some(name.clone()),
+            PostingsSource::Inline { .. } => None,
+        })
+        .collect();
+    require(files, external)?;
+
+    let mut candidates = RoaringBitmap::new();
+    candidates.insert_range(0..manifest.n_docs);
+    for file in &facet_files {
+        match file {
+            Some(file) => candidates &= read_bitmap(files, file)?,
+            None => candidates.clear(),
+        }
+    }
+    let mut per_word = Vec::with_capacity(matched.len());
+    for word in &matched {
+        let mut union = [RoaringBitmap::new(), RoaringBitmap::new(), RoaringBitmap::new()];
+        for (_, source) in &word.postings {
+            let [any, title, ingredients] = load_postings(files, source)?;
+            union[0] |= any;
+            union[1] |= title;
+            union[2] |= ingredients;
+        }
+        candidates &= &union[0];
+        let df = union[0].len().max(1) as f64;
+        let weight = word.weight * (1.0 + f64::from(manifest.n_docs) / df).ln();
+        per_word.push((weight, union));
+    }
+    let total = candidates.len();
+
+    // Rank: each word adds its weight, tripled for a title match and doubled for an ingredient.
+    let mut groups = Vec::new();
+    partition(candidates, &per_word, 0.0, &mut groups);
+    groups.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut merged: Vec<(f64, RoaringBitmap)> = Vec::new();
+    for (score, bitmap) in groups {
+        match merged.last_mut() {
+            Some((last, union)) if (*last - score).abs() < 1e-9 => *union |= bitmap,
+            _ => merged.push((score, bitmap)),
+        }
+    }
+    let page: Vec<u32> =
+        merged.iter().flat_map(|(_, bitmap)| bitmap.iter()).skip(query.offset).take(query.limit).collect();
+
+    // Round three: the cards of this page.
+    let card_files: Vec<String> =
+        page.iter().map(|doc| manifest.cards[(doc / CARDS_PER_SHARD) as usize].clone()).collect();
+    require(files, card_files)?;
+    let mut cards = Vec::with_capacity(page.len());
+    for doc in &page {
+        let file = &manifest.cards[(doc / CARDS_PER_SHARD) as usize];
+        let shard: Vec<Card> =
+            postcard::from_bytes(files.get(file).expect("required above")).map_err(|_| corrupt(file))?;
+        let card = shard.into_iter().nth((doc % CARDS_PER_SHARD) as usize).ok_or_else(|| corrupt(file))?;
+        cards.push(card);
+    }
+    let end = query.offset + page.len();
+    let next_offset = (page.len() == query.limit && (end as u64) < total).then_some(end);
+    Ok(Outcome { total, cards, next_offset })
+}
+
+fn partition(
+    docs: RoaringBitmap,
+    per_word: &[(f64, [RoaringBitmap; 3])],
+    score: f64,
+    out: &mut Vec<(f64, RoaringBitmap)>,
+) {
+    if docs.is_empty() {
+        return;
+    }
+    let Some(((weight, [_, title, ingredients]), rest)) = per_word.split_first() else {
+        out.push((score, docs));
+        return;
+    };
+    let in_title = &docs & title;
+    let not_title = docs - &in_title;
+    let in_ingredients = &not_title & ingredients;
+    let elsewhere = not_title - &in_ingredients;
+    partition(in_title, rest, score + weight * 3.0, out);
+    partition(in_ingredients, rest, score + weight * 2.0, out);
+    partition(elsewhere, rest, score + weight, out);
+}
+
+fn require(files: &impl Files, names: Vec<String>) -> Result<(), Need> {
+    let mut missing: Vec<String> = names.into_iter().filter(|name| files.get(name).is_none()).collect();
+    missing.sort();
+    missing.dedup();
+    if missing.is_empty() { Ok(()) } else { Err(Need(missing)) }
+}
+
+fn corrupt(file: &str) -> Corrupt {
+    Corrupt(format!("index file {file} does not decode"))
+}
+
+/// The dictionary shard a term lives in: the one of its longest listed prefix.
+fn shard_for<'m>(manifest: &'m Manifest, term: &str) -> Option<&'m str> {
+    let ends: Vec<usize> = term.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
+    ends.iter().rev().find_map(|&end| manifest.shards.get(&term[..end])).map(String::as_str)
+}
+
+/// The facet file for each filter; `None` where the filter matches nothing (no such file).
+fn facet_files(manifest: &Manifest, filters: &Filters) -> Vec<Option<String>> {
+    let mut out: Vec<Option<String>> =
+        filters.flags.iter().map(|flag| manifest.facets.get(*flag).cloned()).collect();
+    if let Some(course) = filters.course {
+        out.push(manifest.facets.get(&format!("course:{}", course.code())).cloned());
+    }
+    if let Some(max_min) = filters.max_min {
+        let idx = manifest.max_total.partition_point(|(total, _)| *total <= max_min);
+        out.push(idx.checked_sub(1).map(|idx| manifest.max_total[idx].1.clone()));
+    }
+    out
+}
+
+fn match_word(
+    manifest: &Manifest,
+    files: &impl Files,
+    word: &str,
+    variants: &[String],
+) -> Result<Matched, Corrupt> {
+    let mut postings = Vec::new();
+    let mut shards_seen: Vec<&str> = Vec::new();
+    for variant in variants {
+        let Some(file) = shard_for(manifest, variant) else { continue };
+        let shard = read_shard(files, file)?;
+        if let Ok(idx) = shard.terms.binary_search(&variant.as_str()) {
+            postings.push(own_postings(&shard.entries[idx]));
+        }
+        if !shards_seen.contains(&file) {
+            shards_seen.push(file);
+        }
+    }
+    if !postings.is_empty()
+        || word.chars().count() < MIN_TYPO_WORD_CHARS
+        || word.chars().all(|c| c.is_numeric())
+    {
+        return Ok(Matched { weight: 1.0, postings });
+    }
+    for file in shards_seen {
+        let shard = read_shard(files, file)?;
+        for (idx, term) in shard.terms.iter().enumerate() {
+            let close = variants
+                .iter()
+                .any(|variant| variant.len().abs_diff(term.len()) <= 2 && within_one_edit(variant, term));
+            if close {
+                postings.push(own_postings(&shard.entries[idx]));
+            }
+        }
+    }
+    Ok(Matched { weight: 0.5, postings })
+}
+
+fn read_shard<'f>(files: &'f impl Files, file: &str) -> Result<Shard<'f>, Corrupt> {
+    let bytes = files.get(file).ok_or_else(|| corrupt(file))?;
+    postcard::from_bytes(bytes).map_err(|_| corrupt(file))
+}
+
+fn own_postings((df, entry): &(u32, Entry<'_>)) -> (u32, PostingsSource) {
+    let source = match entry {
+        Entry::Inline(p) => PostingsSource::Inline {
+            any: p.any.to_vec(),
+            title: p.title.to_vec(),
+            ingredients: p.ingredients.to_vec(),
+        },
+        Entry::File(name) => PostingsSource::File(name.to_string()),
+    };
+    (*df, source)
+}
+
+fn load_postings(files: &impl Files, source: &PostingsSource) -> Result<[RoaringBitmap; 3], Corrupt> {
+    let decode = |bytes: &[u8], file: &str| RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(file));
+    match source {
+        PostingsSource::Inline { any, title, ingredients } => {
+            Ok([decode(any, "inline")?, decode(title, "inline")?, decode(ingredients, "inline")?])
+        }
+        PostingsSource::File(name) => {
+            let bytes = files.get(name).ok_or_else(|| corrupt(name))?;
+            let p: PostingsBytes = postcard::from_bytes(bytes).map_err(|_| corrupt(name))?;
+            Ok([decode(p.any, name)?, decode(p.title, name)?, decode(p.ingredients, name)?])
+        }
+    }
+}
+
+fn read_bitmap(files: &impl Files, file: &str) -> Result<RoaringBitmap, Corrupt> {
+    let bytes = files.get(file).ok_or_else(|| corrupt(file))?;
+    RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(file))
+}
+
+/// An opaque paging cursor: the offset of the next page, so pages stay stable for one index.
+pub fn encode_cursor(offset: usize) -> String {
+    data_encoding::BASE64URL_NOPAD.encode(format!("o{offset}").as_bytes())
+}
+
+pub fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = data_encoding::BASE64URL_NOPAD.decode(cursor.as_bytes()).ok()?;
+    std::str::from_utf8(&bytes).ok()?.strip_prefix('o')?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests;
+
+impl Query {
+    /// Parses `GET /api/recipes` parameters (DESIGN.md §2), naming every bad one.
+    pub fn from_params<'a>(
+        params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Query, Vec<crate::Diagnostic>> {
+        use crate::Diagnostic;
+        let mut query = Query {
+            q: String::new(),
+            filters: Filters::default(),
+            lang: None,
+            offset: 0,
+            limit: DEFAULT_LIMIT,
+        };
+        let mut problems = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (key, value) in params {
+            if seen.contains(&key) {
+                problems.push(Diagnostic::new(key, "is given more than once"));
+                continue;
+            }
+            seen.push(key);
+            match key {
+                "q" if value.chars().count() > 200 => {
+                    problems.push(Diagnostic::new("q", "is longer than 200 characters"))
+                }
+                "q" => query.q = value.to_string(),
+                "course" => match Course::parse(value) {
+                    Some(course) => query.filters.course = Some(course),
+                    None => problems.push(Diagnostic::new("course", format!("`{value}` is not a course"))),
+                },
+                "max_min" => match value.parse::<u32>() {
+                    Ok(n) if n > 0 => query.filters.max_min = Some(n),
+                    _ => {
+                        problems.push(Diagnostic::new("max_min", "must be a whole number of minutes above 0"))
+                    }
+                },
+                "lang" => match Lang::parse(value) {
+                    Some(lang) => query.lang = Some(lang),
+                    None => problems.push(Diagnostic::new("lang", "must be en, he or pt")),
+                },
+                "limit" => match value.parse::<usize>() {
+                    Ok(n) if (1..=MAX_LIMIT).contains(&n) => query.limit = n,
+                    _ => problems.push(Diagnostic::new(
+                        "limit",
+                        format!("must be a whole number from 1 to {MAX_LIMIT}"),
+                    )),
+                },
+                "cursor" => match decode_cursor(value) {
+                    Some(offset) => query.offset = offset,
+                    None => problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out")),
+                },
+                flag if FLAGS.contains(&flag) => {
+                    if value == "1" {
+                        query.filters.flags.push(FLAGS.iter().find(|f| **f == flag).expect("matched above"));
+                    } else {
+                        problems.push(Diagnostic::new(flag, "must be 1 (leave it out for no filter)"));
+                    }
+                }
+                other => problems.push(Diagnostic::new(other, "unknown parameter")),
+            }
+        }
+        if problems.is_empty() { Ok(query) } else { Err(problems) }
+    }
+}

@@ -1,0 +1,216 @@
+//! Search behaviour on a handful of recipes: matching, ranking, filters, paging and loading.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use super::*;
+use crate::recipe::{Source, validate};
+
+fn recipe(title_en: Option<&str>, extra: serde_json::Value) -> Recipe {
+    let mut texts = serde_json::Map::new();
+    if let Some(title) = title_en {
+        texts.insert("en".into(), text(title, "A dish.", &["salt"], "Cook it."));
+    }
+    if let Some(more) = extra.get("texts").and_then(|t| t.as_object()) {
+        texts.extend(more.clone());
+    }
+    let mut doc = json!({
+        "emoji": "🍲", "course": "main", "difficulty": 1, "prep_min": 10, "cook_min": 20, "servings": 2,
+        "gf": 0, "vegan": 0, "vegetarian": 0, "dairy_free": 0, "nut_free": 0, "texts": texts,
+    });
+    for (key, value) in extra.as_object().unwrap() {
+        if key != "texts" {
+            doc[key] = value.clone();
+        }
+    }
+    validate(&doc, Source::Api).unwrap_or_else(|p| panic!("{p:?}")).0
+}
+
+fn text(title: &str, summary: &str, ingredients: &[&str], step: &str) -> serde_json::Value {
+    let ingredients: Vec<_> = ingredients.iter().map(|i| json!({"q": 1, "i": i})).collect();
+    json!({"title": title, "summary": summary, "ingredients": ingredients, "steps": [{"t": step}], "tips": ""})
+}
+
+struct Fixture {
+    manifest: Manifest,
+    files: HashMap<String, Vec<u8>>,
+    stemmers: Stemmers,
+}
+
+fn fixture() -> Fixture {
+    let recipes = vec![
+        ("bean-stew", recipe(Some("Bean stew"), json!({"vegan": 1, "vegetarian": 1, "dairy_free": 1}))),
+        ("chicken-soup", recipe(Some("Chicken soup"), json!({"course": "soup", "cook_min": 90}))),
+        (
+            "tomato-salad",
+            recipe(
+                None,
+                json!({"course": "salad", "gf": 1, "texts": {
+                    "en": text("Tomato salad", "Ripe tomatoes.", &["tomatoes", "olive oil"], "Slice."),
+                    "pt": text("Salada de tomate", "Tomates maduros.", &["tomates", "azeite"], "Corte."),
+                }}),
+            ),
+        ),
+        (
+            "shakshuka",
+            recipe(
+                None,
+                json!({"gf": 1, "vegetarian": 1, "texts": {
+                    "he": text("שַׁקְשׁוּקָה", "ביצים ברוטב עגבניות", &["עגבניות", "ביצים", "שמן זית"], "מטגנים בשמן."),
+                }}),
+            ),
+        ),
+        ("roast-chicken", recipe(Some("Roast chicken with lemon"), json!({"prep_min": 15, "cook_min": 75}))),
+        (
+            "lemon-tart",
+            recipe(
+                None,
+                json!({"course": "dessert", "texts": {
+                    "en": text("Lemon tart", "Sharp and sweet.", &["lemons", "butter", "chicken eggs"], "Bake."),
+                }}),
+            ),
+        ),
+    ];
+    let stemmers = Stemmers::default();
+    let mut builder = IndexBuilder::default();
+    for (slug, recipe) in &recipes {
+        builder.add(Card::from_recipe(slug, recipe), &DocTerms::of(recipe, &stemmers));
+    }
+    let built = builder.finish();
+    let files = built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
+    Fixture { manifest: built.manifest, files, stemmers }
+}
+
+impl Fixture {
+    /// Runs a query, loading files on demand as the edge does, and returns the slugs and rounds taken.
+    fn run(&self, q: &str, filters: Filters, offset: usize, limit: usize) -> (Vec<String>, u64, usize) {
+        let query = Query { q: q.into(), filters, lang: None, offset, limit };
+        let mut loaded: HashMap<String, Vec<u8>> = HashMap::new();
+        for round in 1..10 {
+            match search(&self.manifest, &query, &self.stemmers, &loaded) {
+                Ok(outcome) => {
+                    let slugs = outcome.cards.iter().map(|c| c.slug.clone()).collect();
+                    return (slugs, outcome.total, round);
+                }
+                Err(SearchError::Need(Need(names))) => {
+                    for name in names {
+                        loaded.insert(name.clone(), self.files[&name].clone());
+                    }
+                }
+                Err(SearchError::Corrupt(c)) => panic!("{c:?}"),
+            }
+        }
+        panic!("search did not settle");
+    }
+
+    fn slugs(&self, q: &str) -> Vec<String> {
+        self.run(q, Filters::default(), 0, 20).0
+    }
+}
+
+#[test]
+fn title_matches_rank_above_ingredient_matches() {
+    let f = fixture();
+    assert_eq!(f.slugs("chicken"), ["chicken-soup", "roast-chicken", "lemon-tart"]);
+    assert_eq!(f.slugs("lemon"), ["roast-chicken", "lemon-tart"]);
+}
+
+#[test]
+fn words_are_anded_and_stemmed() {
+    let f = fixture();
+    assert_eq!(f.slugs("roasted chickens"), ["roast-chicken"]);
+    assert_eq!(f.slugs("tomatoes"), ["tomato-salad"]);
+    assert_eq!(f.slugs("Salada de Tomate"), ["tomato-salad"]);
+}
+
+#[test]
+fn one_typo_is_tolerated() {
+    let f = fixture();
+    assert_eq!(f.slugs("chiken soup"), ["chicken-soup"]);
+    assert_eq!(f.slugs("tomatos"), ["tomato-salad"]);
+    assert!(f.slugs("xyzzy").is_empty());
+}
+
+#[test]
+fn hebrew_niqqud_and_prefixes() {
+    let f = fixture();
+    assert_eq!(f.slugs("שקשוקה"), ["shakshuka"]);
+    assert_eq!(f.slugs("ושקשוקה"), ["shakshuka"]);
+    assert_eq!(f.slugs("זית"), ["shakshuka"]);
+    assert_eq!(f.slugs("בעגבניות"), ["shakshuka"]);
+}
+
+#[test]
+fn filters_and_together() {
+    let f = fixture();
+    let gf = Filters { flags: vec!["gf"], ..Filters::default() };
+    assert_eq!(f.run("", gf.clone(), 0, 20).0, ["tomato-salad", "shakshuka"]);
+    let gf_veg = Filters { flags: vec!["gf", "vegetarian"], ..Filters::default() };
+    assert_eq!(f.run("", gf_veg, 0, 20).0, ["shakshuka"]);
+    let quick = Filters { max_min: Some(30), ..Filters::default() };
+    assert_eq!(f.run("", quick, 0, 20).1, 4);
+    let none = Filters { max_min: Some(5), ..Filters::default() };
+    assert_eq!(f.run("", none, 0, 20).1, 0);
+    let soup = Filters { course: Some(Course::Soup), ..Filters::default() };
+    assert_eq!(f.run("chicken", soup, 0, 20).0, ["chicken-soup"]);
+    let drinks = Filters { course: Some(Course::Drink), ..Filters::default() };
+    assert_eq!(f.run("", drinks, 0, 20).1, 0);
+}
+
+#[test]
+fn pages_cover_every_match_once() {
+    let f = fixture();
+    let everything = f.run("", Filters::default(), 0, 100).0;
+    assert_eq!(everything.len(), 6);
+    let mut paged = Vec::new();
+    for offset in (0..6).step_by(4) {
+        paged.extend(f.run("", Filters::default(), offset, 4).0);
+    }
+    assert_eq!(paged, everything);
+}
+
+#[test]
+fn a_query_loads_in_at_most_four_rounds() {
+    let f = fixture();
+    let (_, _, rounds) = f.run("chicken", Filters { flags: vec!["gf"], ..Filters::default() }, 0, 20);
+    assert!(rounds <= 4, "{rounds}");
+}
+
+#[test]
+fn cursors_round_trip_and_reject_junk() {
+    assert_eq!(decode_cursor(&encode_cursor(40)), Some(40));
+    assert_eq!(decode_cursor("not a cursor"), None);
+}
+
+#[test]
+fn cards_choose_the_asked_language() {
+    let f = fixture();
+    let query =
+        Query { q: "tomato".into(), filters: Filters::default(), lang: Some(Lang::Pt), offset: 0, limit: 5 };
+    let loaded: HashMap<String, Vec<u8>> = f.files.clone();
+    let outcome = search(&f.manifest, &query, &f.stemmers, &loaded).unwrap();
+    let view = outcome.cards[0].view(query.lang);
+    assert_eq!((view.lang, view.title.as_str()), (Lang::Pt, "Salada de tomate"));
+    assert_eq!(outcome.cards[0].view(Some(Lang::He)).lang, Lang::En);
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    let problems = Query::from_params([
+        ("gf", "0"),
+        ("lang", "fr"),
+        ("limit", "500"),
+        ("colour", "red"),
+        ("cursor", "zz"),
+    ])
+    .unwrap_err();
+    let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["gf", "lang", "limit", "colour", "cursor"]);
+    let query =
+        Query::from_params([("q", "soup"), ("vegan", "1"), ("max_min", "30"), ("lang", "he")]).unwrap();
+    assert_eq!(
+        (query.filters.flags, query.filters.max_min, query.lang),
+        (vec!["vegan"], Some(30), Some(Lang::He))
+    );
+}

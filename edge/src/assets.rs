@@ -1,0 +1,118 @@
+//! Static files built by `builder`, read through the ASSETS binding.
+//!
+//! Search index files have content-hashed names, so an isolate keeps the ones it has loaded for as long
+//! as it lives (bounded by [`CACHE_MAX_BYTES`]); a deploy brings new names and a new isolate.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use domain::search::{Files, Manifest};
+use futures::future::try_join_all;
+use worker::{Env, Headers, Request, Response};
+
+use crate::error::ApiError;
+use crate::http;
+
+const CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
+const INDEX_DIR: &str = "search";
+
+/// Index files loaded so far in this isolate.
+#[derive(Default)]
+pub struct IndexFiles {
+    files: HashMap<String, Vec<u8>>,
+    bytes: usize,
+}
+
+impl Files for IndexFiles {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.files.get(name).map(Vec::as_slice)
+    }
+}
+
+thread_local! {
+    static CACHE: RefCell<Option<(Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
+}
+
+async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, ApiError> {
+    let mut response = env.assets("ASSETS")?.fetch(format!("https://assets.local/{path}"), None).await?;
+    match response.status_code() {
+        200 => Ok(Some(response.bytes().await?)),
+        404 => Ok(None),
+        status => Err(ApiError::Internal(format!("asset {path} answered {status}"))),
+    }
+}
+
+/// The index manifest and the files loaded so far; the caller hands them back with [`put_index`].
+pub async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
+    if let Some(cached) = CACHE.with(|cache| cache.borrow_mut().take()) {
+        return Ok(cached);
+    }
+    let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
+        .await?
+        .ok_or_else(|| ApiError::Internal("the search index is missing: run the builder".into()))?;
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("search manifest: {err}")))?;
+    Ok((Rc::new(manifest), IndexFiles::default()))
+}
+
+pub fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        // A concurrent request may have put back its own files meanwhile: keep both.
+        if let Some((_, other)) = cache.take() {
+            for (name, bytes) in other.files {
+                files.insert(name, bytes);
+            }
+        }
+        *cache = Some((manifest, files));
+    });
+}
+
+impl IndexFiles {
+    fn insert(&mut self, name: String, bytes: Vec<u8>) {
+        if self.bytes + bytes.len() > CACHE_MAX_BYTES {
+            self.files.clear();
+            self.bytes = 0;
+        }
+        self.bytes += bytes.len();
+        self.files.insert(name, bytes);
+    }
+
+    /// Loads the named index files in parallel.
+    pub async fn load(&mut self, env: &Env, names: Vec<String>) -> Result<(), ApiError> {
+        let fetches = names.iter().map(|name| fetch_bytes(env, format!("{INDEX_DIR}/{name}")));
+        let loaded = try_join_all(fetches).await?;
+        for (name, bytes) in names.into_iter().zip(loaded) {
+            let bytes = bytes.ok_or_else(|| ApiError::Internal(format!("index file {name} is missing")))?;
+            self.insert(name, bytes);
+        }
+        Ok(())
+    }
+}
+
+/// Serves a built file with the headers a public read carries.
+pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let path = req.path();
+    let response = env.assets("ASSETS")?.fetch_request(req).await?;
+    if response.status_code() == 404 {
+        return Err(ApiError::NotFound(not_found_detail(&path)));
+    }
+    // Headers of a fetched response are immutable: copy them.
+    let mut headers = Headers::new();
+    for (name, value) in response.headers().entries() {
+        headers.set(&name, &value)?;
+    }
+    http::cors(&mut headers);
+    let immutable = path.starts_with(&format!("/{INDEX_DIR}/")) && !path.ends_with("manifest.json");
+    let cache = if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" };
+    headers.set("Cache-Control", cache)?;
+    Ok(response.with_headers(headers))
+}
+
+fn not_found_detail(path: &str) -> String {
+    match path.strip_prefix("/r/") {
+        Some(rest) => format!("no recipe `{}`", rest.trim_end_matches(".json")),
+        None => format!("nothing at {path}"),
+    }
+}

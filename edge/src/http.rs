@@ -1,0 +1,36 @@
+//! Headers every public answer carries: CORS and caching.
+
+use worker::{Headers, Response};
+
+use crate::error::ApiError;
+
+/// Public reads may be used from any origin.
+pub fn cors(headers: &mut Headers) {
+    let _ = headers.set("Access-Control-Allow-Origin", "*");
+    let _ = headers
+        .set("Access-Control-Expose-Headers", "Location, ETag, RateLimit, RateLimit-Policy, Retry-After");
+}
+
+/// Answers a CORS preflight for any route.
+pub fn preflight() -> Result<Response, ApiError> {
+    let mut response = Response::empty()?.with_status(204);
+    let headers = response.headers_mut();
+    cors(headers);
+    headers.set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, OPTIONS")?;
+    headers.set(
+        "Access-Control-Allow-Headers",
+        "Authorization, Content-Type, If-Match, Mcp-Session-Id, Mcp-Protocol-Version",
+    )?;
+    headers.set("Access-Control-Max-Age", "86400")?;
+    Ok(response)
+}
+
+/// A JSON answer to a public read, cacheable for `max_age` seconds.
+pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, ApiError> {
+    let mut response = Response::from_bytes(body.to_string().into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", &format!("public, max-age={max_age}"))?;
+    cors(headers);
+    Ok(response)
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Commonplace needs, from the package registries only.
+# Idempotent: each step checks first. Usage: scripts/setup.sh [--test]  (--test adds the browser and load tools)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+export PATH="$HOME/.cargo/bin:$PATH"
+
+WORKER_BUILD_VERSION=0.8.7
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# wasm-bindgen-cli must be exactly the wasm-bindgen version in Cargo.lock.
+bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [ -z "$bindgen_version" ]; then
+  say "resolving Cargo.lock"
+  cargo generate-lockfile
+  bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_version" ]; then
+  say "installing wasm-bindgen-cli $bindgen_version (a few minutes, once)"
+  # Its lock file may pin a yanked crate; fall back to a fresh resolution then.
+  cargo install --quiet --locked --force wasm-bindgen-cli --version "$bindgen_version" \
+    || cargo install --quiet --force wasm-bindgen-cli --version "$bindgen_version"
+fi
+
+if [ "$(worker-build --version 2>/dev/null | awk '{print $2}')" != "$WORKER_BUILD_VERSION" ]; then
+  say "installing worker-build $WORKER_BUILD_VERSION (a few minutes, once)"
+  cargo install --quiet --locked --force worker-build --version "$WORKER_BUILD_VERSION"
+fi
+
+if [ ! -x node_modules/.bin/wrangler ] || ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+  say "installing wrangler from package-lock.json"
+  npm ci --no-fund --no-audit --loglevel=error
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  missing=()
+  command -v chromium >/dev/null || missing+=(chromium)
+  command -v chromedriver >/dev/null || missing+=(chromium-driver)
+  command -v wrk >/dev/null || missing+=(wrk)
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]} from Debian"
+    sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+fi

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every check and test: formatting, clippy (warnings denied), unit tests, integration tests
+# against the real worker in workerd.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+export PATH="$HOME/.cargo/bin:$PATH"
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+echo "== clippy (native crates, then the worker for wasm32)"
+cargo clippy --quiet --workspace --exclude edge --all-targets -- -D warnings
+cargo clippy --quiet -p edge --target wasm32-unknown-unknown -- -D warnings
+echo "== build content and worker"
+bash scripts/build.sh
+echo "== tests"
+cargo test --workspace --exclude edge

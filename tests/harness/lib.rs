@@ -1,0 +1,185 @@
+//! The integration test harness: the real Worker in workerd (`wrangler dev --local`) with a fresh local
+//! D1, driven over real HTTP.
+//!
+//! [`Worker::start`] builds what is missing, picks a free loopback port, applies the D1 migrations to a
+//! new state folder, starts wrangler in its own process group and waits until the Worker answers.
+//! Dropping the [`Worker`] stops the whole group, so no workerd is left behind, also when a test fails.
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+pub mod runner;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the repo").to_path_buf()
+}
+
+static BUILD: Once = Once::new();
+
+/// Builds content and worker once per test run unless `COMMONPLACE_SKIP_BUILD=1` (the test script
+/// has just built them).
+fn ensure_built() {
+    BUILD.call_once(|| {
+        let built = root().join("edge/build/worker/shim.mjs").exists()
+            && root().join("dist/search/manifest.json").exists();
+        if built && std::env::var("COMMONPLACE_SKIP_BUILD").as_deref() == Ok("1") {
+            return;
+        }
+        let status =
+            Command::new("bash").arg("scripts/build.sh").current_dir(root()).status().expect("bash runs");
+        assert!(status.success(), "scripts/build.sh failed");
+    });
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn wrangler(args: &[&str]) -> Command {
+    let mut cmd = Command::new(root().join("node_modules/.bin/wrangler"));
+    cmd.args(args)
+        .current_dir(root())
+        .env("WRANGLER_SEND_METRICS", "false")
+        .env("CLOUDFLARE_CF_FETCH_ENABLED", "false")
+        .env("NO_COLOR", "1")
+        .env("CI", "true");
+    cmd
+}
+
+/// Extra settings for one worker: `--var NAME:VALUE` pairs.
+#[derive(Debug, Default, Clone)]
+pub struct Config {
+    pub vars: Vec<(String, String)>,
+}
+
+/// A running worker; stopped on drop.
+#[derive(Debug)]
+pub struct Worker {
+    pub base: String,
+    child: Child,
+    state: PathBuf,
+    log: PathBuf,
+}
+
+impl Worker {
+    pub async fn start() -> Result<Worker> {
+        Worker::start_with(Config::default()).await
+    }
+
+    pub async fn start_with(config: Config) -> Result<Worker> {
+        ensure_built();
+        let work = root().join("tests/.work");
+        std::fs::create_dir_all(&work)?;
+        let port = free_port()?;
+        let state = work.join(format!("d1-{}-{port}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let state_arg = state.to_string_lossy().to_string();
+
+        let migrate = wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", &state_arg])
+            .stdin(Stdio::null())
+            .output()
+            .context("running wrangler d1 migrations apply")?;
+        if !migrate.status.success() {
+            bail!("migrations failed: {}", String::from_utf8_lossy(&migrate.stderr));
+        }
+
+        let log = work.join(format!("wrangler-{port}.log"));
+        let log_file = std::fs::File::create(&log)?;
+        let port_arg = port.to_string();
+        let mut args = vec![
+            "dev",
+            "--local",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            &port_arg,
+            "--persist-to",
+            &state_arg,
+            "--show-interactive-dev-session=false",
+            "--live-reload=false",
+        ];
+        let vars: Vec<String> = config.vars.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        for var in &vars {
+            args.push("--var");
+            args.push(var);
+        }
+        let mut cmd = wrangler(&args);
+        // The build ran above; wrangler's own [build] run would only repeat it.
+        cmd.env("COMMONPLACE_PREBUILT", "1");
+        cmd.stdin(Stdio::null()).stdout(log_file.try_clone()?).stderr(log_file);
+        cmd.process_group(0);
+        // If this test process dies abruptly, the kernel stops wrangler too.
+        unsafe_free_parent_death_signal(&mut cmd);
+        let child = cmd.spawn().context("starting wrangler dev")?;
+        let worker = Worker { base: format!("http://127.0.0.1:{port}"), child, state, log };
+        worker.wait_ready().await?;
+        Ok(worker)
+    }
+
+    async fn wait_ready(&self) -> Result<()> {
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while Instant::now() < deadline {
+            if let Ok(response) = client.get(format!("{}/search/manifest.json", self.base)).send().await
+                && response.status().is_success()
+            {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        bail!("the worker did not answer within 90 s; wrangler said:\n{log}")
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        stop_group(self.child.id() as i32);
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.state);
+    }
+}
+
+fn stop_group(pgid: i32) {
+    let signal = |sig| unsafe_kill(-pgid, sig);
+    signal(libc::SIGTERM);
+    for _ in 0..50 {
+        if unsafe_kill(-pgid, 0) != 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    signal(libc::SIGKILL);
+}
+
+#[allow(unsafe_code)]
+fn unsafe_kill(pid: i32, sig: i32) -> i32 {
+    // SAFETY: kill(2) has no memory effects; a wrong pid only yields an error code.
+    unsafe { libc::kill(pid, sig) }
+}
+
+#[allow(unsafe_code)]
+fn unsafe_free_parent_death_signal(cmd: &mut Command) {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+}
