@@ -4,9 +4,13 @@
 //! chain; content problems are printed one per line as `file: field: reason`.
 
 mod build;
+mod history;
+mod import;
 mod opendata;
 mod pages;
+mod quotes;
 mod source;
+mod sync;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,20 +43,55 @@ enum Command {
         #[command(flatten)]
         source: SourceArgs,
     },
+    /// Import a transcript file as one pipeline run (or a Changelog corpus folder as a shows/ tree).
+    Import {
+        /// changelog-md, whisperx, assemblyai, deepgram, podcasting20, webvtt or rttm.
+        #[arg(long, value_parser = parse_format)]
+        format: domain::transcript::import::Format,
+        /// The transcript file, or a Changelog corpus folder.
+        #[arg(long)]
+        input: PathBuf,
+        /// For rttm: the timed text (WebVTT or SRT) to join the speaker turns with.
+        #[arg(long)]
+        text: Option<PathBuf>,
+        /// The episode folder (content/shows/<show>/<episode>), or the shows/ folder for a corpus.
+        #[arg(long)]
+        out: PathBuf,
+        /// The pipeline id (default: one per format, such as `whisperx`).
+        #[arg(long)]
+        pipeline: Option<String>,
+        /// When the run was made, YYYY-MM-DD (default: today).
+        #[arg(long)]
+        created: Option<String>,
+        /// With a corpus folder: import only these files (such as jsparty/js-party-299.md).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+    },
+    /// Commit the API's change feed into the content repo, one commit per change.
+    Sync {
+        /// The service's base URL, such as http://127.0.0.1:8787.
+        #[arg(long)]
+        api: String,
+        /// The content git repository (with a work tree).
+        #[arg(long)]
+        repo: PathBuf,
+        /// Where the content folder sits inside the repository.
+        #[arg(long, default_value = "content")]
+        path: String,
+    },
 }
 
 #[derive(clap::Args)]
-#[group(required = true, multiple = false)]
 struct SourceArgs {
     /// A content folder in a work tree (holding recipes/).
-    #[arg(long, group = "from")]
+    #[arg(long, conflicts_with = "git", required_unless_present = "git")]
     content: Option<PathBuf>,
     /// A git repository to read at --rev, without checking it out.
-    #[arg(long, group = "from", requires = "rev")]
+    #[arg(long)]
     git: Option<PathBuf>,
     /// The commit (or any revision) to build with --git.
-    #[arg(long)]
-    rev: Option<String>,
+    #[arg(long, requires = "git", default_value = "HEAD")]
+    rev: String,
     /// Where the content folder sits inside the git repository.
     #[arg(long, default_value = "content")]
     path: String,
@@ -62,9 +101,7 @@ impl SourceArgs {
     fn source(self) -> source::Source {
         match (self.content, self.git) {
             (Some(dir), _) => source::Source::WorkTree(dir),
-            (None, Some(repo)) => {
-                source::Source::Git { repo, rev: self.rev.unwrap_or_else(|| "HEAD".into()), path: self.path }
-            }
+            (None, Some(repo)) => source::Source::Git { repo, rev: self.rev, path: self.path },
             (None, None) => unreachable!("clap requires one source"),
         }
     }
@@ -78,6 +115,10 @@ fn run(args: Args) -> ExitCode {
     let result = match args.command {
         Command::Build { source, out } => build::build(&source.source(), &out),
         Command::Check { source } => build::check(&source.source()),
+        Command::Import { format, input, text, out, pipeline, created, only } => {
+            import::run(import::Request { format, input, text, out, pipeline, created, only })
+        }
+        Command::Sync { api, repo, path } => sync::sync(&api, &repo, &path),
     };
     match result {
         Ok(code) => code,
@@ -89,4 +130,11 @@ fn run(args: Args) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn parse_format(code: &str) -> Result<domain::transcript::import::Format, String> {
+    domain::transcript::import::Format::parse(code).ok_or_else(|| {
+        let all: Vec<&str> = domain::transcript::import::Format::ALL.iter().map(|f| f.code()).collect();
+        format!("one of {}", all.join(", "))
+    })
 }

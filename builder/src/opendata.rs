@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 use crate::build::{Out, Written, sha256_hex};
 
 pub struct Inputs<'a> {
-    pub jsonl: &'a str,
     pub cards: &'a [&'a Card],
     pub facets: &'a BTreeMap<String, u64>,
 }
@@ -38,7 +37,6 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
 }
 
 pub fn write(out: &Out, inputs: &Inputs) -> Result<()> {
-    out.write("recipes.jsonl", inputs.jsonl.as_bytes())?;
     for (name, schema) in schemas() {
         out.write(&format!("schemas/{name}"), serde_json::to_string_pretty(&schema)?.as_bytes())?;
     }
@@ -121,6 +119,27 @@ pub fn write_manifests(out_dir: &Path, written: &[Written]) -> Result<()> {
             "schema": "schemas/published-recipe.schema.json",
             "licenses": [{"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/",
                           "title": "CC0 1.0 Universal (unless a recipe's `licence` field says otherwise)"}],
+        }));
+    }
+    if let Some(w) = find("episodes.jsonl") {
+        // Transcripts keep their show's licence; Changelog transcripts are CC BY-SA 4.0, never CC0.
+        resources.push(json!({
+            "name": "episodes",
+            "path": w.path,
+            "format": "jsonl",
+            "mediatype": "application/jsonl",
+            "encoding": "utf-8",
+            "bytes": w.bytes,
+            "hash": format!("sha256:{}", w.sha256),
+            "schema": "schemas/canonical-transcript.schema.json",
+            "description": "Canonical podcast transcripts, one episode a line; each line's `licence` and \
+                            `attribution` fields are the terms of that episode.",
+            "licenses": [
+                {"name": "CC-BY-SA-4.0", "path": "https://creativecommons.org/licenses/by-sa/4.0/",
+                 "title": "CC BY-SA 4.0, © Changelog Media LLC (episodes whose licence is CC-BY-SA-4.0)"},
+                {"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/",
+                 "title": "CC0 1.0 (episodes whose licence is CC0-1.0)"}
+            ],
         }));
     }
     for w in written.iter().filter(|w| w.path.starts_with("schemas/") || w.path == "facets.json") {

@@ -18,29 +18,28 @@ pub struct ContentFile {
     pub bytes: Vec<u8>,
 }
 
-/// What was read, and the commit it was read at (for a git source).
+/// What was read.
 #[derive(Debug)]
 pub struct Content {
     pub files: Vec<ContentFile>,
-    pub commit: Option<Commit>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Commit {
     pub id: String,
-    /// Seconds since the epoch, UTC.
-    pub time: i64,
 }
 
 impl Source {
-    /// Reads every file under `prefix` (such as `recipes/`), sorted by path.
+    /// Reads every file under `prefix` (such as `shows/`), sorted by path: for small content sets.
     pub fn read(&self, prefix: &str) -> Result<Content> {
-        let mut content = match self {
-            Source::WorkTree(dir) => Content { files: read_work_tree(dir, prefix)?, commit: None },
-            Source::Git { repo, rev, path } => read_git(repo, rev, path, prefix)?,
-        };
-        content.files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(content)
+        let listing = self.list(prefix)?;
+        let reader = self.reader()?;
+        let files = listing
+            .entries
+            .iter()
+            .map(|entry| Ok(ContentFile { path: entry.path.clone(), bytes: reader.read(entry)? }))
+            .collect::<Result<_>>()?;
+        Ok(Content { files })
     }
 
     pub fn describe(&self) -> String {
@@ -51,63 +50,160 @@ impl Source {
     }
 }
 
-fn read_work_tree(dir: &Path, prefix: &str) -> Result<Vec<ContentFile>> {
-    let root = dir.join(prefix);
-    if !root.is_dir() {
-        anyhow::bail!("{} is not a folder", root.display());
-    }
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(&root).sort_by_file_name() {
-        let entry = entry.with_context(|| format!("reading {}", root.display()))?;
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let rel = entry.path().strip_prefix(dir).expect("walkdir stays under its root");
-        let bytes =
-            std::fs::read(entry.path()).with_context(|| format!("reading {}", entry.path().display()))?;
-        files.push(ContentFile { path: rel.to_string_lossy().replace('\\', "/"), bytes });
-    }
-    Ok(files)
+/// One content file, not yet read: its path under the content folder and, for git, its blob id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub blob: Option<git2::Oid>,
 }
 
-fn read_git(repo_path: &Path, rev: &str, content_path: &str, prefix: &str) -> Result<Content> {
-    let repo = git2::Repository::open(repo_path)
-        .with_context(|| format!("opening git repo {}", repo_path.display()))?;
-    let commit = repo
-        .revparse_single(rev)
-        .and_then(|object| object.peel_to_commit())
-        .with_context(|| format!("resolving {rev} in {}", repo_path.display()))?;
-    let tree = commit.tree()?;
-    let dir = format!("{}/{}", content_path.trim_end_matches('/'), prefix.trim_end_matches('/'));
-    let subtree = match tree.get_path(Path::new(&dir)) {
-        Ok(entry) => repo.find_tree(entry.id()).with_context(|| format!("{dir} is not a folder"))?,
-        Err(_) => anyhow::bail!("{dir} is not in {rev}"),
-    };
-    let mut files = Vec::new();
-    let mut failure = None;
-    subtree.walk(git2::TreeWalkMode::PreOrder, |parent, entry| {
-        if entry.kind() != Some(git2::ObjectType::Blob) {
-            return git2::TreeWalkResult::Ok;
-        }
-        match repo.find_blob(entry.id()) {
-            Ok(blob) => files.push(ContentFile {
-                path: format!(
-                    "{}/{parent}{}",
-                    prefix.trim_end_matches('/'),
-                    entry.name().unwrap_or_default()
-                ),
-                bytes: blob.content().to_vec(),
-            }),
-            Err(err) => {
-                failure = Some(err);
-                return git2::TreeWalkResult::Abort;
+/// The files under a prefix, sorted by path, and the commit they were listed at.
+#[derive(Debug)]
+pub struct Listing {
+    pub entries: Vec<Entry>,
+    pub commit: Option<Commit>,
+}
+
+/// Reads entries' bytes; one per thread (a git repository handle is not shared between threads).
+pub enum Reader {
+    WorkTree(PathBuf),
+    Git(git2::Repository),
+}
+
+impl Reader {
+    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>> {
+        match (self, entry.blob) {
+            (Reader::WorkTree(dir), _) => {
+                std::fs::read(dir.join(&entry.path)).with_context(|| format!("reading {}", entry.path))
             }
+            (Reader::Git(repo), Some(blob)) => Ok(repo.find_blob(blob)?.content().to_vec()),
+            (Reader::Git(_), None) => anyhow::bail!("{} has no blob id", entry.path),
         }
-        git2::TreeWalkResult::Ok
-    })?;
-    if let Some(err) = failure {
-        return Err(err.into());
     }
-    let time = commit.time().seconds();
-    Ok(Content { files, commit: Some(Commit { id: commit.id().to_string(), time }) })
+}
+
+/// A file that changed between two commits; `entry` is `None` when it was deleted.
+#[derive(Debug)]
+pub struct Change {
+    pub path: String,
+    pub entry: Option<Entry>,
+}
+
+impl Source {
+    /// Lists the files under `prefix` without reading them.
+    pub fn list(&self, prefix: &str) -> Result<Listing> {
+        let mut listing = match self {
+            Source::WorkTree(dir) => {
+                let root = dir.join(prefix);
+                if !root.is_dir() {
+                    anyhow::bail!("{} is not a folder", root.display());
+                }
+                let mut entries = Vec::new();
+                for item in walkdir::WalkDir::new(&root) {
+                    let item = item.with_context(|| format!("reading {}", root.display()))?;
+                    if item.file_type().is_file() {
+                        let rel = item.path().strip_prefix(dir).expect("walkdir stays under its root");
+                        entries.push(Entry { path: rel.to_string_lossy().replace('\\', "/"), blob: None });
+                    }
+                }
+                Listing { entries, commit: None }
+            }
+            Source::Git { repo, rev, path } => {
+                let repo = open(repo)?;
+                let commit = resolve(&repo, rev)?;
+                let mut entries = Vec::new();
+                if let Some(tree) = subtree(&repo, &commit.tree()?, path, prefix)? {
+                    tree.walk(git2::TreeWalkMode::PreOrder, |parent, item| {
+                        if item.kind() == Some(git2::ObjectType::Blob) {
+                            let name = item.name().unwrap_or_default();
+                            let path = format!("{}/{parent}{name}", prefix.trim_end_matches('/'));
+                            entries.push(Entry { path, blob: Some(item.id()) });
+                        }
+                        git2::TreeWalkResult::Ok
+                    })?;
+                } else {
+                    anyhow::bail!("{path}/{prefix} is not in {rev}");
+                }
+                Listing { entries, commit: Some(Commit { id: commit.id().to_string() }) }
+            }
+        };
+        listing.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(listing)
+    }
+
+    /// A reader for this source, for one thread.
+    pub fn reader(&self) -> Result<Reader> {
+        Ok(match self {
+            Source::WorkTree(dir) => Reader::WorkTree(dir.clone()),
+            Source::Git { repo, .. } => Reader::Git(open(repo)?),
+        })
+    }
+
+    /// The files under `prefix` that differ between commit `from` and this source's revision.
+    pub fn changes_since(&self, from: &str, prefix: &str) -> Result<Option<Vec<Change>>> {
+        let Source::Git { repo, rev, path } = self else { return Ok(None) };
+        let repo = open(repo)?;
+        let Ok(old) = repo.find_commit(git2::Oid::from_str(from)?) else { return Ok(None) };
+        let new = resolve(&repo, rev)?;
+        let (Some(old_tree), Some(new_tree)) =
+            (subtree(&repo, &old.tree()?, path, prefix)?, subtree(&repo, &new.tree()?, path, prefix)?)
+        else {
+            return Ok(None);
+        };
+        let diff = repo.diff_tree_to_tree(Some(&old_tree), Some(&new_tree), None)?;
+        let prefix = prefix.trim_end_matches('/');
+        let mut changes = Vec::new();
+        for delta in diff.deltas() {
+            let new_file = delta.new_file();
+            let old_file = delta.old_file();
+            let deleted = delta.status() == git2::Delta::Deleted;
+            let file_path = if deleted { old_file.path() } else { new_file.path() };
+            let Some(rel) = file_path.and_then(|p| p.to_str()) else { continue };
+            let path = format!("{prefix}/{rel}");
+            if delta.status() == git2::Delta::Renamed
+                && let Some(old_rel) = old_file.path().and_then(|p| p.to_str())
+            {
+                changes.push(Change { path: format!("{prefix}/{old_rel}"), entry: None });
+            }
+            let entry = (!deleted).then(|| Entry { path: path.clone(), blob: Some(new_file.id()) });
+            changes.push(Change { path, entry });
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Some(changes))
+    }
+
+    /// The commit a git source builds.
+    pub fn list_commit(&self) -> Result<Option<String>> {
+        let Source::Git { repo, rev, .. } = self else { return Ok(None) };
+        Ok(Some(resolve(&open(repo)?, rev)?.id().to_string()))
+    }
+
+    /// What identifies the content this source builds, apart from the revision.
+    pub fn key(&self) -> String {
+        match self {
+            Source::WorkTree(dir) => format!("worktree:{}", dir.display()),
+            Source::Git { repo, path, .. } => format!("git:{}:{path}", repo.display()),
+        }
+    }
+}
+
+fn open(repo: &Path) -> Result<git2::Repository> {
+    git2::Repository::open(repo).with_context(|| format!("opening git repo {}", repo.display()))
+}
+
+fn resolve<'r>(repo: &'r git2::Repository, rev: &str) -> Result<git2::Commit<'r>> {
+    repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).with_context(|| format!("resolving {rev}"))
+}
+
+fn subtree<'r>(
+    repo: &'r git2::Repository,
+    tree: &git2::Tree,
+    content_path: &str,
+    prefix: &str,
+) -> Result<Option<git2::Tree<'r>>> {
+    let dir = format!("{}/{}", content_path.trim_end_matches('/'), prefix.trim_end_matches('/'));
+    match tree.get_path(Path::new(&dir)) {
+        Ok(entry) => Ok(Some(repo.find_tree(entry.id()).with_context(|| format!("{dir} is not a folder"))?)),
+        Err(_) => Ok(None),
+    }
 }

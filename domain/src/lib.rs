@@ -10,9 +10,14 @@
 //! filesystem and its wasm build is several MiB, while ours must answer from a few static files.
 
 pub mod diagnostic;
+#[cfg(feature = "pages")]
+pub mod page;
+pub mod quote;
 pub mod recipe;
 pub mod search;
 pub mod slug;
 pub mod text;
+pub mod transcript;
+pub mod write;
 
 pub use diagnostic::Diagnostic;

@@ -25,6 +25,8 @@ use crate::text::{Stemmers, query_words, within_one_edit, words};
 pub const FORMAT_VERSION: u32 = 1;
 pub const CARDS_PER_SHARD: u32 = 8;
 pub const SHARD_TARGET_BYTES: usize = 32 * 1024;
+/// Dictionary shards split by at most this many leading letters.
+pub const MAX_SHARD_PREFIX: usize = 2;
 /// Postings larger than this get a file of their own instead of sitting in the dictionary shard.
 pub const INLINE_MAX_BYTES: usize = 256;
 pub const DEFAULT_LIMIT: usize = 20;
@@ -37,14 +39,33 @@ pub const MIN_TYPO_WORD_CHARS: usize = 4;
 pub struct Manifest {
     pub version: u32,
     pub n_docs: u32,
-    /// Term prefix → dictionary shard file. A term lives in the shard of its longest listed prefix.
-    pub shards: BTreeMap<String, String>,
+    /// Term prefixes, sorted; a term lives in the shard of its longest listed prefix.
+    pub shards: Vec<String>,
     /// `gf`, `vegan`, …, `course:main` → bitmap file.
     pub facets: BTreeMap<String, String>,
     /// `(T, file)`, ascending: the recipes whose prep + cook time is at most T minutes.
     pub max_total: Vec<(u32, String)>,
-    /// Card shard files; recipe `d` is in `cards[d / CARDS_PER_SHARD]`.
-    pub cards: Vec<String>,
+}
+
+impl Manifest {
+    /// The dictionary shard file of `shards[idx]`. Dictionary and card files are numbered rather than
+    /// named by content, so the manifest stays small however many there are and a rebuild rewrites
+    /// only the ones that changed; they are not immutable, unlike the content-named files.
+    pub fn shard_file(&self, idx: usize) -> String {
+        format!("dict-{idx}.bin")
+    }
+
+    /// The card shard holding document `doc`.
+    pub fn card_file(&self, doc: u32) -> String {
+        format!("cards-{}.bin", doc / CARDS_PER_SHARD)
+    }
+
+    /// Every dictionary and card file name of this build.
+    pub fn numbered_files(&self) -> Vec<String> {
+        let mut names: Vec<String> = (0..self.shards.len()).map(|idx| self.shard_file(idx)).collect();
+        names.extend((0..self.n_docs.div_ceil(CARDS_PER_SHARD)).map(|n| self.card_file(n * CARDS_PER_SHARD)));
+        names
+    }
 }
 
 /// What a result shows about a recipe, in every language it has.
@@ -236,26 +257,53 @@ pub struct BuiltIndex {
 /// Collects recipes in document-id order and writes the index files.
 #[derive(Debug, Default)]
 pub struct IndexBuilder {
-    terms: HashMap<String, TermPostings>,
+    /// Term → its id: the position of its postings in `postings` and in [`IndexBuilder::vocabulary`].
+    term_ids: HashMap<String, u32>,
+    vocabulary: Vec<String>,
+    postings: Vec<TermPostings>,
     cards: Vec<Card>,
     facets: BTreeMap<String, RoaringBitmap>,
     totals: BTreeMap<u32, RoaringBitmap>,
 }
 
 impl IndexBuilder {
-    /// Adds the next recipe; its document id is the number of recipes added before it.
-    pub fn add(&mut self, card: Card, terms: &DocTerms) {
+    /// Adds the next recipe; its document id is the number of recipes added before it. Returns the
+    /// recipe's terms as ids, so a later build can add it again with [`IndexBuilder::add_ids`].
+    pub fn add(&mut self, card: Card, terms: &DocTerms) -> [Vec<u32>; 3] {
+        let ids = [&terms.title, &terms.ingredients, &terms.other]
+            .map(|list| list.iter().map(|term| self.intern(term)).collect::<Vec<u32>>());
+        self.add_ids(card, [&ids[0], &ids[1], &ids[2]]);
+        ids
+    }
+
+    /// The id of a term, adding it to the vocabulary if it is new.
+    pub fn intern(&mut self, term: &str) -> u32 {
+        if let Some(id) = self.term_ids.get(term) {
+            return *id;
+        }
+        let id = self.vocabulary.len() as u32;
+        self.term_ids.insert(term.to_string(), id);
+        self.vocabulary.push(term.to_string());
+        self.postings.push(TermPostings::default());
+        id
+    }
+
+    /// Every term seen so far, by id.
+    pub fn vocabulary(&self) -> &[String] {
+        &self.vocabulary
+    }
+
+    /// Adds the next recipe with its title, ingredient and other terms given as ids of [`IndexBuilder::intern`].
+    pub fn add_ids(&mut self, card: Card, [title, ingredients, other]: [&[u32]; 3]) {
         let doc = self.cards.len() as u32;
-        for (field, list) in [(0, &terms.title), (1, &terms.ingredients), (2, &terms.other)] {
-            for term in list {
-                let postings = match self.terms.get_mut(term.as_str()) {
-                    Some(postings) => postings,
-                    None => self.terms.entry(term.clone()).or_default(),
-                };
-                postings.any.insert(doc);
+        for (field, list) in [(0, title), (1, ingredients), (2, other)] {
+            for id in list {
+                // Documents arrive in id order, so appending (`push`) is enough and much cheaper.
+                let postings = &mut self.postings[*id as usize];
+                let _ = postings.any.try_push(doc);
                 match field {
-                    0 => postings.title.insert(doc),
-                    1 => postings.ingredients.insert(doc),
+                    0 => postings.title.try_push(doc).is_ok(),
+                    1 => postings.ingredients.try_push(doc).is_ok(),
                     _ => false,
                 };
             }
@@ -294,14 +342,19 @@ impl IndexBuilder {
             max_total.push((*total, store("time", bitmap_bytes(&cumulative))));
         }
 
-        let cards = self
+        let card_shards: Vec<Vec<u8>> = self
             .cards
             .chunks(CARDS_PER_SHARD as usize)
-            .map(|chunk| store("cards", postcard::to_allocvec(chunk).expect("cards serialise")))
+            .map(|chunk| postcard::to_allocvec(chunk).expect("cards serialise"))
             .collect();
 
         // Terms sorted, postings serialised once; then grouped into shards by prefix.
-        let mut sorted: Vec<(String, TermPostings)> = self.terms.into_iter().collect();
+        let mut sorted: Vec<(String, TermPostings)> = self
+            .vocabulary
+            .into_iter()
+            .zip(self.postings)
+            .filter(|(_, postings)| !postings.any.is_empty())
+            .collect();
         sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut entries: Vec<(String, u32, Vec<u8>)> = Vec::with_capacity(sorted.len());
         for (term, postings) in sorted {
@@ -317,7 +370,7 @@ impl IndexBuilder {
             external.push((encoded.len() > INLINE_MAX_BYTES).then(|| store("post", encoded.clone())));
         }
 
-        let mut shards = BTreeMap::new();
+        let mut shards: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         let all: Vec<usize> = (0..entries.len()).collect();
         let mut pending = vec![(1usize, all)];
         while let Some((prefix_len, members)) = pending.pop() {
@@ -329,16 +382,17 @@ impl IndexBuilder {
                     })
                     .sum();
                 let can_split = group.iter().any(|&i| entries[i].0.chars().count() > prefix_len);
-                if size > SHARD_TARGET_BYTES && can_split && prefix_len < 4 {
+                // Two letters at most: a typo from the third letter on stays inside the word's shard.
+                if size > SHARD_TARGET_BYTES && can_split && prefix_len < MAX_SHARD_PREFIX {
                     // Terms no longer than the prefix stay in the shard of the prefix itself.
                     let (short, long): (Vec<usize>, Vec<usize>) =
                         group.iter().partition(|&&i| entries[i].0.chars().count() <= prefix_len);
                     if !short.is_empty() {
-                        shards.insert(prefix.clone(), write_shard(&entries, &external, &short, &mut store));
+                        shards.insert(prefix.clone(), shard_bytes(&entries, &external, &short));
                     }
                     pending.push((prefix_len + 1, long));
                 } else {
-                    shards.insert(prefix, write_shard(&entries, &external, &group, &mut store));
+                    shards.insert(prefix, shard_bytes(&entries, &external, &group));
                 }
             }
         }
@@ -346,11 +400,16 @@ impl IndexBuilder {
         let manifest = Manifest {
             version: FORMAT_VERSION,
             n_docs: self.cards.len() as u32,
-            shards,
+            shards: shards.keys().cloned().collect(),
             facets,
             max_total,
-            cards,
         };
+        for (idx, bytes) in shards.into_values().enumerate() {
+            files.push(IndexFile { name: manifest.shard_file(idx), bytes });
+        }
+        for (n, bytes) in card_shards.into_iter().enumerate() {
+            files.push(IndexFile { name: manifest.card_file(n as u32 * CARDS_PER_SHARD), bytes });
+        }
         files.sort_by(|a, b| a.name.cmp(&b.name));
         files.dedup_by(|a, b| a.name == b.name);
         BuiltIndex { manifest, files, facet_counts }
@@ -373,12 +432,11 @@ fn group_by_prefix(
     groups
 }
 
-fn write_shard(
+fn shard_bytes(
     entries: &[(String, u32, Vec<u8>)],
     external: &[Option<String>],
     members: &[usize],
-    store: &mut impl FnMut(&str, Vec<u8>) -> String,
-) -> String {
+) -> Vec<u8> {
     let shard = Shard {
         terms: members.iter().map(|&i| entries[i].0.as_str()).collect(),
         entries: members
@@ -392,7 +450,7 @@ fn write_shard(
             })
             .collect(),
     };
-    store("dict", postcard::to_allocvec(&shard).expect("shard serialises"))
+    postcard::to_allocvec(&shard).expect("shard serialises")
 }
 
 fn bitmap_bytes(bitmap: &RoaringBitmap) -> Vec<u8> {
@@ -414,6 +472,8 @@ pub struct Filters {
     pub flags: Vec<&'static str>,
     pub course: Option<Course>,
     pub max_min: Option<u32>,
+    /// Document ids left out: the built versions of recipes the API has changed since the build.
+    pub exclude: Vec<u32>,
 }
 
 /// A parsed recipe search.
@@ -435,6 +495,8 @@ pub struct Need(pub Vec<String>);
 pub struct Outcome {
     pub total: u64,
     pub cards: Vec<Card>,
+    /// Each card's rank score, higher first; [`search_with_overlay`] merges two result lists by it.
+    pub scores: Vec<f64>,
     pub next_offset: Option<usize>,
 }
 
@@ -473,8 +535,9 @@ impl From<Corrupt> for SearchError {
 
 /// One query word and the index terms it matched.
 struct Matched {
-    weight: f64,
-    postings: Vec<(u32, PostingsSource)>,
+    exact: Vec<(u32, PostingsSource)>,
+    /// Terms one edit away: a typo in the query, or in the recipe.
+    close: Vec<(u32, PostingsSource)>,
 }
 
 enum PostingsSource {
@@ -496,7 +559,7 @@ pub fn search(
     let mut need = Vec::new();
     for variant in variants.iter().flatten() {
         if let Some(file) = shard_for(manifest, variant) {
-            need.push(file.to_string());
+            need.push(file);
         }
     }
     let facet_files = facet_files(manifest, &query.filters);
@@ -511,7 +574,7 @@ pub fn search(
     // Round two: postings that live in files of their own.
     let external: Vec<String> = matched
         .iter()
-        .flat_map(|m| &m.postings)
+        .flat_map(|m| m.exact.iter().chain(&m.close))
         .filter_map(|(_, source)| match source {
             PostingsSource::File(name) => Some(name.clone()),
             PostingsSource::Inline { .. } => None,
@@ -521,6 +584,9 @@ pub fn search(
 
     let mut candidates = RoaringBitmap::new();
     candidates.insert_range(0..manifest.n_docs);
+    for doc in &query.filters.exclude {
+        candidates.remove(*doc);
+    }
     for file in &facet_files {
         match file {
             Some(file) => candidates &= read_bitmap(files, file)?,
@@ -529,16 +595,23 @@ pub fn search(
     }
     let mut per_word = Vec::with_capacity(matched.len());
     for word in &matched {
-        let mut union = [RoaringBitmap::new(), RoaringBitmap::new(), RoaringBitmap::new()];
-        for (_, source) in &word.postings {
+        // [any match, exact in a title, exact in an ingredient, exact anywhere]
+        let mut union =
+            [RoaringBitmap::new(), RoaringBitmap::new(), RoaringBitmap::new(), RoaringBitmap::new()];
+        for (_, source) in &word.exact {
             let [any, title, ingredients] = load_postings(files, source)?;
-            union[0] |= any;
             union[1] |= title;
             union[2] |= ingredients;
+            union[3] |= any;
+        }
+        union[0] = union[3].clone();
+        for (_, source) in &word.close {
+            let [any, _, _] = load_postings(files, source)?;
+            union[0] |= any;
         }
         candidates &= &union[0];
         let df = union[0].len().max(1) as f64;
-        let weight = word.weight * (1.0 + f64::from(manifest.n_docs) / df).ln();
+        let weight = (1.0 + f64::from(manifest.n_docs) / df).ln();
         per_word.push((weight, union));
     }
     let total = candidates.len();
@@ -554,16 +627,21 @@ pub fn search(
             _ => merged.push((score, bitmap)),
         }
     }
-    let page: Vec<u32> =
-        merged.iter().flat_map(|(_, bitmap)| bitmap.iter()).skip(query.offset).take(query.limit).collect();
+    let ranked: Vec<(u32, f64)> = merged
+        .iter()
+        .flat_map(|(score, bitmap)| bitmap.iter().map(move |doc| (doc, *score)))
+        .skip(query.offset)
+        .take(query.limit)
+        .collect();
+    let page: Vec<u32> = ranked.iter().map(|(doc, _)| *doc).collect();
+    let scores: Vec<f64> = ranked.iter().map(|(_, score)| *score).collect();
 
     // Round three: the cards of this page.
-    let card_files: Vec<String> =
-        page.iter().map(|doc| manifest.cards[(doc / CARDS_PER_SHARD) as usize].clone()).collect();
+    let card_files: Vec<String> = page.iter().map(|doc| manifest.card_file(*doc)).collect();
     require(files, card_files)?;
     let mut cards = Vec::with_capacity(page.len());
     for doc in &page {
-        let file = &manifest.cards[(doc / CARDS_PER_SHARD) as usize];
+        let file = &manifest.card_file(*doc);
         let shard: Vec<Card> =
             postcard::from_bytes(files.get(file).expect("required above")).map_err(|_| corrupt(file))?;
         let card = shard.into_iter().nth((doc % CARDS_PER_SHARD) as usize).ok_or_else(|| corrupt(file))?;
@@ -571,29 +649,98 @@ pub fn search(
     }
     let end = query.offset + page.len();
     let next_offset = (page.len() == query.limit && (end as u64) < total).then_some(end);
-    Ok(Outcome { total, cards, next_offset })
+    Ok(Outcome { total, cards, scores, next_offset })
 }
 
+/// Recipes written through the API since the build, searched together with the built index.
+#[derive(Debug, Default)]
+pub struct Overlay<'a> {
+    /// Live overlay documents by slug (created, changed or forked recipes).
+    pub recipes: Vec<(&'a str, &'a Recipe)>,
+    /// Built document ids whose recipe the overlay replaces.
+    pub replaced: Vec<u32>,
+}
+
+/// [`search`] over the built index plus the overlay: the overlay documents get a small index of their
+/// own (the same [`IndexBuilder`], in memory), the built versions they replace are left out, and the
+/// two ranked lists are merged by score. Scores of the two indexes weigh words by their own document
+/// frequencies, so the order between a built and an overlay recipe is close, not exact; the overlay is
+/// small and short-lived (the next build absorbs it).
+pub fn search_with_overlay(
+    manifest: &Manifest,
+    query: &Query,
+    stemmers: &Stemmers,
+    files: &impl Files,
+    overlay: &Overlay,
+) -> Result<Outcome, SearchError> {
+    if overlay.recipes.is_empty() && overlay.replaced.is_empty() {
+        return search(manifest, query, stemmers, files);
+    }
+    let window = query.offset + query.limit;
+    let mut built_query = query.clone();
+    built_query.offset = 0;
+    built_query.limit = window;
+    built_query.filters.exclude.extend(overlay.replaced.iter().copied());
+    let built = search(manifest, &built_query, stemmers, files)?;
+
+    let mut builder = IndexBuilder::default();
+    for (slug, recipe) in &overlay.recipes {
+        builder.add(Card::from_recipe(slug, recipe), &DocTerms::of(recipe, stemmers));
+    }
+    let own = builder.finish();
+    let own_files: HashMap<String, Vec<u8>> =
+        own.files.into_iter().map(|file| (file.name, file.bytes)).collect();
+    let mut own_query = built_query.clone();
+    own_query.filters.exclude.clear();
+    let fresh = search(&own.manifest, &own_query, stemmers, &own_files)?;
+
+    let mut merged: Vec<(f64, Card)> = Vec::with_capacity(built.cards.len() + fresh.cards.len());
+    let mut built_cards = built.scores.into_iter().zip(built.cards).peekable();
+    let mut fresh_cards = fresh.scores.into_iter().zip(fresh.cards).peekable();
+    loop {
+        let take_fresh = match (built_cards.peek(), fresh_cards.peek()) {
+            (None, None) => break,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            // Ties go to the built recipe, so an empty query lists the build in its usual order first.
+            (Some((built, _)), Some((fresh, _))) => fresh > built,
+        };
+        let next = if take_fresh { fresh_cards.next() } else { built_cards.next() };
+        merged.extend(next);
+    }
+    let total = built.total + fresh.total;
+    let page: Vec<(f64, Card)> = merged.into_iter().skip(query.offset).take(query.limit).collect();
+    let end = query.offset + page.len();
+    let next_offset = (page.len() == query.limit && (end as u64) < total).then_some(end);
+    let (scores, cards) = page.into_iter().unzip();
+    Ok(Outcome { total, cards, scores, next_offset })
+}
+
+/// Splits `docs` by how each word matched them: in a title (×3), an ingredient (×2), elsewhere (×1),
+/// or only through a term one edit away (×½).
 fn partition(
     docs: RoaringBitmap,
-    per_word: &[(f64, [RoaringBitmap; 3])],
+    per_word: &[(f64, [RoaringBitmap; 4])],
     score: f64,
     out: &mut Vec<(f64, RoaringBitmap)>,
 ) {
     if docs.is_empty() {
         return;
     }
-    let Some(((weight, [_, title, ingredients]), rest)) = per_word.split_first() else {
+    let Some(((weight, [_, title, ingredients, exact]), rest)) = per_word.split_first() else {
         out.push((score, docs));
         return;
     };
     let in_title = &docs & title;
     let not_title = docs - &in_title;
     let in_ingredients = &not_title & ingredients;
-    let elsewhere = not_title - &in_ingredients;
+    let rest_docs = not_title - &in_ingredients;
+    let elsewhere = &rest_docs & exact;
+    let close_only = rest_docs - &elsewhere;
     partition(in_title, rest, score + weight * 3.0, out);
     partition(in_ingredients, rest, score + weight * 2.0, out);
     partition(elsewhere, rest, score + weight, out);
+    partition(close_only, rest, score + weight * 0.5, out);
 }
 
 fn require(files: &impl Files, names: Vec<String>) -> Result<(), Need> {
@@ -608,9 +755,12 @@ fn corrupt(file: &str) -> Corrupt {
 }
 
 /// The dictionary shard a term lives in: the one of its longest listed prefix.
-fn shard_for<'m>(manifest: &'m Manifest, term: &str) -> Option<&'m str> {
+fn shard_for(manifest: &Manifest, term: &str) -> Option<String> {
     let ends: Vec<usize> = term.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
-    ends.iter().rev().find_map(|&end| manifest.shards.get(&term[..end])).map(String::as_str)
+    ends.iter()
+        .rev()
+        .find_map(|&end| manifest.shards.binary_search_by(|prefix| prefix.as_str().cmp(&term[..end])).ok())
+        .map(|idx| manifest.shard_file(idx))
 }
 
 /// The facet file for each filter; `None` where the filter matches nothing (no such file).
@@ -633,36 +783,40 @@ fn match_word(
     word: &str,
     variants: &[String],
 ) -> Result<Matched, Corrupt> {
-    let mut postings = Vec::new();
-    let mut shards_seen: Vec<&str> = Vec::new();
+    let mut exact = Vec::new();
+    let mut shards_seen: Vec<String> = Vec::new();
     for variant in variants {
         let Some(file) = shard_for(manifest, variant) else { continue };
-        let shard = read_shard(files, file)?;
+        let shard = read_shard(files, &file)?;
         if let Ok(idx) = shard.terms.binary_search(&variant.as_str()) {
-            postings.push(own_postings(&shard.entries[idx]));
+            exact.push(own_postings(&shard.entries[idx]));
         }
         if !shards_seen.contains(&file) {
             shards_seen.push(file);
         }
     }
-    if !postings.is_empty()
-        || word.chars().count() < MIN_TYPO_WORD_CHARS
-        || word.chars().all(|c| c.is_numeric())
-    {
-        return Ok(Matched { weight: 1.0, postings });
+    // A short word that matched is what the person meant; a longer one may be a typo that happens to
+    // spell another word, so its neighbours one edit away count too, ranked below exact matches.
+    let n_chars = word.chars().count();
+    let look_close =
+        if exact.is_empty() { n_chars >= MIN_TYPO_WORD_CHARS } else { n_chars > MIN_TYPO_WORD_CHARS };
+    let mut close = Vec::new();
+    if !look_close || word.chars().all(|c| c.is_numeric()) {
+        return Ok(Matched { exact, close });
     }
     for file in shards_seen {
-        let shard = read_shard(files, file)?;
+        let shard = read_shard(files, &file)?;
         for (idx, term) in shard.terms.iter().enumerate() {
-            let close = variants
-                .iter()
-                .any(|variant| variant.len().abs_diff(term.len()) <= 2 && within_one_edit(variant, term));
-            if close {
-                postings.push(own_postings(&shard.entries[idx]));
+            let is_close = variants.iter().all(|variant| variant != term)
+                && variants
+                    .iter()
+                    .any(|variant| variant.len().abs_diff(term.len()) <= 2 && within_one_edit(variant, term));
+            if is_close {
+                close.push(own_postings(&shard.entries[idx]));
             }
         }
     }
-    Ok(Matched { weight: 0.5, postings })
+    Ok(Matched { exact, close })
 }
 
 fn read_shard<'f>(files: &'f impl Files, file: &str) -> Result<Shard<'f>, Corrupt> {

@@ -34,7 +34,8 @@ thread_local! {
     static CACHE: RefCell<Option<(Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
 }
 
-async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, ApiError> {
+/// A built file's bytes, or `None` when the build has no such file.
+pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, ApiError> {
     let mut response = env.assets("ASSETS")?.fetch(format!("https://assets.local/{path}"), None).await?;
     match response.status_code() {
         200 => Ok(Some(response.bytes().await?)),
@@ -104,7 +105,10 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
         headers.set(&name, &value)?;
     }
     http::cors(&mut headers);
-    let immutable = path.starts_with(&format!("/{INDEX_DIR}/")) && !path.ends_with("manifest.json");
+    // Content-named index files never change; numbered ones (dict-N, cards-N) and the manifest may.
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let immutable = path.starts_with(&format!("/{INDEX_DIR}/"))
+        && ["facet-", "time-", "post-"].iter().any(|kind| name.starts_with(kind));
     let cache = if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" };
     headers.set("Cache-Control", cache)?;
     Ok(response.with_headers(headers))

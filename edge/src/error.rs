@@ -1,6 +1,7 @@
 //! The edge's one error type and the one place it becomes an RFC 9457 problem response.
 
 use domain::Diagnostic;
+use domain::write::RateDecision;
 use serde_json::json;
 use worker::Response;
 
@@ -12,6 +13,19 @@ pub enum ApiError {
     BadParameters(Vec<Diagnostic>),
     NotFound(String),
     MethodNotAllowed(&'static str),
+    /// A body that is not JSON at all.
+    Malformed(String),
+    /// No key, or one we do not know or that was revoked.
+    Unauthorized(String),
+    /// A key we know, asking for something that is not theirs.
+    Forbidden(String),
+    /// A stale `If-Match`, or a write that lost a race.
+    Conflict(String),
+    TooLarge(usize),
+    UnsupportedMediaType(String),
+    /// A document with problems: every one of them, each naming its field.
+    Invalid(Vec<Diagnostic>),
+    RateLimited(RateDecision),
     /// Something on our side: a missing or corrupt build artefact, a binding that failed.
     Internal(String),
 }
@@ -35,6 +49,28 @@ impl ApiError {
             ApiError::MethodNotAllowed(allowed) => {
                 (405, "method-not-allowed", "Method not allowed", format!("this path answers {allowed}"))
             }
+            ApiError::Malformed(detail) => (400, "malformed", "The body is not valid JSON", detail.clone()),
+            ApiError::Unauthorized(detail) => (401, "unauthorized", "An API key is needed", detail.clone()),
+            ApiError::Forbidden(detail) => (403, "forbidden", "Not yours", detail.clone()),
+            ApiError::Conflict(detail) => (409, "conflict", "Conflict", detail.clone()),
+            ApiError::TooLarge(max) => {
+                (413, "too-large", "The body is too large", format!("bodies may be at most {max} bytes"))
+            }
+            ApiError::UnsupportedMediaType(got) => (
+                415,
+                "unsupported-media-type",
+                "Send JSON",
+                format!("the body must be application/json, not `{got}`"),
+            ),
+            ApiError::Invalid(problems) => (
+                422,
+                "invalid",
+                "The document has problems",
+                format!("{} problem(s); see `errors`", problems.len()),
+            ),
+            ApiError::RateLimited(decision) => {
+                (429, "rate-limited", "Too many writes", format!("try again in {} s", decision.reset_s))
+            }
             ApiError::Internal(detail) => (500, "internal", "Internal error", detail.clone()),
         }
     }
@@ -49,7 +85,7 @@ impl ApiError {
             "detail": detail,
             "instance": instance,
         });
-        if let ApiError::BadParameters(problems) = &self {
+        if let ApiError::BadParameters(problems) | ApiError::Invalid(problems) = &self {
             body["errors"] = json!(problems);
         }
         let mut response = Response::from_bytes(body.to_string().into_bytes())
@@ -58,8 +94,19 @@ impl ApiError {
         let headers = response.headers_mut();
         let _ = headers.set("Content-Type", "application/problem+json");
         let _ = headers.set("Cache-Control", "no-store");
-        if let ApiError::MethodNotAllowed(allowed) = &self {
-            let _ = headers.set("Allow", allowed);
+        match &self {
+            ApiError::MethodNotAllowed(allowed) => {
+                let _ = headers.set("Allow", allowed);
+            }
+            ApiError::Unauthorized(_) => {
+                let _ = headers.set("WWW-Authenticate", "Bearer realm=\"commonplace\"");
+            }
+            ApiError::RateLimited(decision) => {
+                let _ = headers.set("Retry-After", &decision.reset_s.to_string());
+                let _ = headers.set("RateLimit", &decision.header());
+                let _ = headers.set("RateLimit-Policy", &decision.policy());
+            }
+            _ => {}
         }
         http::cors(headers);
         response

@@ -6,9 +6,16 @@
 //! [`error::ApiError::into_response`].
 
 mod assets;
+mod auth;
 mod error;
+mod feed;
 mod http;
+mod kitchen;
+mod overlay;
+mod quotes;
 mod recipes;
+mod store;
+mod writes;
 
 use worker::{Context, Env, Method, Request, Response, event};
 
@@ -31,7 +38,42 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
     match (req.method(), segments.as_slice()) {
         (Method::Options, _) => http::preflight(),
         (Method::Get | Method::Head, ["api", "recipes"]) => recipes::search(&req, env).await,
-        (_, ["api", "recipes"]) => Err(ApiError::MethodNotAllowed("GET")),
+        // Accounts and recipe writes (issue 3).
+        (Method::Post, ["api", "recipes"]) => writes::create(req, env).await,
+        (_, ["api", "recipes"]) => Err(ApiError::MethodNotAllowed("GET, POST")),
+        (Method::Get | Method::Head, ["api", "me"]) => writes::me(&req, env).await,
+        (Method::Put, ["api", "r", slug]) => writes::change(req, env, slug).await,
+        (_, ["api", "r", _]) => Err(ApiError::MethodNotAllowed("PUT")),
+        (Method::Post, ["api", "r", slug, "fork"]) => writes::fork(req, env, slug).await,
+        (Method::Get | Method::Head, ["api", "r", slug, "history"]) => feed::history(env, slug).await,
+        (Method::Get | Method::Head, ["api", "changes"]) => feed::changes(&req, env).await,
+        (Method::Get | Method::Head, ["kitchen"]) => kitchen::show(req, env).await,
+        (Method::Get, ["kitchen", "login", "github"]) => kitchen::github_login(req, env).await,
+        (Method::Get, ["kitchen", "callback", "github"]) => kitchen::github_callback(req, env).await,
+        (Method::Post, ["kitchen", "login", "dev"]) => kitchen::dev_login(req, env).await,
+        (Method::Post, ["kitchen", "logout"]) => kitchen::logout(req, env).await,
+        (Method::Post, ["kitchen", "keys"]) => kitchen::new_key(req, env).await,
+        (Method::Post, ["kitchen", "keys", id, "revoke"]) => kitchen::revoke_key(req, env, id).await,
+        (Method::Get | Method::Head, ["r", file]) if file.ends_with(".json") => {
+            let slug = file.trim_end_matches(".json").to_string();
+            overlay::recipe_json(req, env, &slug).await
+        }
+        (Method::Get | Method::Head, ["r", slug]) if !slug.contains('.') => {
+            let slug = slug.to_string();
+            overlay::recipe_page(req, env, &slug).await
+        }
+        // Quote attribution (issue 5).
+        (Method::Get | Method::Head, ["api", "attribute"]) => quotes::attribute(&req, env).await,
+        (Method::Get | Method::Head, ["api", "shows"]) => quotes::shows(env).await,
+        (Method::Get | Method::Head, ["api", "episodes"]) => quotes::episodes(&req, env).await,
+        (Method::Get | Method::Head, ["api", "episodes", id]) => quotes::episode(env, id).await,
+        (Method::Get | Method::Head, ["api", "episodes", id, "transcript"]) => {
+            quotes::transcript(&req, env, id).await
+        }
+        (Method::Get | Method::Head, ["api", "episodes", id, "speakers"]) => {
+            quotes::speakers(&req, env, id).await
+        }
+        (Method::Get | Method::Head, ["api", "search"]) => quotes::search(&req, env).await,
         (Method::Get | Method::Head, ["api", ..]) => Err(ApiError::NotFound(format!("no API route {path}"))),
         (Method::Get | Method::Head, _) => assets::serve(req, env).await,
         _ => Err(ApiError::MethodNotAllowed("GET, HEAD")),

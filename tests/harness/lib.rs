@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+pub mod browser;
+pub mod corpus;
+pub mod kitchen;
+pub mod oauth;
 pub mod runner;
 
 /// The repository root.
@@ -155,7 +159,8 @@ impl Drop for Worker {
     }
 }
 
-fn stop_group(pgid: i32) {
+/// Stops a process group we started: TERM, then KILL after five seconds.
+pub fn stop_group(pgid: i32) {
     let signal = |sig| unsafe_kill(-pgid, sig);
     signal(libc::SIGTERM);
     for _ in 0..50 {

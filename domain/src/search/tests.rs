@@ -214,3 +214,28 @@ fn bad_parameters_are_named() {
         (vec!["vegan"], Some(30), Some(Lang::He))
     );
 }
+
+#[test]
+fn overlay_recipes_are_found_and_replace_their_built_version() {
+    let f = fixture();
+    // chicken-soup (doc 1) was changed through the API into a fish soup; a new recipe was created.
+    let fish = recipe(Some("Fish soup"), json!({"course": "soup"}));
+    let pie = recipe(Some("Chicken pie"), json!({}));
+    let overlay =
+        Overlay { recipes: vec![("chicken-soup", &fish), ("chicken-pie", &pie)], replaced: vec![1] };
+    let run = |q: &str, offset: usize, limit: usize| {
+        let query = Query { q: q.into(), filters: Filters::default(), lang: None, offset, limit };
+        let outcome = search_with_overlay(&f.manifest, &query, &f.stemmers, &f.files, &overlay).unwrap();
+        let slugs: Vec<String> = outcome.cards.iter().map(|c| c.slug.clone()).collect();
+        (slugs, outcome.total, outcome.next_offset)
+    };
+    let (slugs, total, _) = run("chicken", 0, 20);
+    // Both title matches score alike; a tie goes to the built recipe.
+    assert_eq!(slugs, ["roast-chicken", "chicken-pie", "lemon-tart"]);
+    assert_eq!(total, 3);
+    assert_eq!(run("fish", 0, 20).0, ["chicken-soup"]);
+    // Paging walks the merged list.
+    let (first, _, next) = run("chicken", 0, 2);
+    let (rest, _, end) = run("chicken", next.unwrap(), 2);
+    assert_eq!((first.len(), rest.as_slice(), end), (2, &["lemon-tart".to_string()][..], None));
+}

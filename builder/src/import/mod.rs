@@ -1,0 +1,305 @@
+//! `builder import`: one transcript file becomes one pipeline run in the content repo.
+//!
+//! The parsing is `domain::transcript::import` (pure); this module reads files, picks names and
+//! dates, and writes `runs/<pipeline>.json`. The Changelog importer also writes what a human-edited
+//! transcript tells us beyond the run: the episode record (with the CC BY-SA 4.0 licence and credit of
+//! the source) and the speaker names as human decisions. Given the corpus folder instead of one file, it
+//! imports every episode into a `shows/` tree (used to build and benchmark the whole corpus).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use domain::transcript::import::{Format, changelog_source_url, import};
+use domain::transcript::names::{HumanDecision, LabelVotes};
+use domain::transcript::{Episode, Names, Person, Role, Run, Show, is_valid_pipeline};
+use rayon::prelude::*;
+
+pub const CHANGELOG_LICENCE: &str = "CC-BY-SA-4.0";
+pub const CHANGELOG_ATTRIBUTION: &str =
+    "© Changelog Media LLC; transcripts from github.com/thechangelog/transcripts, CC BY-SA 4.0";
+
+/// What `builder import` was asked to do.
+#[derive(Debug)]
+pub struct Request {
+    pub format: Format,
+    pub input: PathBuf,
+    /// The timed text an RTTM file is joined with.
+    pub text: Option<PathBuf>,
+    /// The episode folder (one file), or the `shows/` folder (a Changelog corpus folder).
+    pub out: PathBuf,
+    pub pipeline: Option<String>,
+    pub created: Option<String>,
+    /// Only these corpus files (such as `jsparty/js-party-299.md`) when importing a corpus folder.
+    pub only: Vec<String>,
+}
+
+pub fn run(request: Request) -> Result<ExitCode> {
+    let pipeline = request.pipeline.clone().unwrap_or_else(|| request.format.default_pipeline().to_string());
+    if !is_valid_pipeline(&pipeline) {
+        bail!("`{pipeline}` is not a pipeline id: use lower-case letters, digits and . + _ -");
+    }
+    let created = request.created.clone().unwrap_or_else(today);
+    if request.input.is_dir() {
+        if request.format != Format::ChangelogMd {
+            bail!("only --format changelog-md imports a whole folder");
+        }
+        return import_corpus(&request.input, &request.out, &pipeline, &created, &request.only);
+    }
+    let text = read(&request.input)?;
+    let companion = request.text.as_deref().map(read).transpose()?;
+    let segments = import(request.format, &text, companion.as_deref())
+        .map_err(|err| anyhow::anyhow!("{}: {err}", request.input.display()))?;
+    let run = Run {
+        pipeline: pipeline.clone(),
+        kind: request.format.kind(),
+        created,
+        imported_from: Some(request.format.code().to_string()),
+        segments,
+    };
+    write_json(&request.out.join("runs").join(format!("{pipeline}.json")), &run)?;
+    if request.format == Format::ChangelogMd {
+        let corpus_path = corpus_relative(&request.input);
+        write_changelog_records(&request.out, &corpus_path, &run, file_date(&request.input))?;
+    }
+    eprintln!(
+        "imported {} segments from {} into {}",
+        run.segments.len(),
+        request.input.display(),
+        request.out.join("runs").join(format!("{pipeline}.json")).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// `<show>/<file>.md` from a path inside the corpus.
+fn corpus_relative(path: &Path) -> String {
+    let parts: Vec<String> = path.iter().map(|p| p.to_string_lossy().to_string()).collect();
+    parts[parts.len().saturating_sub(2)..].join("/")
+}
+
+/// Show folder → (title, the name its files start with).
+fn changelog_show(folder: &str) -> (String, Option<&'static str>) {
+    let known: &[(&str, &str, &str)] = &[
+        ("podcast", "The Changelog", "the-changelog"),
+        ("jsparty", "JS Party", "js-party"),
+        ("gotime", "Go Time", "go-time"),
+        ("practicalai", "Practical AI", "practical-ai"),
+        ("shipit", "Ship It!", "ship-it"),
+        ("founderstalk", "Founders Talk", "founders-talk"),
+        ("friends", "Changelog & Friends", "changelog--friends"),
+        ("news", "Changelog News", "changelog-news"),
+        ("rfc", "Request For Commits", "request-for-commits"),
+        ("afk", "Away From Keyboard", "away-from-keyboard"),
+        ("backstage", "Backstage", "backstage"),
+        ("brainscience", "Brain Science", "brain-science"),
+        ("spotlight", "Spotlight", "spotlight"),
+    ];
+    match known.iter().find(|(f, ..)| *f == folder) {
+        Some((_, title, prefix)) => (title.to_string(), Some(prefix)),
+        None => (folder.to_string(), None),
+    }
+}
+
+fn changelog_show_record(folder: &str) -> Show {
+    let (title, _) = changelog_show(folder);
+    Show {
+        title,
+        url: Some(format!("https://changelog.com/{folder}")),
+        description: "Human-edited transcripts from the Changelog family of podcasts.".into(),
+        licence: CHANGELOG_LICENCE.into(),
+        attribution: Some(CHANGELOG_ATTRIBUTION.into()),
+    }
+}
+
+/// episode.json and names.json for a Changelog transcript (kept when they already exist), and the
+/// show's show.json next to the episode folder when it has none.
+fn write_changelog_records(
+    episode_dir: &Path,
+    corpus_path: &str,
+    run: &Run,
+    published: String,
+) -> Result<()> {
+    let (folder, _) = corpus_path.split_once('/').unwrap_or(("podcast", corpus_path));
+    let (show_title, prefix) = changelog_show(folder);
+    let source_url = changelog_source_url(corpus_path, prefix)
+        .with_context(|| format!("{corpus_path}: cannot tell the episode's address"))?;
+    let slug = source_url.rsplit('/').next().unwrap_or_default();
+    let title = if slug.chars().all(|c| c.is_ascii_digit()) {
+        format!("{show_title} #{slug}")
+    } else {
+        format!("{show_title}: {}", slug.replace('-', " "))
+    };
+    let mut speakers: Vec<String> = Vec::new();
+    for segment in &run.segments {
+        if !speakers.contains(&segment.speaker) {
+            speakers.push(segment.speaker.clone());
+        }
+    }
+    let episode = Episode {
+        title,
+        source_url,
+        published,
+        roster: speakers
+            .iter()
+            .enumerate()
+            .map(|(idx, name)| Person {
+                name: name.clone(),
+                role: if idx == 0 { Role::Host } else { Role::Guest },
+            })
+            .collect(),
+        canonical_run: None,
+        licence: Some(CHANGELOG_LICENCE.into()),
+        attribution: Some(CHANGELOG_ATTRIBUTION.into()),
+        derived_from: Some(format!("https://github.com/thechangelog/transcripts/blob/master/{corpus_path}")),
+    };
+    let names = Names {
+        labels: speakers
+            .iter()
+            .map(|name| {
+                let decision = HumanDecision {
+                    name: name.clone(),
+                    by: "Changelog transcript editors".into(),
+                    note: Some("named in the human-edited transcript".into()),
+                };
+                (name.clone(), LabelVotes { votes: vec![], human: Some(decision) })
+            })
+            .collect::<BTreeMap<_, _>>(),
+    };
+    for (path, value) in [
+        (episode_dir.join("episode.json"), serde_json::to_value(&episode)?),
+        (episode_dir.join("names.json"), serde_json::to_value(&names)?),
+    ] {
+        if !path.exists() {
+            write_json(&path, &value)?;
+        }
+    }
+    if let Some(show_dir) = episode_dir.parent() {
+        let show_file = show_dir.join("show.json");
+        if !show_file.exists() {
+            write_json(&show_file, &changelog_show_record(folder))?;
+        }
+    }
+    Ok(())
+}
+
+/// The modification date of a file as `YYYY-MM-DD` (the corpus has no publication dates).
+fn file_date(path: &Path) -> String {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| civil_date(d.as_secs() as i64 / 86_400))
+        .unwrap_or_else(today)
+}
+
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64 / 86_400)
+        .unwrap_or(0);
+    civil_date(days)
+}
+
+/// Days since 1970-01-01 → `YYYY-MM-DD` (Howard Hinnant's algorithm).
+fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Every `<show>/<file>.md` of a Changelog corpus folder (or the `only` ones) into `<shows>/<show>/<stem>/`.
+fn import_corpus(
+    corpus: &Path,
+    shows: &Path,
+    pipeline: &str,
+    created: &str,
+    only: &[String],
+) -> Result<ExitCode> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(corpus).with_context(|| format!("reading {}", corpus.display()))? {
+        let dir = entry?.path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&dir)? {
+            let file = file?.path();
+            if file.extension().is_some_and(|e| e == "md") {
+                files.push(file);
+            }
+        }
+    }
+    files.sort();
+    if !only.is_empty() {
+        files.retain(|file| only.contains(&corpus_relative(file)));
+        if files.len() != only.len() {
+            bail!("some of --only are not in {}", corpus.display());
+        }
+    }
+    let failures: Vec<String> = files
+        .par_iter()
+        .filter_map(|file| {
+            let result = (|| -> Result<()> {
+                let corpus_path = corpus_relative(file);
+                let (folder, name) = corpus_path.split_once('/').expect("two parts");
+                let episode_dir = shows.join(folder).join(name.trim_end_matches(".md"));
+                let segments = match import(Format::ChangelogMd, &read(file)?, None) {
+                    Ok(segments) => segments,
+                    Err(err) => bail!("{err}"),
+                };
+                let run = Run {
+                    pipeline: pipeline.to_string(),
+                    kind: Format::ChangelogMd.kind(),
+                    created: created.to_string(),
+                    imported_from: Some(Format::ChangelogMd.code().into()),
+                    segments,
+                };
+                write_json(&episode_dir.join("runs").join(format!("{pipeline}.json")), &run)?;
+                write_changelog_records(&episode_dir, &corpus_path, &run, file_date(file))
+            })();
+            result.err().map(|err| format!("{}: {err:#}", file.display()))
+        })
+        .collect();
+    for failure in &failures {
+        eprintln!("skipped {failure}");
+    }
+    eprintln!(
+        "imported {} of {} transcripts into {}",
+        files.len() - failures.len(),
+        files.len(),
+        shows.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(19_723), "2024-01-01");
+        assert_eq!(civil_date(20_513), "2026-03-01");
+    }
+}

@@ -1,0 +1,461 @@
+//! The quote service's part of `builder build`: shows, episodes, runs and names from `content/shows/`
+//! become per-episode records, canonical transcripts (JSON, WebVTT, Podcasting 2.0), episode lists, the
+//! phrase search index, `episodes.jsonl` and the quote section of `llms.txt`.
+//!
+//! Layout in `dist/`: `shows.json`, `episodes.json`, `episodes/by-url.json`, `episodes/<id>.json` (the
+//! record with every run), `episodes/<id>/transcript.{json,vtt,p20.json}`, `quotes/manifest.json` and
+//! its content-hashed index files, `episodes.jsonl`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::Result;
+use domain::Diagnostic;
+use domain::quote::phrase::IndexBuilder;
+use domain::transcript::{
+    self, Canonical, Episode, EpisodeRecord, EpisodeRef, EpisodeSummary, Names, Run, Show, ShowSummary,
+    Speaker, canonical_run, episode_id, export, names, normalise_source_url,
+};
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::build::Out;
+use crate::source::{ContentFile, Source};
+
+/// One episode's files, gathered by folder.
+#[derive(Default)]
+struct EpisodeFiles<'a> {
+    episode: Option<&'a ContentFile>,
+    names: Option<&'a ContentFile>,
+    runs: Vec<&'a ContentFile>,
+}
+
+/// An episode that passed validation, with everything derived from it.
+pub struct Built {
+    pub record: EpisodeRecord,
+    pub canonical: Canonical,
+    pub summary: EpisodeSummary,
+}
+
+/// What the rest of the build needs from the quote content.
+pub struct Outcome {
+    pub n_shows: usize,
+    pub n_episodes: usize,
+    pub llms: String,
+}
+
+/// Reads `shows/` if the content has it; content without shows builds no quote output.
+pub fn read(source: &Source) -> Result<Vec<ContentFile>> {
+    match source {
+        Source::WorkTree(dir) if !dir.join("shows").is_dir() => Ok(Vec::new()),
+        _ => match source.read("shows/") {
+            Ok(content) => Ok(content.files),
+            Err(err) if err.to_string().contains("is not in") => Ok(Vec::new()),
+            Err(err) => Err(err),
+        },
+    }
+}
+
+fn parse<T: DeserializeOwned>(file: &ContentFile, problems: &mut Vec<String>) -> Option<T> {
+    match serde_json::from_slice(&file.bytes) {
+        Ok(value) => Some(value),
+        Err(err) => {
+            problems.push(format!(
+                "{}: (json): line {} column {}: {err}",
+                file.path,
+                err.line(),
+                err.column()
+            ));
+            None
+        }
+    }
+}
+
+fn report(path: &str, diagnostics: Vec<Diagnostic>, problems: &mut Vec<String>) {
+    problems.extend(diagnostics.into_iter().map(|d| format!("{path}: {}: {}", d.field, d.reason)));
+}
+
+/// The shows by slug, and every episode derived, newest first.
+pub type Loaded = (BTreeMap<String, Show>, Vec<Built>);
+
+/// Validates every file under `shows/` and derives each episode; returns every problem at once.
+pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut shows: BTreeMap<String, Show> = BTreeMap::new();
+    let mut episodes: BTreeMap<(String, String), EpisodeFiles> = BTreeMap::new();
+    for file in files {
+        let parts: Vec<&str> = file.path.split('/').collect();
+        match parts.as_slice() {
+            ["shows", show, "show.json"] => {
+                if let Some(parsed) = parse::<Show>(file, &mut problems) {
+                    report(&file.path, transcript::validate_show(&parsed), &mut problems);
+                    shows.insert(show.to_string(), parsed);
+                }
+            }
+            ["shows", show, episode, "episode.json"] => {
+                episodes.entry((show.to_string(), episode.to_string())).or_default().episode = Some(file)
+            }
+            ["shows", show, episode, "names.json"] => {
+                episodes.entry((show.to_string(), episode.to_string())).or_default().names = Some(file)
+            }
+            ["shows", show, episode, "runs", run] if run.ends_with(".json") => {
+                episodes.entry((show.to_string(), episode.to_string())).or_default().runs.push(file)
+            }
+            [.., name] if name.starts_with('.') || name.eq_ignore_ascii_case("README.md") => {}
+            _ => problems.push(format!(
+                "{}: (file): only show.json, <episode>/episode.json, <episode>/names.json and \
+                 <episode>/runs/<pipeline>.json belong under shows/",
+                file.path
+            )),
+        }
+    }
+    for slug in shows.keys() {
+        if !domain::slug::is_valid(slug) {
+            problems.push(format!("shows/{slug}: (folder): `{slug}` is not a slug"));
+        }
+    }
+
+    let results: Vec<Result<Built, Vec<String>>> = episodes
+        .par_iter()
+        .map(|((show_slug, folder), files)| load_episode(show_slug, folder, files, &shows))
+        .collect();
+    let mut built = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(episode) => built.push(episode),
+            Err(mut more) => problems.append(&mut more),
+        }
+    }
+    let mut by_id: HashMap<&str, &str> = HashMap::new();
+    for episode in &built {
+        if let Some(other) = by_id.insert(&episode.record.id, &episode.record.title) {
+            problems.push(format!(
+                "shows/{}: source_url: `{}` is also the address of `{other}`",
+                episode.record.show, episode.record.source_url
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        problems.sort();
+        return Err(problems);
+    }
+    // Newest first, then by id, so lists and the index are in a stable order.
+    built.sort_by(|a, b| {
+        b.record.published.cmp(&a.record.published).then_with(|| a.record.id.cmp(&b.record.id))
+    });
+    Ok((shows, built))
+}
+
+fn load_episode(
+    show_slug: &str,
+    folder: &str,
+    files: &EpisodeFiles,
+    shows: &BTreeMap<String, Show>,
+) -> Result<Built, Vec<String>> {
+    let mut problems = Vec::new();
+    let base = format!("shows/{show_slug}/{folder}");
+    let Some(show) = shows.get(show_slug) else {
+        return Err(vec![format!(
+            "shows/{show_slug}/show.json: (file): missing; every show folder needs one"
+        )]);
+    };
+    let Some(episode_file) = files.episode else {
+        return Err(vec![format!("{base}/episode.json: (file): missing; every episode folder needs one")]);
+    };
+    let episode: Option<Episode> = parse(episode_file, &mut problems);
+    if let Some(episode) = &episode {
+        report(&episode_file.path, transcript::validate_episode(episode), &mut problems);
+    }
+    let names: Names = match files.names {
+        Some(file) => parse(file, &mut problems).unwrap_or_default(),
+        None => Names::default(),
+    };
+    if let Some(file) = files.names {
+        report(&file.path, names::validate(&names), &mut problems);
+    }
+    let mut runs: Vec<Run> = Vec::new();
+    for file in &files.runs {
+        let Some(run) = parse::<Run>(file, &mut problems) else { continue };
+        report(&file.path, transcript::validate_run(&run), &mut problems);
+        let stem = file.path.rsplit('/').next().unwrap_or_default().trim_end_matches(".json");
+        if run.pipeline != stem {
+            problems.push(format!("{}: pipeline: must equal the file name `{stem}`", file.path));
+        }
+        runs.push(run);
+    }
+    if runs.is_empty() {
+        problems.push(format!("{base}/runs: (folder): an episode needs at least one run"));
+    }
+    let Some(episode) = episode else { return Err(problems) };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    runs.sort_by(|a, b| a.pipeline.cmp(&b.pipeline));
+    let canonical_run = canonical_run(&episode, &runs).expect("at least one run").clone();
+
+    let normalised_url = normalise_source_url(&episode.source_url).expect("validated");
+    let id = episode_id(&normalised_url);
+    let licence = episode.licence.clone().unwrap_or_else(|| show.licence.clone());
+    let attribution = episode.attribution.clone().or_else(|| show.attribution.clone());
+    let label_groups: Vec<Vec<String>> = runs
+        .iter()
+        .map(|run| {
+            let mut labels: Vec<String> = run.segments.iter().map(|s| s.speaker.clone()).collect();
+            labels.sort();
+            labels.dedup();
+            labels
+        })
+        .collect();
+    let reports = names::resolve_all(&names, &label_groups, &episode.roster);
+    let episode_ref = EpisodeRef {
+        id: id.clone(),
+        title: episode.title.clone(),
+        source_url: episode.source_url.clone(),
+        show: show_slug.to_string(),
+        licence: licence.clone(),
+        attribution: attribution.clone(),
+    };
+    let speakers = reports
+        .iter()
+        .map(|(label, report)| {
+            (label.clone(), Speaker { name: report.name.clone(), name_state: report.name_state })
+        })
+        .collect();
+    let duration_s = runs.iter().flat_map(|run| run.segments.iter().map(|s| s.end_s)).fold(0.0f64, f64::max);
+    let downloads: BTreeMap<String, String> = [
+        ("json", format!("/episodes/{id}/transcript.json")),
+        ("webvtt", format!("/episodes/{id}/transcript.vtt")),
+        ("podcasting20", format!("/episodes/{id}/transcript.p20.json")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let summary = EpisodeSummary {
+        id: id.clone(),
+        show: show_slug.to_string(),
+        title: episode.title.clone(),
+        source_url: episode.source_url.clone(),
+        published: episode.published.clone(),
+        licence: licence.clone(),
+        attribution: attribution.clone(),
+        duration_s,
+        pipelines: runs.iter().map(|r| r.pipeline.clone()).collect(),
+        canonical_run: canonical_run.pipeline.clone(),
+        url: format!("/api/episodes/{id}"),
+    };
+    let canonical = Canonical {
+        episode: episode_ref,
+        pipeline: canonical_run.pipeline.clone(),
+        kind: canonical_run.kind,
+        speakers,
+        segments: canonical_run.segments,
+    };
+    let record = EpisodeRecord {
+        id,
+        show: show_slug.to_string(),
+        title: episode.title,
+        source_url: episode.source_url,
+        normalised_url,
+        published: episode.published,
+        roster: episode.roster,
+        licence,
+        attribution,
+        derived_from: episode.derived_from,
+        canonical_run: canonical.pipeline.clone(),
+        duration_s,
+        names: reports,
+        downloads,
+        runs,
+    };
+    Ok(Built { record, canonical, summary })
+}
+
+/// Writes everything the quote service publishes.
+pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> Result<Outcome> {
+    episodes.par_iter().try_for_each(|built| -> Result<()> {
+        let id = &built.record.id;
+        out.write(&format!("episodes/{id}.json"), serde_json::to_string(&built.record)?.as_bytes())?;
+        out.write(
+            &format!("episodes/{id}/transcript.json"),
+            serde_json::to_string(&built.canonical)?.as_bytes(),
+        )?;
+        out.write(&format!("episodes/{id}/transcript.vtt"), export::to_webvtt(&built.canonical).as_bytes())?;
+        out.write(
+            &format!("episodes/{id}/transcript.p20.json"),
+            export::to_podcasting20(&built.canonical).to_string().as_bytes(),
+        )?;
+        Ok(())
+    })?;
+
+    let show_summaries: Vec<ShowSummary> = shows
+        .iter()
+        .map(|(slug, show)| ShowSummary {
+            id: slug.clone(),
+            title: show.title.clone(),
+            url: show.url.clone(),
+            description: show.description.clone(),
+            licence: show.licence.clone(),
+            attribution: show.attribution.clone(),
+            episode_count: episodes.iter().filter(|e| &e.record.show == slug).count(),
+        })
+        .collect();
+    out.write("shows.json", serde_json::to_string(&show_summaries)?.as_bytes())?;
+    let summaries: Vec<&EpisodeSummary> = episodes.iter().map(|e| &e.summary).collect();
+    out.write("episodes.json", serde_json::to_string(&summaries)?.as_bytes())?;
+    let by_url: BTreeMap<&str, &str> =
+        episodes.iter().map(|e| (e.record.normalised_url.as_str(), e.record.id.as_str())).collect();
+    out.write("episodes/by-url.json", serde_json::to_string(&by_url)?.as_bytes())?;
+
+    let mut jsonl = String::new();
+    for built in episodes {
+        let line = json!({
+            "id": built.record.id,
+            "show": built.record.show,
+            "title": built.record.title,
+            "source_url": built.record.source_url,
+            "published": built.record.published,
+            "licence": built.record.licence,
+            "attribution": built.record.attribution,
+            "derived_from": built.record.derived_from,
+            "pipeline": built.canonical.pipeline,
+            "speakers": built.canonical.speakers,
+            "segments": built.canonical.segments,
+        });
+        jsonl.push_str(&line.to_string());
+        jsonl.push('\n');
+    }
+    out.write("episodes.jsonl", jsonl.as_bytes())?;
+
+    let mut index = IndexBuilder::default();
+    for built in episodes {
+        index.add_episode(&built.canonical).map_err(|_| {
+            anyhow::anyhow!("the phrase index holds at most {} passages", domain::quote::phrase::MAX_PASSAGES)
+        })?;
+    }
+    let built_index = index.finish();
+    built_index
+        .files
+        .par_iter()
+        .try_for_each(|file| out.write(&format!("quotes/{}", file.name), &file.bytes).map(drop))?;
+    out.write("quotes/manifest.json", serde_json::to_string(&built_index.manifest)?.as_bytes())?;
+
+    for (name, schema) in schemas() {
+        out.write(&format!("schemas/{name}"), serde_json::to_string_pretty(&schema)?.as_bytes())?;
+    }
+    Ok(Outcome {
+        n_shows: shows.len(),
+        n_episodes: episodes.len(),
+        llms: llms_section(&show_summaries, episodes),
+    })
+}
+
+/// The JSON Schemas of the quote service's content files and answers.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    fn schema<T: schemars::JsonSchema>(id: &str, description: &str) -> Value {
+        let mut value = serde_json::to_value(schemars::schema_for!(T)).expect("schema serialises");
+        value["$id"] = json!(format!("/schemas/{id}"));
+        value["description"] = json!(description);
+        value
+    }
+    use domain::quote::{Attribution, phrase, views};
+    vec![
+        ("show.schema.json", schema::<Show>("show.schema.json", "content/shows/<show>/show.json")),
+        (
+            "episode.schema.json",
+            schema::<Episode>("episode.schema.json", "content/shows/<show>/<episode>/episode.json"),
+        ),
+        (
+            "run.schema.json",
+            schema::<Run>("run.schema.json", "content/shows/<show>/<episode>/runs/<pipeline>.json"),
+        ),
+        (
+            "names.schema.json",
+            schema::<Names>("names.schema.json", "content/shows/<show>/<episode>/names.json"),
+        ),
+        (
+            "episode-record.schema.json",
+            schema::<EpisodeRecord>(
+                "episode-record.schema.json",
+                "GET /api/episodes/{id} and /episodes/{id}.json",
+            ),
+        ),
+        (
+            "canonical-transcript.schema.json",
+            schema::<Canonical>("canonical-transcript.schema.json", "/episodes/{id}/transcript.json"),
+        ),
+        ("attribution.schema.json", schema::<Attribution>("attribution.schema.json", "GET /api/attribute")),
+        (
+            "transcript-view.schema.json",
+            schema::<views::TranscriptView>(
+                "transcript-view.schema.json",
+                "GET /api/episodes/{id}/transcript",
+            ),
+        ),
+        (
+            "speakers-view.schema.json",
+            schema::<views::SpeakersView>("speakers-view.schema.json", "GET /api/episodes/{id}/speakers"),
+        ),
+        ("quote-search.schema.json", schema::<phrase::Answer>("quote-search.schema.json", "GET /api/search")),
+    ]
+}
+
+fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
+    let mut text = String::from(
+        "\n## Quote attribution\n\n\
+         Who said a quote in a podcast episode, and when. Transcripts come from several pipelines (speech \
+         recognition with diarization, human-edited transcripts); speaker names come from up to four \
+         identification sources and carry `name_state`: `confident` (two or more sources agree, none \
+         disagrees), `tentative` (one source), `withheld` (sources disagree: name is null), `human` (set by a \
+         person), `unknown` (no source). `trust` is `high` only for a verbatim match inside one person's \
+         uninterrupted speech with a confident or human name; check everything else. Times marked estimated \
+         were interpolated, not measured. Transcripts keep the licence of their show: Changelog transcripts are \
+         CC BY-SA 4.0, © Changelog Media LLC — credit them and share alike; they are not CC0.\n\n\
+         - [Attribute a quote](/api/attribute?source_url=…&quote=…): `{found, name, name_state, speaker, start_s, \
+         end_s, segment_start_s, exact, crosses_speaker, trust, episode, pipeline}`\n\
+         - [Shows](/api/shows): shows with episode counts\n\
+         - [Episodes](/api/episodes): published episodes (`limit`, `cursor`, `show`)\n\
+         - `/api/episodes/{id}`: the full record with every pipeline run; `/api/episodes/{id}/transcript` \
+         (`speaker`, `from`, `to`); `/api/episodes/{id}/speakers` (`from`, `to`)\n\
+         - [Phrase search](/api/search?q=open+source): `q` (a phrase), `speaker` (a name; alone it lists \
+         everything that person said), `limit`, `cursor`\n\
+         - [episodes.jsonl](/episodes.jsonl): every canonical transcript, one episode a line, each with its `licence`\n\
+         - Schemas: [attribution](/schemas/attribution.schema.json), [episode record](/schemas/episode-record.schema.json), \
+         [run](/schemas/run.schema.json), [names](/schemas/names.schema.json)\n\n### Shows\n\n",
+    );
+    for show in shows {
+        text.push_str(&format!(
+            "- {} (`{}`): {} episodes, licence {}{}\n",
+            show.title,
+            show.id,
+            show.episode_count,
+            show.licence,
+            show.attribution.as_deref().map(|a| format!(", {a}")).unwrap_or_default()
+        ));
+    }
+    if episodes.len() <= 50 {
+        text.push_str("\n### Episodes\n\n");
+        for built in episodes {
+            text.push_str(&format!(
+                "- [{}](/api/episodes/{}): {} ({})\n",
+                built.record.title, built.record.id, built.record.source_url, built.record.licence
+            ));
+        }
+    }
+    text
+}
+
+/// Reads, validates and writes the quote content in one step; content problems fail the build with
+/// every problem listed. Returns the quote section of `llms.txt` (empty without shows).
+pub fn build_into(source: &Source, out: &Out) -> Result<String> {
+    let files = read(source)?;
+    if files.is_empty() {
+        return Ok(String::new());
+    }
+    let (shows, episodes) = load(&files).map_err(|problems| {
+        anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), problems.join("\n"))
+    })?;
+    drop(files);
+    let outcome = write(out, &shows, &episodes)?;
+    eprintln!("built {} shows and {} episodes", outcome.n_shows, outcome.n_episodes);
+    Ok(outcome.llms)
+}

@@ -1,0 +1,478 @@
+//! Quote service benchmarks on the real Changelog corpus (CC BY-SA 4.0, © Changelog Media LLC), extracted
+//! at bench time into `tests/.work/corpus` (never committed).
+//!
+//! `cargo bench -p domain --bench quotes` prints:
+//! - attribution latency on a three-hour transcript (p50/p99, domain code only);
+//! - phrase search latency over the whole corpus (p50/p99, all index files in memory) and the bytes a
+//!   query needs to load;
+//! - attribution accuracy on quotes sampled from real paragraphs, verbatim and perturbed: found rate,
+//!   right-speaker rate, the share of `trust=high` answers that are wrong, and the start error of
+//!   estimated times against held-out anchors.
+//!
+//! Timed with `Instant` around the domain calls; a fixed-seed generator makes runs comparable.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use domain::quote::phrase::{self, IndexBuilder};
+use domain::quote::{Prepared, attribute};
+use domain::search::{Files, SearchError};
+use domain::transcript::import::parse_changelog;
+use domain::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
+
+/// xorshift64*: deterministic and dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let dir = root.join("tests/.work/corpus");
+    if !dir.join("jsparty").is_dir() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let archive = root.join("../shared/corpora/changelog-transcripts.tar.xz");
+        let status =
+            std::process::Command::new("tar").arg("-xJf").arg(&archive).arg("-C").arg(&dir).status().unwrap();
+        assert!(status.success(), "extracting {}", archive.display());
+    }
+    dir
+}
+
+struct Episode {
+    path: String,
+    markdown: String,
+    canonical: Canonical,
+}
+
+fn canonical(path: &str, segments: Vec<Segment>) -> Canonical {
+    let speakers: BTreeMap<String, Speaker> = segments
+        .iter()
+        .map(|s| (s.speaker.clone(), Speaker { name: Some(s.speaker.clone()), name_state: NameState::Human }))
+        .collect();
+    Canonical {
+        episode: EpisodeRef {
+            id: path.to_string(),
+            title: path.to_string(),
+            source_url: format!("https://changelog.com/{path}"),
+            show: path.split('/').next().unwrap_or_default().to_string(),
+            licence: "CC-BY-SA-4.0".into(),
+            attribution: Some("© Changelog Media LLC".into()),
+        },
+        pipeline: "changelog-human".into(),
+        kind: RunKind::HumanEdited,
+        speakers,
+        segments,
+    }
+}
+
+fn load_corpus() -> Vec<Episode> {
+    let dir = corpus_dir();
+    let mut paths = Vec::new();
+    for show in std::fs::read_dir(&dir).unwrap() {
+        let show = show.unwrap().path();
+        if show.is_dir() {
+            for file in std::fs::read_dir(&show).unwrap() {
+                let file = file.unwrap().path();
+                if file.extension().is_some_and(|e| e == "md") {
+                    paths.push(file);
+                }
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|file| {
+            let markdown = std::fs::read_to_string(&file).ok()?;
+            let rel = file.strip_prefix(&dir).unwrap().to_string_lossy().to_string();
+            let segments = parse_changelog(&markdown);
+            (!segments.is_empty()).then(|| Episode {
+                canonical: canonical(&rel, segments),
+                path: rel,
+                markdown,
+            })
+        })
+        .collect()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+/// A quote of `n` words from segment `seg` starting at word `at`, with its expected start time.
+fn expected_start(segment: &Segment, at_word: usize) -> f64 {
+    let mut byte = 0;
+    for (idx, (pos, _)) in segment
+        .text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - segment.text.as_ptr() as usize, w))
+        .enumerate()
+    {
+        if idx == at_word {
+            byte = pos;
+            break;
+        }
+    }
+    let n_chars = segment.text.chars().count().max(1) as f64;
+    segment.start_s
+        + (segment.end_s - segment.start_s) * segment.text[..byte].chars().count() as f64 / n_chars
+}
+
+const THREE_HOURS_S: f64 = 3.0 * 3600.0;
+
+fn bench_attribution_latency(corpus: &[Episode], rng: &mut Rng) {
+    // Three hours: the longest episodes, one after another.
+    let mut by_length: Vec<&Episode> = corpus.iter().collect();
+    by_length.sort_by(|a, b| {
+        b.canonical.segments.last().unwrap().end_s.total_cmp(&a.canonical.segments.last().unwrap().end_s)
+    });
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut offset = 0.0;
+    for episode in by_length {
+        for segment in &episode.canonical.segments {
+            let mut s = segment.clone();
+            s.start_s += offset;
+            s.end_s += offset;
+            if s.end_s > THREE_HOURS_S {
+                break;
+            }
+            segments.push(s);
+        }
+        offset = segments.last().unwrap().end_s + 1.0;
+        if offset >= THREE_HOURS_S - 60.0 {
+            break;
+        }
+    }
+    let long = canonical("three-hours", segments);
+    let started = Instant::now();
+    let prepared = Prepared::new(&long.segments);
+    let prepare_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let mut times = Vec::new();
+    let mut found = 0;
+    for _ in 0..2000 {
+        let segment = &long.segments[rng.below(long.segments.len())];
+        let w = words(&segment.text);
+        if w.len() < 8 {
+            continue;
+        }
+        let n = 8 + rng.below(18).min(w.len() - 8);
+        let at = rng.below(w.len() - n + 1);
+        let quote = w[at..at + n].join(" ");
+        let started = Instant::now();
+        let answer = attribute(&long, &prepared, &quote);
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        found += usize::from(answer.found);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "attribution, 3 h transcript ({:.1} h, {} segments, {} tokens; prepare {:.1} ms once per episode): \
+         {} quotes, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms, found {}",
+        offset / 3600.0,
+        long.segments.len(),
+        prepared.n_tokens(),
+        prepare_ms,
+        times.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times.last().unwrap(),
+        found
+    );
+}
+
+/// Counts the bytes of the files a search reads.
+struct Counting<'a> {
+    files: &'a HashMap<String, Vec<u8>>,
+}
+
+impl Files for Counting<'_> {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.files.get(name).map(Vec::as_slice)
+    }
+}
+
+fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
+    let started = Instant::now();
+    let mut builder = IndexBuilder::default();
+    for episode in corpus {
+        builder.add_episode(&episode.canonical).unwrap();
+    }
+    let built = builder.finish();
+    let build_s = started.elapsed().as_secs_f64();
+    let total_bytes: usize = built.files.iter().map(|f| f.bytes.len()).sum();
+    let files: HashMap<String, Vec<u8>> = built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
+    let manifest = built.manifest;
+    let mut times = Vec::new();
+    let mut loaded = Vec::new();
+    let mut hits = 0u64;
+    for round in 0..600 {
+        let episode = &corpus[rng.below(corpus.len())];
+        let segment = &episode.canonical.segments[rng.below(episode.canonical.segments.len())];
+        let w = words(&segment.text);
+        if w.len() < 4 {
+            continue;
+        }
+        let n = 2 + rng.below(3);
+        let at = rng.below(w.len() - n + 1);
+        let q = w[at..at + n].join(" ");
+        let speaker = (round % 5 == 0).then(|| segment.speaker.clone());
+        let Ok(query) = phrase::parse_query(
+            [("q", q.as_str())].into_iter().chain(speaker.as_deref().map(|s| ("speaker", s))),
+        ) else {
+            continue;
+        };
+        // The bytes a Worker would load: every file the search asks for, round by round.
+        let mut have: HashMap<String, Vec<u8>> = HashMap::new();
+        loop {
+            match phrase::search(&manifest, &query, &Counting { files: &have }) {
+                Ok(_) => break,
+                Err(SearchError::Need(need)) => {
+                    for name in need.0 {
+                        have.insert(name.clone(), files[&name].clone());
+                    }
+                }
+                Err(SearchError::Corrupt(c)) => panic!("{}", c.0),
+            }
+        }
+        loaded.push(have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0);
+        let started = Instant::now();
+        let answer = phrase::search(&manifest, &query, &files).unwrap();
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        hits += answer.total;
+    }
+    times.sort_by(f64::total_cmp);
+    loaded.sort_by(f64::total_cmp);
+    println!(
+        "phrase search, {} episodes, {} passages (index built in {:.1} s, {:.0} MiB in {} files): {} queries of 2-4 words \
+         (1 in 5 with a speaker), p50 {:.3} ms, p99 {:.3} ms; loaded per query p50 {:.0} KiB, p99 {:.0} KiB; mean hits {:.1}",
+        manifest.n_episodes,
+        manifest.n_passages,
+        build_s,
+        total_bytes as f64 / 1048576.0,
+        files.len(),
+        times.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        percentile(&loaded, 0.5),
+        percentile(&loaded, 0.99),
+        hits as f64 / times.len() as f64
+    );
+}
+
+#[derive(Default)]
+struct Tally {
+    asked: usize,
+    found: usize,
+    right_speaker: usize,
+    exact: usize,
+    high: usize,
+    high_wrong: usize,
+}
+
+fn perturb(kind: &str, quote: &str, rng: &mut Rng, filler: &[&str]) -> String {
+    match kind {
+        "curly quotes" => format!("“{}”", quote.replace('\'', "’")),
+        "case" => quote.to_uppercase(),
+        "no punctuation" => quote.chars().filter(|c| !c.is_ascii_punctuation()).collect(),
+        "changed tail" => {
+            let w = words(quote);
+            let keep = w.len() * 2 / 3;
+            let mut out: Vec<&str> = w[..keep].to_vec();
+            for _ in keep..w.len() {
+                out.push(filler[rng.below(filler.len())]);
+            }
+            out.join(" ")
+        }
+        _ => quote.to_string(),
+    }
+}
+
+fn bench_accuracy(corpus: &[Episode], rng: &mut Rng) {
+    let kinds = ["verbatim", "curly quotes", "case", "no punctuation", "changed tail", "across speakers"];
+    let filler = ["purple", "giraffe", "seventeen", "umbrella", "quietly", "marmalade", "tractor", "violin"];
+    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut examples_wrong = Vec::new();
+    for _ in 0..400 {
+        let episode = &corpus[rng.below(corpus.len())];
+        let prepared = Prepared::new(&episode.canonical.segments);
+        let segments = &episode.canonical.segments;
+        for kind in kinds {
+            let idx = rng.below(segments.len());
+            let segment = &segments[idx];
+            let w = words(&segment.text);
+            let (quote, expected_speaker, expected_start, crossing) = if kind == "across speakers" {
+                let Some(next) = segments.get(idx + 1).filter(|n| n.speaker != segment.speaker) else {
+                    continue;
+                };
+                let nw = words(&next.text);
+                if w.len() < 6 || nw.len() < 6 {
+                    continue;
+                }
+                let quote = format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" "));
+                (quote, segment.speaker.clone(), expected_start(segment, w.len() - 6), true)
+            } else {
+                if w.len() < 12 {
+                    continue;
+                }
+                let n = 10 + rng.below(16).min(w.len() - 10);
+                let at = rng.below(w.len() - n + 1);
+                let quote = perturb(kind, &w[at..at + n].join(" "), rng, &filler);
+                (quote, segment.speaker.clone(), expected_start(segment, at), false)
+            };
+            let tally = tallies.entry(kind).or_default();
+            tally.asked += 1;
+            let answer = attribute(&episode.canonical, &prepared, &quote);
+            let Some(found) = answer.found_at else { continue };
+            tally.found += 1;
+            let right_speaker = found.speaker == expected_speaker;
+            let right_place = (found.start_s - expected_start).abs() <= 2.0;
+            tally.right_speaker += usize::from(right_speaker);
+            tally.exact += usize::from(found.exact);
+            if found.trust == domain::quote::Trust::High {
+                tally.high += 1;
+                let wrong = crossing || !right_speaker || !right_place;
+                if wrong {
+                    tally.high_wrong += 1;
+                    if examples_wrong.len() < 5 {
+                        examples_wrong.push(format!(
+                            "{} [{kind}] {quote:?} → {} at {}",
+                            episode.path, found.speaker, found.start_s
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!("accuracy on {} sampled Changelog episodes (quotes of 10-25 words from real paragraphs):", 400);
+    println!(
+        "  {:<16} {:>6} {:>8} {:>14} {:>8} {:>10} {:>12}",
+        "perturbation", "quotes", "found", "right speaker", "exact", "trust=high", "high wrong"
+    );
+    let (mut high, mut high_wrong) = (0, 0);
+    for kind in kinds {
+        let t = &tallies[kind];
+        let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+        println!(
+            "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>7.1}% {:>9.1}% {:>11.2}%",
+            kind,
+            t.asked,
+            pct(t.found, t.asked),
+            pct(t.right_speaker, t.found),
+            pct(t.exact, t.found),
+            pct(t.high, t.found),
+            pct(t.high_wrong, t.high)
+        );
+        high += t.high;
+        high_wrong += t.high_wrong;
+    }
+    println!(
+        "  trust=high answers: {high}, wrong: {high_wrong} ({:.2}%)",
+        100.0 * high_wrong as f64 / high.max(1) as f64
+    );
+    for example in examples_wrong {
+        println!("  wrong with high trust: {example}");
+    }
+}
+
+/// Removes one anchor, re-imports, and asks for the words it timed: how far is the estimate?
+fn bench_start_error(corpus: &[Episode], rng: &mut Rng) {
+    let mut errors = Vec::new();
+    let mut tries = 0;
+    while errors.len() < 300 && tries < 3000 {
+        tries += 1;
+        let episode = &corpus[rng.below(corpus.len())];
+        let anchored: Vec<&Segment> = episode
+            .canonical
+            .segments
+            .iter()
+            .filter(|s| !s.start_estimated && words(&s.text).len() >= 10)
+            .collect();
+        if anchored.len() < 3 {
+            continue;
+        }
+        let target = anchored[1 + rng.below(anchored.len() - 2)];
+        let quote = words(&target.text)[..10].join(" ");
+        // The anchor as written: find `\[` … `\]` just before the segment's words.
+        let first_word = words(&target.text)[0];
+        let Some(pos) = find_anchor_before(&episode.markdown, target.start_s, first_word) else { continue };
+        let (start, end) = pos;
+        let mut held_out = episode.markdown.clone();
+        held_out.replace_range(start..end, "");
+        let segments = parse_changelog(&held_out);
+        let without = canonical(&episode.path, segments);
+        let prepared = Prepared::new(&without.segments);
+        let answer = attribute(&without, &prepared, &quote);
+        if let Some(found) = answer.found_at {
+            errors.push((found.start_s - target.start_s).abs());
+        }
+    }
+    errors.sort_by(f64::total_cmp);
+    let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+    println!(
+        "start error of estimated times against {} held-out anchors: p50 {:.1} s, p90 {:.1} s, mean {:.1} s, max {:.1} s",
+        errors.len(),
+        percentile(&errors, 0.5),
+        percentile(&errors, 0.9),
+        mean,
+        errors.last().unwrap_or(&0.0)
+    );
+}
+
+/// The byte range of the `\[mm:ss\]` anchor with this time that precedes `first_word`.
+fn find_anchor_before(markdown: &str, seconds: f64, first_word: &str) -> Option<(usize, usize)> {
+    let mut search_from = 0;
+    while let Some(rel) = markdown[search_from..].find("\\[") {
+        let start = search_from + rel;
+        let close = markdown[start..].find("\\]")? + start + 2;
+        let inner = &markdown[start + 2..close - 2];
+        let value =
+            inner.split(':').try_fold(0.0, |acc, part| part.parse::<f64>().ok().map(|v| acc * 60.0 + v));
+        if value.is_some_and(|v| (v - seconds).abs() < 0.01)
+            && markdown[close..].trim_start().starts_with(first_word.trim_start_matches(['*', '[', '\\']))
+        {
+            return Some((start, close));
+        }
+        search_from = close;
+    }
+    None
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument picks one part.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_default();
+    let started = Instant::now();
+    let corpus = load_corpus();
+    let hours: f64 =
+        corpus.iter().map(|e| e.canonical.segments.last().map_or(0.0, |s| s.end_s)).sum::<f64>() / 3600.0;
+    println!(
+        "corpus: {} Changelog transcripts (CC BY-SA 4.0, © Changelog Media LLC), about {:.0} hours, parsed in {:.1} s",
+        corpus.len(),
+        hours,
+        started.elapsed().as_secs_f64()
+    );
+    let mut rng = Rng(0x5eed_cafe_f00d_0001);
+    if "attribution".contains(&filter) {
+        bench_attribution_latency(&corpus, &mut rng);
+    }
+    if "search".contains(&filter) {
+        bench_phrase_search(&corpus, &mut rng);
+    }
+    if "accuracy".contains(&filter) {
+        bench_accuracy(&corpus, &mut rng);
+        bench_start_error(&corpus, &mut rng);
+    }
+}

@@ -1,0 +1,449 @@
+//! Quote attribution: who said a quote, and when (seed §2, `GET /api/attribute`).
+//!
+//! [`Prepared`] turns a canonical transcript into normalised tokens (see [`normalise`]) with a time
+//! for each, plus a posting list per token, once per episode. [`attribute`] then finds a quote in a few
+//! steps: the quote's rarest tokens propose alignments (diagonals); each proposal is scored by a local
+//! word-level alignment (Smith-Waterman over tokens) that tolerates speech-recognition errors — a word
+//! one edit away counts half, and a missing or extra word costs little — and the best one decides.
+//! We rejected character-level fuzzy search over the whole text: it is slower by orders of magnitude on
+//! a three-hour transcript and puts `start_s` between words instead of on them.
+
+pub mod normalise;
+pub mod phrase;
+pub mod views;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Diagnostic;
+use crate::transcript::{Canonical, EpisodeRef, NameState, Segment};
+
+/// Longest quote we accept, in characters.
+pub const MAX_QUOTE_CHARS: usize = 2000;
+/// Anchors with more occurrences than this propose too many alignments to be useful.
+const MAX_ANCHOR_POSTINGS: usize = 4000;
+const MAX_ANCHORS: usize = 6;
+const MAX_PROPOSALS: usize = 4;
+
+const SCORE_EXACT: i32 = 2;
+const SCORE_FUZZY: i32 = 1;
+const SCORE_MISMATCH: i32 = -2;
+const SCORE_GAP: i32 = -2;
+
+/// A transcript token with its segment and times.
+#[derive(Debug, Clone)]
+struct TokenAt {
+    segment: u32,
+    /// Byte range in the segment's text.
+    start: u32,
+    end: u32,
+    start_s: f64,
+    end_s: f64,
+    estimated: bool,
+}
+
+/// A canonical transcript made ready for attribution.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    tokens: Vec<TokenAt>,
+    ids: Vec<u32>,
+    vocab: HashMap<String, u32>,
+    strings: Vec<String>,
+    postings: Vec<Vec<u32>>,
+}
+
+impl Prepared {
+    pub fn new(segments: &[Segment]) -> Prepared {
+        let mut prepared = Prepared::default();
+        for (segment_idx, segment) in segments.iter().enumerate() {
+            let word_times = word_times(segment);
+            let n_chars = segment.text.chars().count().max(1) as f64;
+            let span = segment.end_s - segment.start_s;
+            let mut chars_before = 0usize;
+            let mut last_byte = 0usize;
+            for token in normalise::tokens(&segment.text) {
+                chars_before += segment.text[last_byte..token.start].chars().count();
+                let token_chars = segment.text[token.start..token.end].chars().count();
+                last_byte = token.start;
+                let (start_s, end_s, estimated) = match word_times.as_ref().and_then(|times| {
+                    let first =
+                        times.iter().find(|(start, end, ..)| *start <= token.start && token.start < *end)?;
+                    let last = times
+                        .iter()
+                        .rev()
+                        .find(|(start, end, ..)| *start < token.end && token.end <= *end)
+                        .unwrap_or(first);
+                    Some((first.2, last.3, first.4 || last.4))
+                }) {
+                    Some(times) => times,
+                    None => (
+                        segment.start_s + span * chars_before as f64 / n_chars,
+                        segment.start_s + span * (chars_before + token_chars) as f64 / n_chars,
+                        segment.start_estimated || segment.end_estimated,
+                    ),
+                };
+                let id = match prepared.vocab.get(&token.norm) {
+                    Some(id) => *id,
+                    None => {
+                        let id = prepared.strings.len() as u32;
+                        prepared.vocab.insert(token.norm.clone(), id);
+                        prepared.strings.push(token.norm);
+                        prepared.postings.push(Vec::new());
+                        id
+                    }
+                };
+                prepared.postings[id as usize].push(prepared.tokens.len() as u32);
+                prepared.ids.push(id);
+                prepared.tokens.push(TokenAt {
+                    segment: segment_idx as u32,
+                    start: token.start as u32,
+                    end: token.end as u32,
+                    start_s,
+                    end_s,
+                    estimated,
+                });
+            }
+        }
+        prepared
+    }
+
+    pub fn n_tokens(&self) -> usize {
+        self.tokens.len()
+    }
+}
+
+/// A timed word's place in its segment's text: `(start byte, end byte, start_s, end_s, estimated)`.
+type WordSpan = (usize, usize, f64, f64, bool);
+
+/// The byte ranges of a segment's timed words in its text, found in order.
+fn word_times(segment: &Segment) -> Option<Vec<WordSpan>> {
+    let words = segment.words.as_ref()?;
+    let mut out = Vec::with_capacity(words.len());
+    let mut cursor = 0;
+    for word in words {
+        let needle = word.w.trim();
+        if needle.is_empty() {
+            continue;
+        }
+        let found = segment.text[cursor..].find(needle)?;
+        let start = cursor + found;
+        let end = start + needle.len();
+        out.push((start, end, word.start_s, word.end_s, word.estimated));
+        cursor = end;
+    }
+    Some(out)
+}
+
+/// `trust` (seed §3 rule 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Trust {
+    High,
+    Review,
+}
+
+/// One speaker's part of a quote that crosses a speaker change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SpeakerPart {
+    pub speaker: String,
+    pub name: Option<String>,
+    pub name_state: NameState,
+    pub start_s: f64,
+}
+
+/// Where a quote was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Match {
+    /// The name of the speaker at the quote's first word (`null` when withheld or unknown).
+    pub name: Option<String>,
+    pub name_state: NameState,
+    pub speaker: String,
+    pub start_s: f64,
+    /// The measured start of the segment holding the quote's first word; when that segment's start is
+    /// itself an estimate, the latest measured segment start before it (`null` if there is none).
+    pub segment_start_s: Option<f64>,
+    pub end_s: f64,
+    /// `start_s`/`end_s` rest on estimated times (no measured word or segment time there).
+    pub times_estimated: bool,
+    /// False when only a leading portion of the quote matched.
+    pub exact: bool,
+    /// Every word of the quote matched the transcript word for word, after normalisation.
+    pub verbatim: bool,
+    pub crosses_speaker: bool,
+    /// Each speaker's part, in order, when `crosses_speaker`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speakers: Vec<SpeakerPart>,
+    pub pipeline: String,
+    pub trust: Trust,
+    /// The transcript's words that matched.
+    pub text: String,
+    pub matched_words: usize,
+    pub quote_words: usize,
+}
+
+/// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` (DESIGN.md §3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Attribution {
+    pub found: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub episode: EpisodeRef,
+    #[serde(flatten)]
+    pub found_at: Option<Match>,
+}
+
+/// Checks `quote` as `/api/attribute` receives it.
+pub fn check_quote(quote: Option<&str>) -> Result<&str, Diagnostic> {
+    let quote = quote.map(str::trim).unwrap_or_default();
+    if quote.is_empty() {
+        return Err(Diagnostic::new("quote", "is required and must not be empty"));
+    }
+    if quote.chars().count() > MAX_QUOTE_CHARS {
+        return Err(Diagnostic::new("quote", format!("is longer than {MAX_QUOTE_CHARS} characters")));
+    }
+    if normalise::tokens(quote).is_empty() {
+        return Err(Diagnostic::new("quote", "has no words"));
+    }
+    Ok(quote)
+}
+
+/// The best local alignment of the quote against one window of the transcript.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Alignment {
+    score: i32,
+    quote_start: usize,
+    quote_end: usize,
+    token_start: usize,
+    token_end: usize,
+    exact: usize,
+    fuzzy: usize,
+    edits: usize,
+}
+
+/// Finds `quote` in the transcript.
+pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Attribution {
+    let not_found = || Attribution {
+        found: false,
+        reason: Some("quote_not_found".into()),
+        episode: canonical.episode.clone(),
+        found_at: None,
+    };
+    let quote_tokens: Vec<String> = normalise::tokens(quote).into_iter().map(|t| t.norm).collect();
+    let Some(alignment) = best_alignment(prepared, &quote_tokens) else { return not_found() };
+    let n_quote = quote_tokens.len();
+    let matched = alignment.exact + alignment.fuzzy;
+    let needed = if n_quote <= 3 { n_quote } else { 3.max(n_quote.div_ceil(2)) };
+    if matched < needed || alignment.token_end <= alignment.token_start {
+        return not_found();
+    }
+
+    let tokens = &prepared.tokens[alignment.token_start..alignment.token_end];
+    let first = &tokens[0];
+    let last = &tokens[tokens.len() - 1];
+    let segments = &canonical.segments;
+    let label = &segments[first.segment as usize].speaker;
+    let mut speakers: Vec<SpeakerPart> = Vec::new();
+    for token in tokens {
+        let speaker = &segments[token.segment as usize].speaker;
+        if speakers.last().is_none_or(|part| &part.speaker != speaker) {
+            let resolved = canonical.speaker(speaker);
+            speakers.push(SpeakerPart {
+                speaker: speaker.clone(),
+                name: resolved.name,
+                name_state: resolved.name_state,
+                start_s: token.start_s,
+            });
+        }
+    }
+    let crosses_speaker = speakers.iter().any(|part| &part.speaker != label);
+    if !crosses_speaker {
+        speakers.clear();
+    }
+    let exact = alignment.quote_start == 0 && alignment.quote_end == n_quote;
+    let verbatim = exact && alignment.exact == n_quote && alignment.edits == 0;
+    let resolved = canonical.speaker(label);
+    let trust = if verbatim && !crosses_speaker && resolved.name_state.is_trustworthy() {
+        Trust::High
+    } else {
+        Trust::Review
+    };
+    let segment_start_s =
+        segments[..=first.segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
+
+    Attribution {
+        found: true,
+        reason: None,
+        episode: canonical.episode.clone(),
+        found_at: Some(Match {
+            name: resolved.name,
+            name_state: resolved.name_state,
+            speaker: label.clone(),
+            start_s: round_ms(first.start_s),
+            segment_start_s: segment_start_s.map(round_ms),
+            end_s: round_ms(last.end_s),
+            times_estimated: first.estimated || last.estimated,
+            exact,
+            verbatim,
+            crosses_speaker,
+            speakers,
+            pipeline: canonical.pipeline.clone(),
+            trust,
+            text: span_text(segments, tokens),
+            matched_words: matched,
+            quote_words: n_quote,
+        }),
+    }
+}
+
+pub(crate) fn round_ms(seconds: f64) -> f64 {
+    (seconds * 1000.0).round() / 1000.0
+}
+
+/// The transcript text from the first token to the last, across segments.
+fn span_text(segments: &[Segment], tokens: &[TokenAt]) -> String {
+    let (first, last) = (&tokens[0], &tokens[tokens.len() - 1]);
+    let mut parts = Vec::new();
+    for segment_idx in first.segment..=last.segment {
+        let text = &segments[segment_idx as usize].text;
+        let from = if segment_idx == first.segment { first.start as usize } else { 0 };
+        let to = if segment_idx == last.segment { last.end as usize } else { text.len() };
+        parts.push(text[from..to].trim());
+    }
+    parts.join(" ")
+}
+
+/// Proposes alignments from the quote's rarest tokens and keeps the best-scoring one.
+fn best_alignment(prepared: &Prepared, quote: &[String]) -> Option<Alignment> {
+    let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.vocab.get(word).copied()).collect();
+    let mut anchors: Vec<(usize, usize)> = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(idx, id)| id.map(|id| (prepared.postings[id as usize].len(), idx)))
+        .collect();
+    if anchors.is_empty() {
+        return None;
+    }
+    anchors.sort_unstable();
+    let rare: Vec<(usize, usize)> =
+        anchors.iter().copied().filter(|(n, _)| *n <= MAX_ANCHOR_POSTINGS).take(MAX_ANCHORS).collect();
+    let anchors = if rare.is_empty() { anchors[..1].to_vec() } else { rare };
+
+    let mut votes: HashMap<i64, u32> = HashMap::new();
+    for (_, quote_idx) in &anchors {
+        let id = ids[*quote_idx].expect("anchors have ids");
+        for &position in &prepared.postings[id as usize] {
+            *votes.entry(i64::from(position) - *quote_idx as i64).or_default() += 1;
+        }
+    }
+    let mut proposals: Vec<(u32, i64)> = votes.into_iter().map(|(diagonal, n)| (n, diagonal)).collect();
+    proposals.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+
+    let mut best: Option<Alignment> = None;
+    let mut tried: Vec<i64> = Vec::new();
+    let band = 8 + quote.len() as i64 / 8;
+    for (_, diagonal) in proposals {
+        if tried.len() >= MAX_PROPOSALS {
+            break;
+        }
+        if tried.iter().any(|t| (t - diagonal).abs() <= band / 2) {
+            continue;
+        }
+        tried.push(diagonal);
+        let from = (diagonal - band).max(0) as usize;
+        let to = ((diagonal + quote.len() as i64 + band).max(0) as usize).min(prepared.tokens.len());
+        if from >= to {
+            continue;
+        }
+        let alignment = align(prepared, &ids, quote, from, to);
+        if best.is_none_or(|b| alignment.score > b.score) {
+            best = Some(alignment);
+        }
+    }
+    best.filter(|b| b.score > 0)
+}
+
+/// How well a quote word matches a transcript word.
+fn word_score(prepared: &Prepared, quote_id: Option<u32>, quote_word: &str, token_idx: usize) -> (i32, bool) {
+    let token_id = prepared.ids[token_idx];
+    if quote_id == Some(token_id) {
+        return (SCORE_EXACT, true);
+    }
+    let token_word = &prepared.strings[token_id as usize];
+    if quote_word.len() >= 4 && token_word.len() >= 4 && crate::text::within_one_edit(quote_word, token_word)
+    {
+        return (SCORE_FUZZY, false);
+    }
+    (SCORE_MISMATCH, false)
+}
+
+/// Smith-Waterman over words: the best local alignment of the quote inside tokens `from..to`.
+fn align(prepared: &Prepared, ids: &[Option<u32>], quote: &[String], from: usize, to: usize) -> Alignment {
+    let rows = quote.len() + 1;
+    let cols = to - from + 1;
+    let mut score = vec![0i32; rows * cols];
+    // 0 = stop, 1 = diagonal, 2 = up (quote word skipped), 3 = left (transcript word skipped).
+    let mut step = vec![0u8; rows * cols];
+    let mut best = (0i32, 0usize, 0usize);
+    for i in 1..rows {
+        for j in 1..cols {
+            let (pair, _) = word_score(prepared, ids[i - 1], &quote[i - 1], from + j - 1);
+            let diagonal = score[(i - 1) * cols + j - 1] + pair;
+            let up = score[(i - 1) * cols + j] + SCORE_GAP;
+            let left = score[i * cols + j - 1] + SCORE_GAP;
+            let (value, dir) = [(0, 0u8), (diagonal, 1), (up, 2), (left, 3)]
+                .into_iter()
+                .fold((i32::MIN, 0u8), |acc, cand| if cand.0 > acc.0 { cand } else { acc });
+            score[i * cols + j] = value;
+            step[i * cols + j] = dir;
+            if value > best.0 {
+                best = (value, i, j);
+            }
+        }
+    }
+    let (best_score, end_i, end_j) = best;
+    let (mut i, mut j) = (end_i, end_j);
+    let (mut exact, mut fuzzy, mut edits) = (0, 0, 0);
+    while i > 0 && j > 0 && step[i * cols + j] != 0 {
+        match step[i * cols + j] {
+            1 => {
+                let (pair, is_exact) = word_score(prepared, ids[i - 1], &quote[i - 1], from + j - 1);
+                if is_exact {
+                    exact += 1;
+                } else if pair > 0 {
+                    fuzzy += 1;
+                    edits += 1;
+                } else {
+                    edits += 1;
+                }
+                i -= 1;
+                j -= 1;
+            }
+            2 => {
+                edits += 1;
+                i -= 1;
+            }
+            _ => {
+                edits += 1;
+                j -= 1;
+            }
+        }
+    }
+    Alignment {
+        score: best_score,
+        quote_start: i,
+        quote_end: end_i,
+        token_start: from + j,
+        token_end: from + end_j,
+        exact,
+        fuzzy,
+        edits,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,255 @@
+//! Quote normalisation: the same tokens on the transcript side and the caller's side.
+//!
+//! Case, accents, punctuation, curly quotes and dashes vanish (a dash separates words, an apostrophe
+//! joins them: `don’t` = `dont`); bracketed non-speech such as `[laughs]` is skipped; fillers (`um`,
+//! `uh`, …) are dropped; number words become digits (`twenty-five` = `25`, `1,000` = `1000`), so a
+//! caller's copy and a transcript that write numbers differently still meet. Every token keeps the byte
+//! range of the text it came from, so a match can be placed on the words.
+
+use crate::text::fold;
+
+/// One normalised word and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub norm: String,
+    /// Byte range in the source text.
+    pub start: usize,
+    pub end: usize,
+}
+
+const FILLERS: &[&str] = &["um", "umm", "uh", "uhh", "uhm", "erm", "er", "ah", "hmm", "hm", "mm", "mhm"];
+
+const UNITS: &[&str] = &[
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: &[&str] = &["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+fn is_joiner(c: char) -> bool {
+    matches!(c, '\'' | '’' | 'ʼ')
+}
+
+/// Raw words: runs of letters and digits; an apostrophe inside a word and `,`/`.` between digits join.
+fn raw_words(text: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut idx = 0;
+    let mut bracket_depth = 0usize;
+    while idx < chars.len() {
+        let (pos, c) = chars[idx];
+        if c == '[' {
+            bracket_depth += 1;
+            idx += 1;
+            continue;
+        }
+        if c == ']' {
+            bracket_depth = bracket_depth.saturating_sub(1);
+            idx += 1;
+            continue;
+        }
+        if bracket_depth > 0 || !is_word_char(c) {
+            if bracket_depth == 0 && matches!(c, '%' | '&') {
+                out.push((pos, pos + c.len_utf8()));
+            }
+            idx += 1;
+            continue;
+        }
+        let start = pos;
+        let mut end = pos + c.len_utf8();
+        idx += 1;
+        while idx < chars.len() {
+            let (pos, c) = chars[idx];
+            let next = chars.get(idx + 1).map(|(_, c)| *c);
+            let prev = chars[idx - 1].1;
+            let joins = is_word_char(c)
+                || (is_joiner(c) && next.is_some_and(char::is_alphanumeric))
+                || (matches!(c, ',' | '.')
+                    && prev.is_ascii_digit()
+                    && next.is_some_and(|n| n.is_ascii_digit()));
+            if !joins {
+                break;
+            }
+            end = pos + c.len_utf8();
+            idx += 1;
+        }
+        out.push((start, end));
+    }
+    out
+}
+
+fn fold_word(raw: &str) -> String {
+    match raw {
+        "%" => "percent".into(),
+        "&" => "and".into(),
+        _ => {
+            let folded = fold(raw);
+            if folded.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                folded.chars().filter(|c| *c != ',').collect::<String>().trim_end_matches(".0").to_string()
+            } else {
+                folded.chars().filter(|c| c.is_alphanumeric()).collect()
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum NumberWord {
+    Unit(u64),
+    Ten(u64),
+    Hundred,
+    Scale(u64),
+}
+
+fn number_word(word: &str) -> Option<NumberWord> {
+    if let Some(value) = UNITS.iter().position(|unit| *unit == word) {
+        return Some(NumberWord::Unit(value as u64));
+    }
+    if let Some(idx) = TENS.iter().position(|ten| *ten == word) {
+        return Some(NumberWord::Ten(20 + 10 * idx as u64));
+    }
+    match word {
+        "hundred" => Some(NumberWord::Hundred),
+        "thousand" => Some(NumberWord::Scale(1_000)),
+        "million" => Some(NumberWord::Scale(1_000_000)),
+        "billion" => Some(NumberWord::Scale(1_000_000_000)),
+        _ => None,
+    }
+}
+
+/// The tokens of a text, normalised.
+pub fn tokens(text: &str) -> Vec<Token> {
+    let mut words: Vec<Token> = Vec::new();
+    for (start, end) in raw_words(text) {
+        let norm = fold_word(&text[start..end]);
+        if norm.is_empty() || FILLERS.contains(&norm.as_str()) {
+            continue;
+        }
+        words.push(Token { norm, start, end });
+    }
+    combine_numbers(words)
+}
+
+/// Turns runs of number words into one digit token: `two hundred and five` stays three tokens
+/// (`200 and 5`) but `twenty five` is `25` and `three thousand` is `3000`.
+fn combine_numbers(words: Vec<Token>) -> Vec<Token> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut idx = 0;
+    while idx < words.len() {
+        let Some(first) = number_word(&words[idx].norm) else {
+            out.push(words[idx].clone());
+            idx += 1;
+            continue;
+        };
+        if matches!(first, NumberWord::Hundred | NumberWord::Scale(_)) {
+            out.push(words[idx].clone());
+            idx += 1;
+            continue;
+        }
+        let (mut total, mut current) = (0u64, 0u64);
+        let mut last = None;
+        let start = words[idx].start;
+        let mut end = words[idx].end;
+        while idx < words.len() {
+            let Some(word) = number_word(&words[idx].norm) else { break };
+            let fits = match (last, word) {
+                (None, NumberWord::Unit(_) | NumberWord::Ten(_)) => true,
+                (Some(NumberWord::Ten(_)), NumberWord::Unit(v)) => (1..=9).contains(&v),
+                (Some(NumberWord::Unit(_) | NumberWord::Ten(_)), NumberWord::Hundred) => current < 100,
+                (
+                    Some(NumberWord::Unit(_) | NumberWord::Ten(_) | NumberWord::Hundred),
+                    NumberWord::Scale(_),
+                ) => true,
+                (
+                    Some(NumberWord::Hundred | NumberWord::Scale(_)),
+                    NumberWord::Unit(_) | NumberWord::Ten(_),
+                ) => true,
+                _ => false,
+            };
+            if !fits {
+                break;
+            }
+            match word {
+                NumberWord::Unit(v) | NumberWord::Ten(v) => current += v,
+                NumberWord::Hundred => current *= 100,
+                NumberWord::Scale(scale) => {
+                    total += current * scale;
+                    current = 0;
+                }
+            }
+            last = Some(word);
+            end = words[idx].end;
+            idx += 1;
+        }
+        out.push(Token { norm: (total + current).to_string(), start, end });
+    }
+    out
+}
+
+/// The normalised words of a text, joined by spaces (for tests and debugging).
+pub fn normalised(text: &str) -> String {
+    tokens(text).into_iter().map(|token| token.norm).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{Expect, expect};
+
+    fn check(text: &str, expect: Expect) {
+        expect.assert_eq(&normalised(text));
+    }
+
+    #[test]
+    fn case_punctuation_quotes_and_dashes_vanish() {
+        check("“Don’t Panic,” she said — twice!", expect!["dont panic she said twice"]);
+        check("\"Don't panic\", she said -- twice.", expect!["dont panic she said twice"]);
+        check("well-known, self‑hosted", expect!["well known self hosted"]);
+        check("Café CRÈME", expect!["cafe creme"]);
+    }
+
+    #[test]
+    fn fillers_and_non_speech_are_dropped() {
+        check("So, um, I think, uh, yes [laughs] it is \\[laughter\\]", expect!["so i think yes it is"]);
+    }
+
+    #[test]
+    fn numbers_as_words_or_digits_meet() {
+        check("twenty-five people", expect!["25 people"]);
+        check("25 people", expect!["25 people"]);
+        check("three thousand two hundred and five", expect!["3200 and 5"]);
+        check("3,200 and 5", expect!["3200 and 5"]);
+        check("one two three", expect!["1 2 3"]);
+        check("a hundred percent", expect!["a hundred percent"]);
+        check("100% sure, version 2.5", expect!["100 percent sure version 2.5"]);
+        check("nineteen ninety nine", expect!["19 99"]);
+    }
+
+    #[test]
+    fn tokens_keep_their_byte_ranges() {
+        let text = "Héllo — twenty five";
+        let spans: Vec<&str> = tokens(text).iter().map(|t| &text[t.start..t.end]).collect();
+        assert_eq!(spans, ["Héllo", "twenty five"]);
+    }
+}

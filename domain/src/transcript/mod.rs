@@ -1,0 +1,451 @@
+//! Shows, episodes, pipeline runs and speaker-name votes: the quote service's content (DESIGN.md §3).
+//!
+//! A contributor writes `content/shows/<show>/show.json`, `<show>/<episode>/episode.json`,
+//! `<episode>/runs/<pipeline>.json` and `<episode>/names.json`; [`validate_run`] and friends report every
+//! problem with its field, like the recipe validator. Times are seconds as `f64`. A run marks which of its
+//! times were measured and which were estimated (`start_estimated`, `end_estimated`, per word
+//! `estimated`), so an estimate is never presented as a measurement.
+
+pub mod export;
+pub mod import;
+pub mod names;
+pub mod url;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Diagnostic;
+
+pub use names::{LabelVotes, NameState, Names, ResolvedName, Vote, VoteSource};
+pub use url::{episode_id, normalise_source_url};
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// `content/shows/<show>/show.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Show {
+    pub title: String,
+    /// The show's home page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// SPDX id of the licence of the show's transcripts, such as `CC-BY-SA-4.0`. Episodes inherit it.
+    pub licence: String,
+    /// The credit line the licence asks for, such as `© Changelog Media LLC`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+}
+
+/// Whether a person hosts or visits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Host,
+    Guest,
+}
+
+/// One person known to take part in an episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Person {
+    pub name: String,
+    pub role: Role,
+}
+
+/// `content/shows/<show>/<episode>/episode.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Episode {
+    pub title: String,
+    /// Where the episode is published; its normalised form gives the episode id.
+    pub source_url: String,
+    /// `YYYY-MM-DD`.
+    pub published: String,
+    #[serde(default)]
+    pub roster: Vec<Person>,
+    /// The run to publish as the transcript; absent means a human-edited run, else the newest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_run: Option<String>,
+    /// Overrides the show's licence (SPDX id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub licence: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+    /// Where the text came from, such as the upstream transcript file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
+}
+
+/// How a run was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum RunKind {
+    /// Speech recognition and diarization, untouched by a person.
+    Asr,
+    /// Text and speaker turns checked by a person.
+    HumanEdited,
+}
+
+/// One word with its times.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Word {
+    pub w: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    /// The times were interpolated, not measured.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub estimated: bool,
+}
+
+/// One speaker turn (or a part of one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Segment {
+    /// The diarization label of the voice, such as `SPEAKER_00`; names are decided in `names.json`.
+    pub speaker: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub text: String,
+    /// `start_s` was estimated, not measured.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub start_estimated: bool,
+    /// `end_s` was estimated, not measured.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub end_estimated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<Vec<Word>>,
+}
+
+/// `…/runs/<pipeline>.json`: what one processing pipeline made of an episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// Such as `whisperx-3.1+pyannote-3.1`; equals the file name without `.json`.
+    pub pipeline: String,
+    pub kind: RunKind,
+    /// `YYYY-MM-DD`: when the run was made; the newest run is canonical when no other rule decides.
+    pub created: String,
+    /// The format the run was imported from (`whisperx`, `changelog-md`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
+    pub segments: Vec<Segment>,
+}
+
+/// A pipeline id: lower-case letters, digits and `.+_-`, starting with a letter or digit.
+pub fn is_valid_pipeline(id: &str) -> bool {
+    (1..=80).contains(&id.len())
+        && id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || ".+_-".contains(c))
+}
+
+/// A date in `YYYY-MM-DD` form (the calendar is not checked beyond month 1-12 and day 1-31).
+pub fn is_valid_date(date: &str) -> bool {
+    let parts: Vec<&str> = date.split('-').collect();
+    let number = |s: &str, len: usize| s.len() == len && s.chars().all(|c| c.is_ascii_digit());
+    matches!(parts.as_slice(), [y, m, d] if number(y, 4) && number(m, 2) && number(d, 2)
+        && (1..=12).contains(&m.parse::<u8>().unwrap_or(0)) && (1..=31).contains(&d.parse::<u8>().unwrap_or(0)))
+}
+
+pub fn validate_show(show: &Show) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    if show.title.trim().is_empty() {
+        problems.push(Diagnostic::new("title", "must not be empty"));
+    }
+    if show.licence.trim().is_empty() || show.licence.contains(char::is_whitespace) {
+        problems.push(Diagnostic::new("licence", "must be an SPDX licence id such as CC-BY-SA-4.0"));
+    }
+    problems
+}
+
+pub fn validate_episode(episode: &Episode) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    if episode.title.trim().is_empty() {
+        problems.push(Diagnostic::new("title", "must not be empty"));
+    }
+    if normalise_source_url(&episode.source_url).is_none() {
+        problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
+    }
+    if !is_valid_date(&episode.published) {
+        problems.push(Diagnostic::new("published", "must be a date YYYY-MM-DD"));
+    }
+    for (idx, person) in episode.roster.iter().enumerate() {
+        if person.name.trim().is_empty() {
+            problems.push(Diagnostic::new(format!("roster[{idx}].name"), "must not be empty"));
+        }
+    }
+    if let Some(run) = &episode.canonical_run
+        && !is_valid_pipeline(run)
+    {
+        problems.push(Diagnostic::new("canonical_run", "must be a pipeline id"));
+    }
+    problems
+}
+
+/// Every problem of a run: times out of order, empty text, words outside their segment.
+pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    if !is_valid_pipeline(&run.pipeline) {
+        problems.push(Diagnostic::new("pipeline", "must be lower-case letters, digits and . + _ -"));
+    }
+    if !is_valid_date(&run.created) {
+        problems.push(Diagnostic::new("created", "must be a date YYYY-MM-DD"));
+    }
+    if run.segments.is_empty() {
+        problems.push(Diagnostic::new("segments", "a run has at least one segment"));
+    }
+    let mut previous_start = 0.0;
+    for (idx, segment) in run.segments.iter().enumerate() {
+        let field = |name: &str| format!("segments[{idx}].{name}");
+        if segment.speaker.trim().is_empty() {
+            problems.push(Diagnostic::new(field("speaker"), "must not be empty"));
+        }
+        if segment.text.trim().is_empty() {
+            problems.push(Diagnostic::new(field("text"), "must not be empty"));
+        }
+        if !(segment.start_s.is_finite() && segment.start_s >= 0.0) {
+            problems.push(Diagnostic::new(field("start_s"), "must be a number of seconds, 0 or more"));
+        }
+        if !(segment.end_s.is_finite() && segment.end_s >= segment.start_s) {
+            problems.push(Diagnostic::new(field("end_s"), "must not be before start_s"));
+        }
+        if segment.start_s < previous_start {
+            problems.push(Diagnostic::new(field("start_s"), "segments must be in order of start time"));
+        }
+        previous_start = segment.start_s;
+        for (word_idx, word) in segment.words.iter().flatten().enumerate() {
+            let inside = word.start_s >= segment.start_s - 0.5
+                && word.end_s <= segment.end_s + 0.5
+                && word.end_s >= word.start_s;
+            if !inside {
+                problems.push(Diagnostic::new(
+                    format!("segments[{idx}].words[{word_idx}]"),
+                    "word times must lie inside the segment and not run backwards",
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The run published as the transcript (DESIGN.md §3): the one the episode names, else a human-edited
+/// run, else the newest (ties broken by pipeline id so the choice is stable).
+pub fn canonical_run<'r>(episode: &Episode, runs: &'r [Run]) -> Option<&'r Run> {
+    if let Some(named) = &episode.canonical_run
+        && let Some(run) = runs.iter().find(|run| &run.pipeline == named)
+    {
+        return Some(run);
+    }
+    let newest = |kind: Option<RunKind>| {
+        runs.iter()
+            .filter(|run| kind.is_none_or(|kind| run.kind == kind))
+            .max_by(|a, b| a.created.cmp(&b.created).then_with(|| b.pipeline.cmp(&a.pipeline)))
+    };
+    newest(Some(RunKind::HumanEdited)).or_else(|| newest(None))
+}
+
+/// The episode as answers refer to it; the licence and credit travel with every piece of its text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodeRef {
+    pub id: String,
+    pub title: String,
+    pub source_url: String,
+    pub show: String,
+    pub licence: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+}
+
+/// A speaker label with its resolved name, as answers show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Speaker {
+    pub name: Option<String>,
+    pub name_state: NameState,
+}
+
+/// `dist/e/<id>/transcript.json`: the canonical run with names resolved. The Worker answers the
+/// transcript, speakers and attribution calls from this one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Canonical {
+    pub episode: EpisodeRef,
+    pub pipeline: String,
+    pub kind: RunKind,
+    pub speakers: BTreeMap<String, Speaker>,
+    pub segments: Vec<Segment>,
+}
+
+impl Canonical {
+    pub fn speaker(&self, label: &str) -> Speaker {
+        self.speakers.get(label).cloned().unwrap_or(Speaker { name: None, name_state: NameState::Unknown })
+    }
+}
+
+/// `dist/e/<id>.json` and `GET /api/episodes/:id`: everything about one episode, every run included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodeRecord {
+    pub id: String,
+    pub show: String,
+    pub title: String,
+    pub source_url: String,
+    pub normalised_url: String,
+    pub published: String,
+    pub roster: Vec<Person>,
+    pub licence: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
+    pub canonical_run: String,
+    pub duration_s: f64,
+    /// Per label: resolved name, state, and every vote with its evidence.
+    pub names: BTreeMap<String, names::LabelReport>,
+    /// Download links of the canonical transcript.
+    pub downloads: BTreeMap<String, String>,
+    pub runs: Vec<Run>,
+}
+
+/// One line of `/api/episodes` and `episodes.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodeSummary {
+    pub id: String,
+    pub show: String,
+    pub title: String,
+    pub source_url: String,
+    pub published: String,
+    pub licence: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+    pub duration_s: f64,
+    pub pipelines: Vec<String>,
+    pub canonical_run: String,
+    pub url: String,
+}
+
+/// One line of `/api/shows`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ShowSummary {
+    pub id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub description: String,
+    pub licence: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+    pub episode_count: usize,
+}
+
+/// The licence's deed, for links in llms.txt and datapackage.json.
+pub fn licence_url(spdx: &str) -> Option<&'static str> {
+    match spdx {
+        "CC0-1.0" => Some("https://creativecommons.org/publicdomain/zero/1.0/"),
+        "CC-BY-4.0" => Some("https://creativecommons.org/licenses/by/4.0/"),
+        "CC-BY-SA-4.0" => Some("https://creativecommons.org/licenses/by-sa/4.0/"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(pipeline: &str, kind: RunKind, created: &str) -> Run {
+        Run {
+            pipeline: pipeline.into(),
+            kind,
+            created: created.into(),
+            imported_from: None,
+            segments: vec![],
+        }
+    }
+
+    fn episode(canonical: Option<&str>) -> Episode {
+        Episode {
+            title: "t".into(),
+            source_url: "https://example.com/1".into(),
+            published: "2024-01-01".into(),
+            roster: vec![],
+            canonical_run: canonical.map(str::to_string),
+            licence: None,
+            attribution: None,
+            derived_from: None,
+        }
+    }
+
+    #[test]
+    fn canonical_run_prefers_named_then_human_then_newest() {
+        let runs = vec![
+            run("whisperx", RunKind::Asr, "2024-05-01"),
+            run("changelog-human", RunKind::HumanEdited, "2023-01-01"),
+            run("deepgram", RunKind::Asr, "2024-06-01"),
+        ];
+        assert_eq!(canonical_run(&episode(Some("whisperx")), &runs).unwrap().pipeline, "whisperx");
+        assert_eq!(canonical_run(&episode(None), &runs).unwrap().pipeline, "changelog-human");
+        assert_eq!(canonical_run(&episode(Some("gone")), &runs[..1]).unwrap().pipeline, "whisperx");
+        assert_eq!(
+            canonical_run(&episode(None), &[runs[0].clone(), runs[2].clone()]).unwrap().pipeline,
+            "deepgram"
+        );
+    }
+
+    #[test]
+    fn run_validation_names_every_problem() {
+        let bad = Run {
+            pipeline: "WhisperX 3".into(),
+            kind: RunKind::Asr,
+            created: "2024-13-01".into(),
+            imported_from: None,
+            segments: vec![
+                Segment {
+                    speaker: "A".into(),
+                    start_s: 5.0,
+                    end_s: 4.0,
+                    text: "hi".into(),
+                    start_estimated: false,
+                    end_estimated: false,
+                    words: None,
+                },
+                Segment {
+                    speaker: "".into(),
+                    start_s: 1.0,
+                    end_s: 2.0,
+                    text: " ".into(),
+                    start_estimated: false,
+                    end_estimated: false,
+                    words: None,
+                },
+            ],
+        };
+        let problems: Vec<String> = validate_run(&bad).iter().map(ToString::to_string).collect();
+        expect_test::expect![[r#"
+            [
+                "pipeline: must be lower-case letters, digits and . + _ -",
+                "created: must be a date YYYY-MM-DD",
+                "segments[0].end_s: must not be before start_s",
+                "segments[1].speaker: must not be empty",
+                "segments[1].text: must not be empty",
+                "segments[1].start_s: segments must be in order of start time",
+            ]
+        "#]]
+        .assert_debug_eq(&problems);
+    }
+}

@@ -1,0 +1,395 @@
+//! Speaker names: each identification source votes or abstains; the state follows from the votes.
+//!
+//! The seed's rules, exactly: `confident` when two or more sources agree and none disagrees;
+//! `tentative` when only one source vouches; `withheld` (name `null`) when sources disagree. A human
+//! decision always wins and no source overwrites it (`human`). Scores are never averaged: a vote is a
+//! name or an abstention. With no vote at all the state is `unknown` and the name `null` — a case the
+//! seed leaves open.
+//!
+//! Elimination (source 4) is not stored: in a two-person conversation, once the other voice is
+//! recognised (confident or human), elimination votes for the remaining person on the roster. It is
+//! computed from the other sources only, so it cannot feed on itself.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Diagnostic;
+use crate::transcript::Person;
+
+/// The four identification sources of the seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum VoteSource {
+    /// The transcription service's own speaker identification.
+    Asr,
+    /// A language model reading introductions and how people address each other.
+    LanguageModel,
+    /// A voice match against people heard on earlier episodes.
+    VoiceMatch,
+    /// In a two-person conversation, the person left once the other voice is recognised.
+    Elimination,
+}
+
+/// One source's vote: a name, or `null` for an abstention, with the evidence either way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Vote {
+    pub source: VoteSource,
+    pub name: Option<String>,
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// A person's decision about a name; it always wins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HumanDecision {
+    pub name: String,
+    /// Who decided: an account handle, or the editor of a human-edited transcript.
+    pub by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Everything known about one label's name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct LabelVotes {
+    #[serde(default)]
+    pub votes: Vec<Vote>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<HumanDecision>,
+}
+
+/// `…/names.json`: per speaker label (shared by the runs of one episode), the votes and any human decision.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Names {
+    pub labels: BTreeMap<String, LabelVotes>,
+}
+
+/// How sure we are of a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum NameState {
+    /// Two or more sources agree and none disagrees.
+    Confident,
+    /// Only one source vouches (shown as unconfirmed).
+    Tentative,
+    /// Sources disagree; the name is `null`.
+    Withheld,
+    /// A person decided.
+    Human,
+    /// No source voted; the name is `null`.
+    Unknown,
+}
+
+impl NameState {
+    /// Whether a name in this state may carry `trust = high`.
+    pub fn is_trustworthy(self) -> bool {
+        matches!(self, NameState::Confident | NameState::Human)
+    }
+}
+
+/// A label's name after the rules.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ResolvedName {
+    pub name: Option<String>,
+    pub state: NameState,
+}
+
+/// A label as the episode record shows it: the outcome and the votes behind it (elimination included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LabelReport {
+    pub name: Option<String>,
+    pub name_state: NameState,
+    pub votes: Vec<Vote>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<HumanDecision>,
+}
+
+/// Names compare without regard to case or spacing.
+fn name_key(name: &str) -> String {
+    name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// The state of one label from its votes and any human decision.
+pub fn resolve(votes: &[Vote], human: Option<&HumanDecision>) -> ResolvedName {
+    if let Some(human) = human {
+        return ResolvedName { name: Some(human.name.clone()), state: NameState::Human };
+    }
+    // One vote per source counts; a source naming two people disagrees with itself.
+    let mut named: Vec<(VoteSource, &str)> =
+        votes.iter().filter_map(|vote| vote.name.as_deref().map(|name| (vote.source, name))).collect();
+    named.sort_by_key(|(source, _)| *source);
+    let mut distinct: Vec<String> = named.iter().map(|(_, name)| name_key(name)).collect();
+    distinct.sort();
+    distinct.dedup();
+    match distinct.len() {
+        0 => ResolvedName { name: None, state: NameState::Unknown },
+        1 => {
+            let mut sources: Vec<VoteSource> = named.iter().map(|(source, _)| *source).collect();
+            sources.dedup();
+            let state = if sources.len() >= 2 { NameState::Confident } else { NameState::Tentative };
+            ResolvedName { name: Some(named[0].1.trim().to_string()), state }
+        }
+        _ => ResolvedName { name: None, state: NameState::Withheld },
+    }
+}
+
+/// Resolves every label of an episode, adding the elimination vote where it applies.
+///
+/// `runs` holds the speaker labels of each run; a label with no entry in `names` still gets an answer.
+/// Elimination looks at one run at a time: a run with exactly two voices is a two-person conversation.
+pub fn resolve_all(names: &Names, runs: &[Vec<String>], roster: &[Person]) -> BTreeMap<String, LabelReport> {
+    let mut all: Vec<String> = runs.iter().flatten().cloned().collect();
+    all.extend(names.labels.keys().cloned());
+    all.sort();
+    all.dedup();
+    let empty = LabelVotes::default();
+    let stored = |label: &str| -> Vec<Vote> {
+        names
+            .labels
+            .get(label)
+            .unwrap_or(&empty)
+            .votes
+            .iter()
+            .filter(|vote| vote.source != VoteSource::Elimination)
+            .cloned()
+            .collect()
+    };
+    let human = |label: &str| names.labels.get(label).and_then(|entry| entry.human.clone());
+    let base: BTreeMap<&str, ResolvedName> =
+        all.iter().map(|label| (label.as_str(), resolve(&stored(label), human(label).as_ref()))).collect();
+
+    let mut reports = BTreeMap::new();
+    for label in &all {
+        let mut votes = stored(label);
+        let run_labels = runs.iter().find(|labels| labels.contains(label)).map_or(&[][..], Vec::as_slice);
+        if let Some(vote) = elimination_vote(label, run_labels, &base, roster) {
+            votes.push(vote);
+        }
+        let human = human(label);
+        let resolved = resolve(&votes, human.as_ref());
+        reports.insert(
+            label.clone(),
+            LabelReport { name: resolved.name, name_state: resolved.state, votes, human },
+        );
+    }
+    reports
+}
+
+/// Source 4: in a conversation of exactly two voices and two people, the voice that is not the
+/// recognised one belongs to the other person. Abstains (returns an abstention) otherwise, when it can
+/// say why; `None` when the episode is not a two-person conversation at all.
+fn elimination_vote(
+    label: &str,
+    labels: &[String],
+    base: &BTreeMap<&str, ResolvedName>,
+    roster: &[Person],
+) -> Option<Vote> {
+    if labels.len() != 2 || roster.len() != 2 {
+        return None;
+    }
+    let other = labels.iter().find(|other| other.as_str() != label)?;
+    let recognised = &base[other.as_str()];
+    let abstain = |why: String| Some(Vote { source: VoteSource::Elimination, name: None, evidence: why });
+    if !recognised.state.is_trustworthy() {
+        return abstain(format!("the other voice ({other}) is not recognised with confidence"));
+    }
+    let other_name = name_key(recognised.name.as_deref().unwrap_or_default());
+    let remaining: Vec<&Person> =
+        roster.iter().filter(|person| name_key(&person.name) != other_name).collect();
+    match remaining.as_slice() {
+        [person] => Some(Vote {
+            source: VoteSource::Elimination,
+            name: Some(person.name.clone()),
+            evidence: format!(
+                "two-person conversation; {other} is {}",
+                recognised.name.as_deref().unwrap_or("")
+            ),
+        }),
+        _ => abstain(format!("{other}'s name is not on the roster")),
+    }
+}
+
+/// Problems of a names file that the types cannot express.
+pub fn validate(names: &Names) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    for (label, entry) in &names.labels {
+        for (idx, vote) in entry.votes.iter().enumerate() {
+            if vote.source == VoteSource::Elimination {
+                problems.push(Diagnostic::new(
+                    format!("labels.{label}.votes[{idx}].source"),
+                    "elimination is computed from the other votes and the roster; do not store it",
+                ));
+            }
+            if vote.name.as_deref().is_some_and(|name| name.trim().is_empty()) {
+                problems.push(Diagnostic::new(
+                    format!("labels.{label}.votes[{idx}].name"),
+                    "use null to abstain, not an empty name",
+                ));
+            }
+        }
+        let mut sources: Vec<VoteSource> = entry.votes.iter().map(|vote| vote.source).collect();
+        sources.sort();
+        if sources.windows(2).any(|pair| pair[0] == pair[1]) {
+            problems.push(Diagnostic::new(format!("labels.{label}.votes"), "each source votes at most once"));
+        }
+        if entry.human.as_ref().is_some_and(|human| human.name.trim().is_empty()) {
+            problems.push(Diagnostic::new(format!("labels.{label}.human.name"), "must not be empty"));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Role;
+    use expect_test::{Expect, expect};
+
+    fn vote(spec: &str) -> Vote {
+        // `asr=Ana` votes; `llm=-` abstains.
+        let (source, name) = spec.split_once('=').unwrap();
+        let source = match source {
+            "asr" => VoteSource::Asr,
+            "llm" => VoteSource::LanguageModel,
+            "voice" => VoteSource::VoiceMatch,
+            other => panic!("{other}"),
+        };
+        Vote { source, name: (name != "-").then(|| name.to_string()), evidence: String::new() }
+    }
+
+    fn check(specs: &str, human: Option<&str>, expect: Expect) {
+        let votes: Vec<Vote> = specs.split_whitespace().map(vote).collect();
+        let human = human.map(|name| HumanDecision { name: name.into(), by: "ed".into(), note: None });
+        let resolved = resolve(&votes, human.as_ref());
+        expect.assert_eq(&format!("{:?} {:?}", resolved.state, resolved.name));
+    }
+
+    #[test]
+    fn states_follow_the_seed_table() {
+        check("asr=Ana llm=Ana", None, expect![[r#"Confident Some("Ana")"#]]);
+        check("asr=Ana llm=ana voice=Ana", None, expect![[r#"Confident Some("Ana")"#]]);
+        check("asr=Ana llm=- voice=Ana", None, expect![[r#"Confident Some("Ana")"#]]);
+        check("asr=Ana", None, expect![[r#"Tentative Some("Ana")"#]]);
+        check("asr=- llm=Ana voice=-", None, expect![[r#"Tentative Some("Ana")"#]]);
+        check("asr=Ana llm=Bea", None, expect!["Withheld None"]);
+        check("asr=Ana llm=Ana voice=Bea", None, expect!["Withheld None"]);
+        check("asr=- llm=-", None, expect!["Unknown None"]);
+        check("", None, expect!["Unknown None"]);
+    }
+
+    #[test]
+    fn a_human_decision_always_wins() {
+        check("asr=Ana llm=Ana voice=Ana", Some("Bea"), expect![[r#"Human Some("Bea")"#]]);
+        check("asr=Ana llm=Bea", Some("Ana"), expect![[r#"Human Some("Ana")"#]]);
+        check("", Some("Cy"), expect![[r#"Human Some("Cy")"#]]);
+    }
+
+    fn roster(names: &[&str]) -> Vec<Person> {
+        names.iter().map(|name| Person { name: name.to_string(), role: Role::Guest }).collect()
+    }
+
+    fn names(entries: &[(&str, &str)]) -> Names {
+        Names {
+            labels: entries
+                .iter()
+                .map(|(label, specs)| {
+                    (
+                        label.to_string(),
+                        LabelVotes { votes: specs.split_whitespace().map(vote).collect(), human: None },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn check_all(names: &Names, labels: &[&str], people: &[&str], expect: Expect) {
+        let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+        let reports = resolve_all(names, &[labels], &roster(people));
+        let lines: Vec<String> = reports
+            .iter()
+            .map(|(label, report)| {
+                let votes: Vec<String> = report
+                    .votes
+                    .iter()
+                    .map(|v| format!("{:?}={}", v.source, v.name.as_deref().unwrap_or("-")))
+                    .collect();
+                format!("{label}: {:?} {:?} [{}]", report.name_state, report.name, votes.join(" "))
+            })
+            .collect();
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn elimination_names_the_remaining_guest_in_a_two_person_conversation() {
+        // S0 is confident, so elimination makes S1's single LLM vote confident.
+        check_all(
+            &names(&[("S0", "asr=Ana llm=Ana"), ("S1", "llm=Bea")]),
+            &["S0", "S1"],
+            &["Ana", "Bea"],
+            expect![[r#"
+                S0: Confident Some("Ana") [Asr=Ana LanguageModel=Ana Elimination=-]
+                S1: Confident Some("Bea") [LanguageModel=Bea Elimination=Bea]"#]],
+        );
+        // Elimination that contradicts a vote makes the label withheld.
+        check_all(
+            &names(&[("S0", "asr=Ana voice=Ana"), ("S1", "llm=Cy")]),
+            &["S0", "S1"],
+            &["Ana", "Bea"],
+            expect![[r#"
+                S0: Confident Some("Ana") [Asr=Ana VoiceMatch=Ana Elimination=-]
+                S1: Withheld None [LanguageModel=Cy Elimination=Bea]"#]],
+        );
+    }
+
+    #[test]
+    fn elimination_abstains_without_a_confident_other_voice_or_with_three_people() {
+        check_all(
+            &names(&[("S0", "asr=Ana"), ("S1", "")]),
+            &["S0", "S1"],
+            &["Ana", "Bea"],
+            expect![[r#"
+                S0: Tentative Some("Ana") [Asr=Ana Elimination=-]
+                S1: Unknown None [Elimination=-]"#]],
+        );
+        check_all(
+            &names(&[("S0", "asr=Ana llm=Ana"), ("S1", "")]),
+            &["S0", "S1", "S2"],
+            &["Ana", "Bea", "Cy"],
+            expect![[r#"
+                S0: Confident Some("Ana") [Asr=Ana LanguageModel=Ana]
+                S1: Unknown None []
+                S2: Unknown None []"#]],
+        );
+    }
+
+    #[test]
+    fn stored_elimination_votes_and_double_votes_are_rejected() {
+        let mut bad = names(&[("S0", "asr=Ana asr=Bea")]);
+        bad.labels.get_mut("S0").unwrap().votes.push(Vote {
+            source: VoteSource::Elimination,
+            name: Some("Ana".into()),
+            evidence: String::new(),
+        });
+        let problems: Vec<String> = validate(&bad).iter().map(ToString::to_string).collect();
+        expect![[r#"
+            [
+                "labels.S0.votes[2].source: elimination is computed from the other votes and the roster; do not store it",
+                "labels.S0.votes: each source votes at most once",
+            ]
+        "#]]
+        .assert_debug_eq(&problems);
+    }
+}

@@ -1,0 +1,372 @@
+//! The kitchen page (`/kitchen`): sign in (GitHub OAuth; a local sign-in only when
+//! `ENVIRONMENT=dev`), make a labelled API key (shown once), list and revoke keys, list my recipes.
+//!
+//! Sessions are a random cookie token whose hash is in D1. Cookies are `HttpOnly; Secure;
+//! SameSite=Lax`. Every form carries a CSRF token: the session's own once signed in, and before that a
+//! double-submit token from the `cp_csrf` cookie. A POST whose `Origin` is another site is refused too.
+//!
+//! GitHub's URLs come from `GITHUB_BASE_URL` and `GITHUB_API_URL` (tests point them at a scripted
+//! local OAuth server); the client id from `GITHUB_CLIENT_ID`, the secret from the secret (or var)
+//! `GITHUB_CLIENT_SECRET`.
+
+use minijinja::{Environment, context};
+use serde::Deserialize;
+use serde_json::json;
+use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Response};
+
+use crate::auth::{self, now_iso, now_s, random_hex, sha256_hex};
+use crate::error::ApiError;
+use crate::store::{self, Session};
+
+const SESSION_COOKIE: &str = "cp_session";
+const CSRF_COOKIE: &str = "cp_csrf";
+const STATE_COOKIE: &str = "cp_oauth_state";
+const SESSION_S: u64 = 30 * 24 * 3600;
+const MAX_FORM_BYTES: usize = 4096;
+
+thread_local! {
+    static TEMPLATES: Environment<'static> = {
+        let mut env = Environment::new();
+        env.add_template("kitchen.html", include_str!("../templates/kitchen.html"))
+            .expect("the kitchen template parses");
+        env
+    };
+}
+
+fn var(env: &Env, name: &str) -> Option<String> {
+    env.var(name).ok().map(|v| v.to_string()).filter(|v| !v.is_empty())
+}
+
+fn secret(env: &Env, name: &str) -> Option<String> {
+    env.secret(name).ok().map(|v| v.to_string()).or_else(|| var(env, name)).filter(|v| !v.is_empty())
+}
+
+fn dev_enabled(env: &Env) -> bool {
+    var(env, "ENVIRONMENT").as_deref() == Some("dev")
+}
+
+fn cookie(req: &Request, name: &str) -> Option<String> {
+    let header = req.headers().get("Cookie").ok().flatten()?;
+    header.split(';').find_map(|pair| {
+        let (key, value) = pair.trim().split_once('=')?;
+        (key == name).then(|| value.to_string())
+    })
+}
+
+fn set_cookie(name: &str, value: &str, path: &str, max_age: u64) -> String {
+    format!("{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; Secure; SameSite=Lax")
+}
+
+async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError> {
+    let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
+    store::session(&store::db(env)?, &sha256_hex(&token), now_s()).await
+}
+
+/// What the page shows besides the account's own lists.
+#[derive(Default)]
+struct Extra {
+    message: Option<String>,
+    new_key: Option<(String, String)>,
+}
+
+async fn page(
+    req: &Request,
+    env: &Env,
+    session: Option<Session>,
+    extra: Extra,
+) -> Result<Response, ApiError> {
+    let mut set_cookies = Vec::new();
+    let (account, csrf, keys, recipes) = match &session {
+        Some(session) => {
+            let db = store::db(env)?;
+            let keys = store::keys_of(&db, session.account_id).await?;
+            let recipes = store::recipes_of(&db, session.account_id).await?;
+            let keys: Vec<_> = keys
+                .iter()
+                .map(|k| {
+                    json!({"id": k.id, "key_prefix": k.key_prefix, "label": k.label,
+                           "created_at": k.created_at, "revoked_at": k.revoked_at})
+                })
+                .collect();
+            let recipes: Vec<_> = recipes
+                .iter()
+                .map(|r| json!({"slug": r.slug, "version": r.version, "forked_from": r.forked_from, "updated_at": r.updated_at}))
+                .collect();
+            let account = json!({"handle": session.handle, "display_name": session.display_name});
+            (Some(account), session.csrf.clone(), keys, recipes)
+        }
+        None => {
+            let csrf = match cookie(req, CSRF_COOKIE) {
+                Some(token) if token.len() == 64 => token,
+                _ => {
+                    let token = random_hex()?;
+                    set_cookies.push(set_cookie(CSRF_COOKIE, &token, "/kitchen", 3600));
+                    token
+                }
+            };
+            (None, csrf, Vec::new(), Vec::new())
+        }
+    };
+    let new_key = extra.new_key.map(|(key, label)| json!({"key": key, "label": label}));
+    let html = TEMPLATES
+        .with(|templates| {
+            templates.get_template("kitchen.html")?.render(context! {
+                account, csrf, keys, recipes, new_key, message => extra.message,
+                github => var(env, "GITHUB_CLIENT_ID").is_some(), dev => dev_enabled(env),
+            })
+        })
+        .map_err(|err| ApiError::Internal(format!("kitchen page: {err}")))?;
+    let mut response = Response::from_html(html)?;
+    let headers = response.headers_mut();
+    // The page can hold a key shown once: no cache may keep it.
+    headers.set("Cache-Control", "no-store")?;
+    headers.set("X-Frame-Options", "DENY")?;
+    headers.set(
+        "Content-Security-Policy",
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    )?;
+    for cookie in set_cookies {
+        headers.append("Set-Cookie", &cookie)?;
+    }
+    Ok(response)
+}
+
+/// `GET /kitchen`.
+pub async fn show(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let session = signed_in(&req, env).await?;
+    page(&req, env, session, Extra::default()).await
+}
+
+/// A form body, after the `Origin` check.
+async fn form(req: &mut Request) -> Result<Vec<(String, String)>, ApiError> {
+    let url = req.url()?;
+    if let Some(origin) = req.headers().get("Origin")?
+        && origin != url.origin().ascii_serialization()
+    {
+        return Err(ApiError::Forbidden(format!("a form from {origin} may not post here")));
+    }
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_FORM_BYTES {
+        return Err(ApiError::TooLarge(MAX_FORM_BYTES));
+    }
+    Ok(worker::url::form_urlencoded::parse(&bytes).into_owned().collect())
+}
+
+fn field<'f>(form: &'f [(String, String)], name: &str) -> &'f str {
+    form.iter().find(|(key, _)| key == name).map_or("", |(_, value)| value.as_str())
+}
+
+fn check_csrf(form: &[(String, String)], expected: &str) -> Result<(), ApiError> {
+    if expected.is_empty() || !auth::same_secret(field(form, "csrf"), expected) {
+        return Err(ApiError::Forbidden("the form's CSRF token is missing or stale; reload the page".into()));
+    }
+    Ok(())
+}
+
+/// A signed-in POST: the session, the form, and its CSRF token checked against the session's.
+async fn signed_in_form(req: &mut Request, env: &Env) -> Result<(Session, Vec<(String, String)>), ApiError> {
+    let session = signed_in(req, env)
+        .await?
+        .ok_or_else(|| ApiError::Forbidden("sign in first: your session ended".into()))?;
+    let form = form(req).await?;
+    check_csrf(&form, &session.csrf)?;
+    Ok((session, form))
+}
+
+fn redirect(location: &str, cookies: &[String]) -> Result<Response, ApiError> {
+    let mut response = Response::empty()?.with_status(303);
+    let headers = response.headers_mut();
+    headers.set("Location", location)?;
+    headers.set("Cache-Control", "no-store")?;
+    for cookie in cookies {
+        headers.append("Set-Cookie", cookie)?;
+    }
+    Ok(response)
+}
+
+/// Starts a session for the account and sends the browser back to the kitchen.
+async fn start_session(env: &Env, account_id: i64) -> Result<Response, ApiError> {
+    let token = random_hex()?;
+    let csrf = random_hex()?;
+    let db = store::db(env)?;
+    store::add_session(&db, &sha256_hex(&token), account_id, &csrf, &now_iso(), now_s() + SESSION_S).await?;
+    redirect(
+        "/kitchen",
+        &[
+            set_cookie(SESSION_COOKIE, &token, "/", SESSION_S),
+            set_cookie(CSRF_COOKIE, "", "/kitchen", 0),
+            set_cookie(STATE_COOKIE, "", "/kitchen", 0),
+        ],
+    )
+}
+
+/// `POST /kitchen/login/dev`: a local account by handle, only when `ENVIRONMENT=dev`.
+pub async fn dev_login(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    if !dev_enabled(env) {
+        return Err(ApiError::NotFound("local sign-in exists only in development".into()));
+    }
+    let expected = cookie(&req, CSRF_COOKIE).unwrap_or_default();
+    let form = form(&mut req).await?;
+    check_csrf(&form, &expected)?;
+    let handle = field(&form, "handle").trim().to_string();
+    if !domain::write::is_valid_handle(&handle) {
+        let extra = Extra {
+            message: Some(format!("`{handle}` is not a handle: use a-z, 0-9 and -")),
+            ..Extra::default()
+        };
+        return page(&req, env, None, extra).await;
+    }
+    let account = store::local_account(&store::db(env)?, &handle, &now_iso()).await?;
+    start_session(env, account.id).await
+}
+
+/// `POST /kitchen/logout`.
+pub async fn logout(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    signed_in_form(&mut req, env).await?;
+    if let Some(token) = cookie(&req, SESSION_COOKIE) {
+        store::end_session(&store::db(env)?, &sha256_hex(&token)).await?;
+    }
+    redirect("/kitchen", &[set_cookie(SESSION_COOKIE, "", "/", 0)])
+}
+
+/// `POST /kitchen/keys`: a new key, shown in this answer only.
+pub async fn new_key(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let (session, form) = signed_in_form(&mut req, env).await?;
+    let label: String = field(&form, "label").trim().chars().take(60).collect();
+    if label.is_empty() {
+        let extra = Extra { message: Some("Give the key a label.".into()), ..Extra::default() };
+        return page(&req, env, Some(session), extra).await;
+    }
+    let key = auth::new_key()?;
+    let prefix: String = key.chars().take(auth::KEY_PREFIX.len() + 6).collect();
+    store::add_key(&store::db(env)?, session.account_id, &sha256_hex(&key), &prefix, &label, &now_iso())
+        .await?;
+    let extra = Extra { new_key: Some((key, label)), ..Extra::default() };
+    page(&req, env, Some(session), extra).await
+}
+
+/// `POST /kitchen/keys/{id}/revoke`.
+pub async fn revoke_key(mut req: Request, env: &Env, key_id: &str) -> Result<Response, ApiError> {
+    let (session, _) = signed_in_form(&mut req, env).await?;
+    let key_id: i64 = key_id.parse().map_err(|_| ApiError::NotFound(format!("no key {key_id}")))?;
+    if store::revoke_key(&store::db(env)?, session.account_id, key_id, &now_iso()).await? == 0 {
+        return Err(ApiError::NotFound(format!("you have no active key {key_id}")));
+    }
+    redirect("/kitchen", &[])
+}
+
+fn github_urls(env: &Env) -> (String, String) {
+    let base = var(env, "GITHUB_BASE_URL").unwrap_or_else(|| "https://github.com".into());
+    let api = var(env, "GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into());
+    (base.trim_end_matches('/').to_string(), api.trim_end_matches('/').to_string())
+}
+
+fn callback_url(req: &Request) -> Result<String, ApiError> {
+    Ok(format!("{}/kitchen/callback/github", req.url()?.origin().ascii_serialization()))
+}
+
+/// `GET /kitchen/login/github`: off to GitHub with a fresh `state`, kept in a short-lived cookie.
+pub async fn github_login(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let client_id = var(env, "GITHUB_CLIENT_ID")
+        .ok_or_else(|| ApiError::NotFound("GitHub sign-in is not configured here".into()))?;
+    let (base, _) = github_urls(env);
+    let state = random_hex()?;
+    let mut url = worker::Url::parse(&format!("{base}/login/oauth/authorize"))
+        .map_err(|err| ApiError::Internal(format!("GITHUB_BASE_URL: {err}")))?;
+    url.query_pairs_mut()
+        .append_pair("client_id", &client_id)
+        .append_pair("redirect_uri", &callback_url(&req)?)
+        .append_pair("scope", "read:user")
+        .append_pair("state", &state);
+    let mut response = Response::empty()?.with_status(302);
+    let headers = response.headers_mut();
+    headers.set("Location", url.as_str())?;
+    headers.set("Cache-Control", "no-store")?;
+    headers.append("Set-Cookie", &set_cookie(STATE_COOKIE, &state, "/kitchen", 600))?;
+    Ok(response)
+}
+
+#[derive(Deserialize)]
+struct TokenAnswer {
+    access_token: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GitHubUser {
+    id: i64,
+    login: String,
+    name: Option<String>,
+}
+
+/// `GET /kitchen/callback/github?code&state`: trade the code for a token, read the user, sign in.
+pub async fn github_callback(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let url = req.url()?;
+    let param = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+    if let Some(error) = param("error") {
+        let extra =
+            Extra { message: Some(format!("GitHub sign-in did not complete: {error}")), ..Extra::default() };
+        return page(&req, env, None, extra).await;
+    }
+    let (Some(code), Some(state)) = (param("code"), param("state")) else {
+        return Err(ApiError::BadParameters(vec![domain::Diagnostic::new(
+            "code",
+            "GitHub sends code and state",
+        )]));
+    };
+    let expected = cookie(&req, STATE_COOKIE).unwrap_or_default();
+    if expected.is_empty() || !auth::same_secret(&state, &expected) {
+        return Err(ApiError::Forbidden(
+            "the sign-in state does not match; start again from /kitchen".into(),
+        ));
+    }
+    let client_id = var(env, "GITHUB_CLIENT_ID")
+        .ok_or_else(|| ApiError::NotFound("GitHub sign-in is not configured here".into()))?;
+    let client_secret = secret(env, "GITHUB_CLIENT_SECRET")
+        .ok_or_else(|| ApiError::Internal("GITHUB_CLIENT_SECRET is not set".into()))?;
+    let (base, api) = github_urls(env);
+
+    let body: String = worker::url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("client_id", &client_id)
+        .append_pair("client_secret", &client_secret)
+        .append_pair("code", &code)
+        .append_pair("redirect_uri", &callback_url(&req)?)
+        .finish();
+    let headers = Headers::new();
+    headers.set("Accept", "application/json")?;
+    headers.set("Content-Type", "application/x-www-form-urlencoded")?;
+    headers.set("User-Agent", "commonplace")?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.into()));
+    let token_req = Request::new_with_init(&format!("{base}/login/oauth/access_token"), &init)?;
+    let mut answer = Fetch::Request(token_req).send().await?;
+    let token: TokenAnswer = answer
+        .json()
+        .await
+        .map_err(|err| ApiError::Internal(format!("GitHub's token answer does not parse: {err}")))?;
+    let Some(access_token) = token.access_token else {
+        let why = token.error_description.or(token.error).unwrap_or_else(|| "no token".into());
+        let extra = Extra { message: Some(format!("GitHub refused the sign-in: {why}")), ..Extra::default() };
+        return page(&req, env, None, extra).await;
+    };
+
+    let headers = Headers::new();
+    headers.set("Accept", "application/vnd.github+json")?;
+    headers.set("Authorization", &format!("Bearer {access_token}"))?;
+    headers.set("User-Agent", "commonplace")?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Get).with_headers(headers);
+    let mut answer = Fetch::Request(Request::new_with_init(&format!("{api}/user"), &init)?).send().await?;
+    if answer.status_code() != 200 {
+        return Err(ApiError::Internal(format!("GitHub's user answer was {}", answer.status_code())));
+    }
+    let user: GitHubUser = answer
+        .json()
+        .await
+        .map_err(|err| ApiError::Internal(format!("GitHub's user answer does not parse: {err}")))?;
+    let handle = domain::write::handle_from_login(&user.login);
+    let name = user.name.filter(|n| !n.trim().is_empty()).unwrap_or_else(|| user.login.clone());
+    let account = store::github_account(&store::db(env)?, user.id, &handle, &name, &now_iso()).await?;
+    start_session(env, account.id).await
+}

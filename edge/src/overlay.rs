@@ -1,0 +1,154 @@
+//! The overlay: recipes written through the API show at once, before any rebuild. Reads of
+//! `/r/{slug}.json`, `/r/{slug}` and `/api/recipes` consult D1 first; a row retires as soon as a build
+//! has published its version (`domain::write::overlay_is_live`), and the built file answers again.
+//!
+//! What the build holds is known from `slugs.json` (every built slug with its version, in search
+//! document-id order), loaded once per isolate: a deploy brings a new isolate and a new list.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use domain::recipe::Published;
+use domain::write::{etag, overlay_is_live};
+use worker::{D1Database, Env, Request, Response};
+
+use crate::error::ApiError;
+use crate::store::{self, OverlayRow};
+use crate::{assets, http};
+
+/// The built recipes: slug and version, sorted by slug (= search document id order).
+#[derive(Debug, Default)]
+pub struct Built {
+    slugs: Vec<(String, u64)>,
+}
+
+impl Built {
+    fn position(&self, slug: &str) -> Option<usize> {
+        self.slugs.binary_search_by(|(built, _)| built.as_str().cmp(slug)).ok()
+    }
+
+    pub fn version(&self, slug: &str) -> Option<u64> {
+        self.position(slug).map(|idx| self.slugs[idx].1)
+    }
+
+    pub fn contains(&self, slug: &str) -> bool {
+        self.position(slug).is_some()
+    }
+
+    /// The search document id of a built recipe.
+    pub fn doc_id(&self, slug: &str) -> Option<u32> {
+        self.position(slug).map(|idx| idx as u32)
+    }
+}
+
+thread_local! {
+    static RENDERER: domain::page::Renderer =
+        domain::page::Renderer::new().expect("the compiled-in templates parse");
+    static BUILT: RefCell<Option<Rc<Built>>> = const { RefCell::new(None) };
+}
+
+pub async fn built(env: &Env) -> Result<Rc<Built>, ApiError> {
+    if let Some(built) = BUILT.with(|cell| cell.borrow().clone()) {
+        return Ok(built);
+    }
+    let bytes = assets::fetch_bytes(env, "slugs.json".into())
+        .await?
+        .ok_or_else(|| ApiError::Internal("slugs.json is missing: run the builder".into()))?;
+    let slugs: Vec<(String, u64)> =
+        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("slugs.json: {err}")))?;
+    let built = Rc::new(Built { slugs });
+    BUILT.with(|cell| *cell.borrow_mut() = Some(built.clone()));
+    Ok(built)
+}
+
+/// Where the current document of a recipe comes from.
+#[derive(Debug)]
+pub enum Origin {
+    /// A live overlay row, written by this account.
+    Overlay { account_id: i64 },
+    /// The build (no overlay row, or a retired one).
+    Built,
+}
+
+/// The document readers see now, and where it comes from; `None` for an unknown slug.
+pub async fn current(
+    env: &Env,
+    db: &D1Database,
+    slug: &str,
+) -> Result<Option<(Published, Origin)>, ApiError> {
+    let built = built(env).await?;
+    if let Some(row) = store::overlay(db, slug).await?
+        && overlay_is_live(row.version, built.version(slug))
+    {
+        let account_id = row.account_id;
+        return Ok(Some((parse(&row)?, Origin::Overlay { account_id })));
+    }
+    if !built.contains(slug) {
+        return Ok(None);
+    }
+    let bytes = assets::fetch_bytes(env, format!("r/{slug}.json"))
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("r/{slug}.json is listed but missing")))?;
+    let published: Published = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("r/{slug}.json does not parse: {err}")))?;
+    Ok(Some((published, Origin::Built)))
+}
+
+pub fn parse(row: &OverlayRow) -> Result<Published, ApiError> {
+    serde_json::from_str(&row.doc)
+        .map_err(|err| ApiError::Internal(format!("overlay row {} does not parse: {err}", row.slug)))
+}
+
+/// The live overlay row of `slug`, if any.
+async fn live_row(env: &Env, slug: &str) -> Result<Option<OverlayRow>, ApiError> {
+    let db = store::db(env)?;
+    let Some(row) = store::overlay(&db, slug).await? else { return Ok(None) };
+    let built = built(env).await?;
+    Ok(overlay_is_live(row.version, built.version(slug)).then_some(row))
+}
+
+/// `GET /r/{slug}.json`: the overlay's document while it is live, else the built file.
+pub async fn recipe_json(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
+    let Some(row) = live_row(env, slug).await? else { return assets::serve(req, env).await };
+    let mut response = Response::from_bytes(row.doc.into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    headers.set("ETag", &etag(row.version))?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// `GET /r/{slug}`: the recipe page, rendered here from the overlay's document while it is live.
+pub async fn recipe_page(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
+    let Some(row) = live_row(env, slug).await? else { return assets::serve(req, env).await };
+    let published = parse(&row)?;
+    let html = RENDERER
+        .with(|renderer| renderer.recipe_page(&published))
+        .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
+    let mut response = Response::from_html(html)?;
+    let headers = response.headers_mut();
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// The live overlay documents and the built document ids they replace, for search.
+pub async fn for_search(env: &Env) -> Result<(Vec<Published>, Vec<u32>), ApiError> {
+    let db = store::db(env)?;
+    let rows = store::all_overlay(&db).await?;
+    if rows.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let built = built(env).await?;
+    let mut live = Vec::new();
+    let mut replaced = Vec::new();
+    for row in &rows {
+        if !overlay_is_live(row.version, built.version(&row.slug)) {
+            continue;
+        }
+        replaced.extend(built.doc_id(&row.slug));
+        live.push(parse(row)?);
+    }
+    Ok((live, replaced))
+}

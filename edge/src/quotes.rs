@@ -1,0 +1,238 @@
+//! Quote routes (seed 001): attribution, shows, episodes, transcripts, speaker statistics, phrase search.
+//!
+//! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
+//! `episodes.json`, `quotes/…`); each handler parses its parameters, calls `domain`, and renders.
+//! An isolate keeps a few prepared transcripts and the phrase index files it has loaded, so repeated
+//! questions about one episode skip the parse and the token index build.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use domain::Diagnostic;
+use domain::quote::phrase::{self, Manifest};
+use domain::quote::{Prepared, attribute as attribute_quote, check_quote, views};
+use domain::search::SearchError;
+use domain::transcript::url::is_episode_id;
+use domain::transcript::{Canonical, EpisodeSummary, episode_id, normalise_source_url};
+use serde_json::json;
+use worker::{Env, Request, Response};
+
+use crate::assets::fetch_bytes;
+use crate::error::ApiError;
+use crate::http;
+
+/// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
+const TRANSCRIPTS_KEPT: usize = 8;
+const INDEX_CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
+const INDEX_DIR: &str = "quotes";
+
+type Loaded = Rc<(Canonical, Prepared)>;
+/// Phrase index files loaded so far, by name.
+type IndexFiles = HashMap<String, Vec<u8>>;
+
+thread_local! {
+    static TRANSCRIPTS: RefCell<Vec<(String, Loaded)>> = const { RefCell::new(Vec::new()) };
+    static INDEX: RefCell<Option<(Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
+}
+
+fn params(req: &Request) -> Result<Vec<(String, String)>, ApiError> {
+    Ok(req.url()?.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+}
+
+fn pairs(params: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    params.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+}
+
+/// A built JSON file passed through as it is.
+fn json_file(bytes: Vec<u8>, max_age: u32) -> Result<Response, ApiError> {
+    let mut response = Response::from_bytes(bytes)?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", &format!("public, max-age={max_age}"))?;
+    http::cors(headers);
+    Ok(response)
+}
+
+fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
+    let value = serde_json::to_value(body).map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&value, 300)
+}
+
+/// The canonical transcript of an episode and its token index, from this isolate's cache or the assets.
+async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
+    if let Some(hit) =
+        TRANSCRIPTS.with(|cache| cache.borrow().iter().find(|(k, _)| k == id).map(|(_, v)| v.clone()))
+    {
+        return Ok(hit);
+    }
+    let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
+    if !is_episode_id(id) {
+        return Err(not_found());
+    }
+    let bytes = fetch_bytes(env, format!("episodes/{id}/transcript.json")).await?.ok_or_else(not_found)?;
+    let canonical: Canonical = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
+    let prepared = Prepared::new(&canonical.segments);
+    let loaded = Rc::new((canonical, prepared));
+    TRANSCRIPTS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= TRANSCRIPTS_KEPT {
+            cache.remove(0);
+        }
+        cache.push((id.to_string(), loaded.clone()));
+    });
+    Ok(loaded)
+}
+
+/// `GET /api/attribute?source_url=…&quote=…`
+pub async fn attribute(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let params = params(req)?;
+    let mut problems = Vec::new();
+    let (mut source_url, mut quote) = (None, None);
+    for (key, value) in pairs(&params) {
+        match key {
+            "source_url" => source_url = Some(value),
+            "quote" => quote = Some(value),
+            other => problems.push(Diagnostic::new(other, "unknown parameter")),
+        }
+    }
+    let normalised = match source_url.map(str::trim).filter(|u| !u.is_empty()) {
+        None => {
+            problems.push(Diagnostic::new("source_url", "is required"));
+            None
+        }
+        Some(url) => {
+            let normalised = normalise_source_url(url);
+            if normalised.is_none() {
+                problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
+            }
+            normalised
+        }
+    };
+    let quote = match check_quote(quote) {
+        Ok(quote) => Some(quote),
+        Err(problem) => {
+            problems.push(problem);
+            None
+        }
+    };
+    let (Some(normalised), Some(quote), true) = (normalised, quote, problems.is_empty()) else {
+        return Err(ApiError::BadParameters(problems));
+    };
+    let id = episode_id(&normalised);
+    let loaded = load(env, &id).await.map_err(|err| match err {
+        ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
+        other => other,
+    })?;
+    render(&attribute_quote(&loaded.0, &loaded.1, quote))
+}
+
+/// `GET /api/shows`
+pub async fn shows(env: &Env) -> Result<Response, ApiError> {
+    let bytes = fetch_bytes(env, "shows.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
+    let items: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("shows.json: {err}")))?;
+    let total = items.as_array().map_or(0, Vec::len);
+    http::public_json(&json!({ "items": items, "total": total }), 300)
+}
+
+/// `GET /api/episodes?show=…&limit=…&cursor=…`
+pub async fn episodes(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let params = params(req)?;
+    let (show, page) = views::parse_episode_list(pairs(&params)).map_err(ApiError::BadParameters)?;
+    let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
+    let mut all: Vec<EpisodeSummary> =
+        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
+    if let Some(show) = &show {
+        all.retain(|episode| &episode.show == show);
+    }
+    let (items, next_cursor) = page.slice(&all);
+    render(&json!({ "show": show, "items": items, "total": all.len(), "next_cursor": next_cursor }))
+}
+
+/// `GET /api/episodes/:id`: the record with every run, as built.
+pub async fn episode(env: &Env, id: &str) -> Result<Response, ApiError> {
+    let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
+    if !is_episode_id(id) {
+        return Err(not_found());
+    }
+    json_file(fetch_bytes(env, format!("episodes/{id}.json")).await?.ok_or_else(not_found)?, 300)
+}
+
+/// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
+pub async fn transcript(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
+    let params = params(req)?;
+    let filters = views::parse_filters(pairs(&params), true).map_err(ApiError::BadParameters)?;
+    let loaded = load(env, id).await?;
+    render(&views::transcript(&loaded.0, &filters))
+}
+
+/// `GET /api/episodes/:id/speakers?from=…&to=…`
+pub async fn speakers(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
+    let params = params(req)?;
+    let filters = views::parse_filters(pairs(&params), false).map_err(ApiError::BadParameters)?;
+    let loaded = load(env, id).await?;
+    render(&views::speakers(&loaded.0, &filters))
+}
+
+/// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
+pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let params = params(req)?;
+    let query = phrase::parse_query(pairs(&params)).map_err(ApiError::BadParameters)?;
+    let (manifest, mut files) = take_index(env).await?;
+    let answer = loop {
+        match phrase::search(&manifest, &query, &files) {
+            Ok(answer) => break answer,
+            Err(SearchError::Need(need)) => {
+                if let Err(err) = load_files(env, &mut files, need.0).await {
+                    put_index(manifest, files);
+                    return Err(err);
+                }
+            }
+            Err(SearchError::Corrupt(corrupt)) => {
+                put_index(manifest, files);
+                return Err(ApiError::Internal(corrupt.0));
+            }
+        }
+    };
+    put_index(manifest, files);
+    let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&value, 60)
+}
+
+async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
+    if let Some(cached) = INDEX.with(|cache| cache.borrow_mut().take()) {
+        return Ok(cached);
+    }
+    let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
+        .await?
+        .ok_or_else(|| ApiError::Internal("the quote index is missing: run the builder".into()))?;
+    let manifest: Manifest =
+        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("quote manifest: {err}")))?;
+    Ok((Rc::new(manifest), HashMap::new()))
+}
+
+fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
+    INDEX.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        // A concurrent request may have put back its own files meanwhile: keep both.
+        if let Some((_, other)) = cache.take() {
+            files.extend(other);
+        }
+        if files.values().map(Vec::len).sum::<usize>() > INDEX_CACHE_MAX_BYTES {
+            files.clear();
+        }
+        *cache = Some((manifest, files));
+    });
+}
+
+async fn load_files(env: &Env, files: &mut IndexFiles, names: Vec<String>) -> Result<(), ApiError> {
+    let fetches = names.iter().map(|name| fetch_bytes(env, format!("{INDEX_DIR}/{name}")));
+    let loaded = futures::future::try_join_all(fetches).await?;
+    for (name, bytes) in names.into_iter().zip(loaded) {
+        let bytes = bytes.ok_or_else(|| ApiError::Internal(format!("quote index file {name} is missing")))?;
+        files.insert(name, bytes);
+    }
+    Ok(())
+}

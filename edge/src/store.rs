@@ -1,0 +1,454 @@
+//! Every D1 query of the accounts and recipe-write side, so SQL lives in one file next to the schema
+//! (`migrations/`). Multi-statement writes go through `batch`, which D1 runs as one transaction.
+
+use domain::recipe::Published;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use worker::wasm_bindgen::JsValue;
+use worker::{D1Database, D1PreparedStatement, Env};
+
+use crate::error::ApiError;
+
+pub fn db(env: &Env) -> Result<D1Database, ApiError> {
+    Ok(env.d1("DB")?)
+}
+
+/// A bound argument: text, integer or null.
+pub enum Arg<'a> {
+    Text(&'a str),
+    Int(i64),
+    Null,
+}
+
+impl From<&Arg<'_>> for JsValue {
+    fn from(arg: &Arg<'_>) -> JsValue {
+        match arg {
+            Arg::Text(text) => JsValue::from_str(text),
+            // D1 numbers are JavaScript numbers: exact up to 2^53, far beyond any id or time here.
+            Arg::Int(n) => JsValue::from_f64(*n as f64),
+            Arg::Null => JsValue::null(),
+        }
+    }
+}
+
+pub fn stmt(db: &D1Database, sql: &str, args: &[Arg]) -> Result<D1PreparedStatement, ApiError> {
+    let values: Vec<JsValue> = args.iter().map(JsValue::from).collect();
+    Ok(db.prepare(sql).bind(&values)?)
+}
+
+pub async fn first<T: DeserializeOwned>(
+    db: &D1Database,
+    sql: &str,
+    args: &[Arg<'_>],
+) -> Result<Option<T>, ApiError> {
+    Ok(stmt(db, sql, args)?.first::<T>(None).await?)
+}
+
+pub async fn all<T: DeserializeOwned>(
+    db: &D1Database,
+    sql: &str,
+    args: &[Arg<'_>],
+) -> Result<Vec<T>, ApiError> {
+    Ok(stmt(db, sql, args)?.all().await?.results::<T>()?)
+}
+
+/// Runs one statement and returns how many rows it changed.
+pub async fn run(db: &D1Database, sql: &str, args: &[Arg<'_>]) -> Result<usize, ApiError> {
+    let result = stmt(db, sql, args)?.run().await?;
+    Ok(result.meta()?.and_then(|meta| meta.changes).unwrap_or(0))
+}
+
+/// Runs statements as one transaction; returns the rows each changed.
+pub async fn batch(
+    db: &D1Database,
+    statements: Vec<D1PreparedStatement>,
+) -> Result<Vec<usize>, worker::Error> {
+    let results = db.batch(statements).await?;
+    results.iter().map(|result| Ok(result.meta()?.and_then(|meta| meta.changes).unwrap_or(0))).collect()
+}
+
+/// Whether a failed write failed on a UNIQUE constraint (a slug taken by a concurrent write).
+pub fn is_unique_violation(err: &worker::Error) -> bool {
+    err.to_string().contains("UNIQUE constraint failed")
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Account {
+    pub id: i64,
+}
+
+/// The account and key behind a bearer key.
+#[derive(Debug, Clone, Deserialize)]
+pub struct KeyOwner {
+    pub key_id: i64,
+    pub key_label: String,
+    pub account_id: i64,
+    pub handle: String,
+    pub display_name: String,
+    pub role: String,
+}
+
+pub async fn key_owner(db: &D1Database, key_hash: &str) -> Result<Option<KeyOwner>, ApiError> {
+    first(
+        db,
+        "SELECT k.id AS key_id, k.label AS key_label, a.id AS account_id, a.handle, a.display_name, a.role \
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id \
+         WHERE k.key_hash = ?1 AND k.revoked_at IS NULL",
+        &[Arg::Text(key_hash)],
+    )
+    .await
+}
+
+/// Counts one write against the key's current window and returns the count so far, in one statement.
+pub async fn count_write(db: &D1Database, key_id: i64, window_s: u64) -> Result<u32, ApiError> {
+    #[derive(Deserialize)]
+    struct Count {
+        count: u32,
+    }
+    let row: Option<Count> = first(
+        db,
+        "INSERT INTO rate_limits (key_id, window_s, count) VALUES (?1, ?2, 1) \
+         ON CONFLICT (key_id, window_s) DO UPDATE SET count = count + 1 RETURNING count",
+        &[Arg::Int(key_id), Arg::Int(window_s as i64)],
+    )
+    .await?;
+    Ok(row.map_or(1, |row| row.count))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct KeyRow {
+    pub id: i64,
+    pub key_prefix: String,
+    pub label: String,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+}
+
+pub async fn keys_of(db: &D1Database, account_id: i64) -> Result<Vec<KeyRow>, ApiError> {
+    all(
+        db,
+        "SELECT id, key_prefix, label, created_at, revoked_at FROM api_keys WHERE account_id = ?1 ORDER BY id DESC",
+        &[Arg::Int(account_id)],
+    )
+    .await
+}
+
+pub async fn add_key(
+    db: &D1Database,
+    account_id: i64,
+    key_hash: &str,
+    prefix: &str,
+    label: &str,
+    now: &str,
+) -> Result<(), ApiError> {
+    run(
+        db,
+        "INSERT INTO api_keys (account_id, key_hash, key_prefix, label, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        &[Arg::Int(account_id), Arg::Text(key_hash), Arg::Text(prefix), Arg::Text(label), Arg::Text(now)],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Revokes one of the account's own keys; a key of someone else's is left alone.
+pub async fn revoke_key(db: &D1Database, account_id: i64, key_id: i64, now: &str) -> Result<usize, ApiError> {
+    run(
+        db,
+        "UPDATE api_keys SET revoked_at = ?3 WHERE id = ?1 AND account_id = ?2 AND revoked_at IS NULL",
+        &[Arg::Int(key_id), Arg::Int(account_id), Arg::Text(now)],
+    )
+    .await
+}
+
+/// The account with this GitHub id, made on first sign-in. The handle is the GitHub login, or the
+/// login with a number when another account holds it already.
+pub async fn github_account(
+    db: &D1Database,
+    github_id: i64,
+    login: &str,
+    name: &str,
+    now: &str,
+) -> Result<Account, ApiError> {
+    let select = "SELECT id FROM accounts WHERE github_id = ?1";
+    if let Some(account) = first::<Account>(db, select, &[Arg::Int(github_id)]).await? {
+        return Ok(account);
+    }
+    for attempt in 1..=20 {
+        let handle = if attempt == 1 { login.to_string() } else { format!("{login}-{attempt}") };
+        let inserted = run(
+            db,
+            "INSERT INTO accounts (handle, display_name, github_id, created_at) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT DO NOTHING",
+            &[Arg::Text(&handle), Arg::Text(name), Arg::Int(github_id), Arg::Text(now)],
+        )
+        .await?;
+        if inserted == 1 || attempt == 20 {
+            break;
+        }
+        if let Some(account) = first::<Account>(db, select, &[Arg::Int(github_id)]).await? {
+            return Ok(account);
+        }
+    }
+    first::<Account>(db, select, &[Arg::Int(github_id)])
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("no free handle for GitHub login {login}")))
+}
+
+/// The local (dev-only) account with this handle, made on first sign-in.
+pub async fn local_account(db: &D1Database, handle: &str, now: &str) -> Result<Account, ApiError> {
+    run(
+        db,
+        "INSERT INTO accounts (handle, display_name, created_at) VALUES (?1, ?1, ?2) ON CONFLICT DO NOTHING",
+        &[Arg::Text(handle), Arg::Text(now)],
+    )
+    .await?;
+    first(db, "SELECT id FROM accounts WHERE handle = ?1", &[Arg::Text(handle)])
+        .await?
+        .ok_or_else(|| ApiError::Internal("the account just made is missing".into()))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Session {
+    pub account_id: i64,
+    pub handle: String,
+    pub display_name: String,
+    pub csrf: String,
+}
+
+pub async fn session(db: &D1Database, token_hash: &str, now_s: u64) -> Result<Option<Session>, ApiError> {
+    first(
+        db,
+        "SELECT s.account_id, a.handle, a.display_name, s.csrf FROM sessions s \
+         JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?1 AND s.expires_s > ?2",
+        &[Arg::Text(token_hash), Arg::Int(now_s as i64)],
+    )
+    .await
+}
+
+pub async fn add_session(
+    db: &D1Database,
+    token_hash: &str,
+    account_id: i64,
+    csrf: &str,
+    now: &str,
+    expires_s: u64,
+) -> Result<(), ApiError> {
+    run(
+        db,
+        "INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) VALUES (?1, ?2, ?3, ?4, ?5)",
+        &[Arg::Text(token_hash), Arg::Int(account_id), Arg::Text(csrf), Arg::Text(now), Arg::Int(expires_s as i64)],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn end_session(db: &D1Database, token_hash: &str) -> Result<(), ApiError> {
+    run(db, "DELETE FROM sessions WHERE token_hash = ?1", &[Arg::Text(token_hash)]).await?;
+    Ok(())
+}
+
+/// An overlay row: the newest API-written document of a recipe.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OverlayRow {
+    pub slug: String,
+    pub account_id: i64,
+    pub version: u64,
+    pub doc: String,
+}
+
+pub async fn overlay(db: &D1Database, slug: &str) -> Result<Option<OverlayRow>, ApiError> {
+    first(db, "SELECT slug, account_id, version, doc FROM recipes WHERE slug = ?1", &[Arg::Text(slug)]).await
+}
+
+pub async fn all_overlay(db: &D1Database) -> Result<Vec<OverlayRow>, ApiError> {
+    all(db, "SELECT slug, account_id, version, doc FROM recipes ORDER BY slug", &[]).await
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct MyRecipe {
+    pub slug: String,
+    pub version: u64,
+    pub forked_from: Option<String>,
+    pub updated_at: String,
+}
+
+pub async fn recipes_of(db: &D1Database, account_id: i64) -> Result<Vec<MyRecipe>, ApiError> {
+    all(
+        db,
+        "SELECT slug, version, forked_from, updated_at FROM recipes WHERE account_id = ?1 ORDER BY updated_at DESC, slug",
+        &[Arg::Int(account_id)],
+    )
+    .await
+}
+
+/// Overlay slugs that are `base` or `base-<something>`: the ones a new slug must not collide with.
+pub async fn slugs_like(db: &D1Database, base: &str) -> Result<Vec<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Slug {
+        slug: String,
+    }
+    let pattern = format!("{base}-%");
+    let rows: Vec<Slug> = all(
+        db,
+        "SELECT slug FROM recipes WHERE slug = ?1 OR slug LIKE ?2",
+        &[Arg::Text(base), Arg::Text(&pattern)],
+    )
+    .await?;
+    Ok(rows.into_iter().map(|row| row.slug).collect())
+}
+
+/// A new overlay row plus its change-feed item, in one transaction. Fails with a UNIQUE violation when
+/// the slug was taken meanwhile (the caller picks the next one).
+pub struct NewRow<'a> {
+    pub slug: &'a str,
+    pub account_id: i64,
+    pub owner: &'a str,
+    pub forked_from: Option<&'a str>,
+    pub doc: &'a str,
+    pub kind: &'a str,
+    pub note: &'a str,
+    pub now: &'a str,
+}
+
+pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), worker::Error> {
+    let forked_from = row.forked_from.map_or(Arg::Null, Arg::Text);
+    let insert = stmt(
+        db,
+        "INSERT INTO recipes (slug, account_id, owner, version, forked_from, doc, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?6)",
+        &[
+            Arg::Text(row.slug),
+            Arg::Int(row.account_id),
+            Arg::Text(row.owner),
+            forked_from,
+            Arg::Text(row.doc),
+            Arg::Text(row.now),
+        ],
+    )
+    .map_err(api_to_worker)?;
+    let feed = stmt(
+        db,
+        "INSERT INTO changes (slug, version, kind, owner, note, doc, at) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6)",
+        &[
+            Arg::Text(row.slug),
+            Arg::Text(row.kind),
+            Arg::Text(row.owner),
+            Arg::Text(row.note),
+            Arg::Text(row.doc),
+            Arg::Text(row.now),
+        ],
+    )
+    .map_err(api_to_worker)?;
+    batch(db, vec![insert, feed]).await?;
+    Ok(())
+}
+
+fn api_to_worker(err: ApiError) -> worker::Error {
+    worker::Error::RustError(format!("{err:?}"))
+}
+
+/// A change of an existing recipe.
+pub struct Update<'a> {
+    pub slug: &'a str,
+    pub account_id: i64,
+    pub owner: &'a str,
+    /// The version the caller saw; the write happens only if it is still the current one.
+    pub expected: u64,
+    pub doc: &'a str,
+    pub note: &'a str,
+    pub now: &'a str,
+}
+
+/// Compare-and-set: the row changes only if its version is still `expected`, and the feed item is
+/// written only if the row changed (`changes()` counts the statement before it in the transaction).
+/// Returns whether the write happened.
+pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool, ApiError> {
+    let expected = update.expected as i64;
+    let set = stmt(
+        db,
+        "UPDATE recipes SET doc = ?1, version = ?2 + 1, updated_at = ?3 \
+         WHERE slug = ?4 AND version = ?2 AND account_id = ?5",
+        &[
+            Arg::Text(update.doc),
+            Arg::Int(expected),
+            Arg::Text(update.now),
+            Arg::Text(update.slug),
+            Arg::Int(update.account_id),
+        ],
+    )?;
+    let feed = stmt(
+        db,
+        "INSERT INTO changes (slug, version, kind, owner, note, doc, at) \
+         SELECT ?1, ?2 + 1, 'change', ?3, ?4, ?5, ?6 WHERE changes() = 1",
+        &[
+            Arg::Text(update.slug),
+            Arg::Int(expected),
+            Arg::Text(update.owner),
+            Arg::Text(update.note),
+            Arg::Text(update.doc),
+            Arg::Text(update.now),
+        ],
+    )?;
+    let changed = batch(db, vec![set, feed]).await?;
+    Ok(changed.first().copied() == Some(1))
+}
+
+/// Brings a recipe whose current document is the built one (its overlay row retired, or gone after a
+/// database restore) into the overlay at the built version, so a change can compare-and-set against it.
+pub async fn adopt_built(
+    db: &D1Database,
+    built: &Published,
+    account_id: i64,
+    doc: &str,
+    now: &str,
+) -> Result<(), ApiError> {
+    let server = &built.server;
+    run(
+        db,
+        "INSERT INTO recipes (slug, account_id, owner, version, forked_from, doc, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
+         ON CONFLICT (slug) DO UPDATE SET version = excluded.version, doc = excluded.doc \
+         WHERE recipes.version < excluded.version",
+        &[
+            Arg::Text(&built.slug),
+            Arg::Int(account_id),
+            Arg::Text(&server.owner),
+            Arg::Int(server.version as i64),
+            server.forked_from.as_deref().map_or(Arg::Null, Arg::Text),
+            Arg::Text(doc),
+            Arg::Text(now),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChangeRow {
+    pub seq: u64,
+    pub slug: String,
+    pub version: u64,
+    pub kind: String,
+    pub owner: String,
+    pub note: String,
+    pub doc: String,
+    pub at: String,
+}
+
+pub async fn changes_since(db: &D1Database, since: u64, limit: u32) -> Result<Vec<ChangeRow>, ApiError> {
+    all(
+        db,
+        "SELECT seq, slug, version, kind, owner, note, doc, at FROM changes WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
+    )
+    .await
+}
+
+pub async fn changes_of(db: &D1Database, slug: &str) -> Result<Vec<ChangeRow>, ApiError> {
+    all(
+        db,
+        "SELECT seq, slug, version, kind, owner, note, '' AS doc, at FROM changes WHERE slug = ?1 ORDER BY seq DESC",
+        &[Arg::Text(slug)],
+    )
+    .await
+}

@@ -1,0 +1,306 @@
+//! Keyed recipe writes: `GET /api/me`, `POST /api/recipes`, `PUT /api/r/{slug}`,
+//! `POST /api/r/{slug}/fork`. Each parses and checks the request, calls `domain` for the document to
+//! store, and writes the overlay row and its change-feed item in one D1 transaction.
+//!
+//! Order of checks: key (401), rate limit (429), media type (415), size (413), JSON (400), document
+//! (422), slug (404), owner (403), version (409). A request that fails any of them writes nothing but
+//! its rate-limit count.
+
+use domain::Diagnostic;
+use domain::recipe::{self, Published, Recipe, Source};
+use domain::write::{self, ChangeKind, MAX_BODY_BYTES, MAX_NOTE_CHARS, RateDecision, etag};
+use serde_json::{Value, json};
+use worker::{Env, Request, Response};
+
+use crate::auth::{self, now_iso};
+use crate::error::ApiError;
+use crate::http;
+use crate::overlay::{self, Origin};
+use crate::store::{self, KeyOwner, NewRow, Update};
+
+/// Tries at a free slug before giving up; concurrent forks of one recipe each lose at most once to
+/// every other, so this bounds the number of concurrent forks that all succeed.
+const SLUG_ATTEMPTS: usize = 64;
+
+/// `GET /api/me`: who the key belongs to.
+pub async fn me(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let caller = auth::caller(req, env).await?;
+    let body = json!({
+        "handle": caller.handle,
+        "display_name": caller.display_name,
+        "key_label": caller.key_label,
+        "role": caller.role,
+    });
+    let mut response = Response::from_bytes(body.to_string().into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "no-store")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// The JSON body of a write, or 415 / 413 / 400.
+async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
+    let content_type = req.headers().get("Content-Type")?.unwrap_or_default();
+    let media_type = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    if media_type != "application/json" {
+        return Err(ApiError::UnsupportedMediaType(content_type));
+    }
+    let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
+        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
+    }
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
+    }
+    serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Malformed(format!("line {} column {}: {err}", err.line(), err.column())))
+}
+
+/// Takes `note` out of a body and validates the rest as a recipe; every problem of both is reported.
+fn document(mut value: Value, note_required: bool) -> Result<(Recipe, Option<String>), ApiError> {
+    let mut problems = Vec::new();
+    let note = value.as_object_mut().and_then(|obj| obj.remove("note"));
+    let note = match note {
+        None if note_required => {
+            problems.push(Diagnostic::new("note", "is required: say what you changed"));
+            None
+        }
+        None => None,
+        Some(Value::String(note)) if note.trim().is_empty() && note_required => {
+            problems.push(Diagnostic::new("note", "must not be empty"));
+            None
+        }
+        Some(Value::String(note)) if note.chars().count() > MAX_NOTE_CHARS => {
+            problems.push(Diagnostic::new("note", format!("must be at most {MAX_NOTE_CHARS} characters")));
+            None
+        }
+        Some(Value::String(note)) => Some(note.trim().to_string()).filter(|note| !note.is_empty()),
+        Some(_) => {
+            problems.push(Diagnostic::new("note", "must be a string"));
+            None
+        }
+    };
+    match recipe::validate(&value, Source::Api) {
+        Ok((recipe, _)) if problems.is_empty() => Ok((recipe, note)),
+        Ok(_) => Err(ApiError::Invalid(problems)),
+        Err(more) => {
+            problems.extend(more);
+            Err(ApiError::Invalid(problems))
+        }
+    }
+}
+
+/// A JSON answer to a write: never cached, with the rate-limit state.
+fn written(
+    status: u16,
+    doc: &str,
+    version: u64,
+    rate: &RateDecision,
+    location: Option<&str>,
+) -> Result<Response, ApiError> {
+    let mut response = Response::from_bytes(doc.as_bytes().to_vec())?.with_status(status);
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "no-store")?;
+    headers.set("ETag", &etag(version))?;
+    headers.set("RateLimit", &rate.header())?;
+    headers.set("RateLimit-Policy", &rate.policy())?;
+    if let Some(location) = location {
+        headers.set("Location", location)?;
+    }
+    http::cors(headers);
+    Ok(response)
+}
+
+fn to_json(published: &Published) -> Result<String, ApiError> {
+    serde_json::to_string(published).map_err(|err| ApiError::Internal(format!("serialising: {err}")))
+}
+
+/// Stores a new recipe (a create or a fork) under the first free slug its title suggests. The slug's
+/// uniqueness is the overlay table's primary key: when a concurrent write took the slug between our
+/// look and our insert, the insert fails and we look again.
+async fn insert_new(
+    env: &Env,
+    caller: &KeyOwner,
+    kind: ChangeKind,
+    note: Option<String>,
+    make: impl Fn(&str) -> Published,
+    base: &str,
+) -> Result<Published, ApiError> {
+    let db = store::db(env)?;
+    let built = overlay::built(env).await?;
+    for _ in 0..SLUG_ATTEMPTS {
+        let taken = store::slugs_like(&db, base).await?;
+        let slug = domain::slug::first_free(base, |s| built.contains(s) || taken.iter().any(|t| t == s));
+        let published = make(&slug);
+        let doc = to_json(&published)?;
+        let forked_from = published.server.forked_from.as_deref();
+        let note = note.clone().unwrap_or_else(|| write::default_note(kind, &slug, forked_from));
+        let now = published.server.created_at.clone().unwrap_or_else(now_iso);
+        let row = NewRow {
+            slug: &slug,
+            account_id: caller.account_id,
+            owner: &caller.handle,
+            forked_from,
+            doc: &doc,
+            kind: kind.code(),
+            note: &note,
+            now: &now,
+        };
+        match store::insert_recipe(&db, &row).await {
+            Ok(()) => return Ok(published),
+            Err(err) if store::is_unique_violation(&err) => continue,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Err(ApiError::Conflict(format!("no free slug for `{base}` after {SLUG_ATTEMPTS} tries; try again")))
+}
+
+/// Every answer after the rate count carries the limit's state, refusals included.
+fn rated(
+    result: Result<Response, ApiError>,
+    rate: &RateDecision,
+    instance: &str,
+) -> Result<Response, ApiError> {
+    let mut response = result.unwrap_or_else(|err| err.into_response(instance));
+    let headers = response.headers_mut();
+    headers.set("RateLimit", &rate.header())?;
+    headers.set("RateLimit-Policy", &rate.policy())?;
+    Ok(response)
+}
+
+/// `POST /api/recipes`.
+pub async fn create(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    let rate = auth::count_write(env, &caller).await?;
+    let instance = req.path();
+    rated(create_as(req, env, &caller, &rate).await, &rate, &instance)
+}
+
+async fn create_as(
+    mut req: Request,
+    env: &Env,
+    caller: &KeyOwner,
+    rate: &RateDecision,
+) -> Result<Response, ApiError> {
+    let (recipe, note) = document(json_body(&mut req).await?, false)?;
+    let base = domain::slug::from_recipe(&recipe);
+    let now = now_iso();
+    let published = insert_new(
+        env,
+        caller,
+        ChangeKind::Create,
+        note,
+        |slug| write::created(slug, recipe.clone(), &caller.handle, &now),
+        &base,
+    )
+    .await?;
+    let location = format!("/r/{}.json", published.slug);
+    written(201, &to_json(&published)?, 1, rate, Some(&location))
+}
+
+/// `POST /api/r/{slug}/fork`: the caller's own copy.
+pub async fn fork(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    let rate = auth::count_write(env, &caller).await?;
+    rated(fork_as(env, slug, &caller, &rate).await, &rate, &req.path())
+}
+
+async fn fork_as(
+    env: &Env,
+    slug: &str,
+    caller: &KeyOwner,
+    rate: &RateDecision,
+) -> Result<Response, ApiError> {
+    let db = store::db(env)?;
+    let (source, _) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
+    let base = domain::slug::from_recipe(&source.recipe);
+    let now = now_iso();
+    let published = insert_new(
+        env,
+        caller,
+        ChangeKind::Fork,
+        None,
+        |new_slug| write::forked(&source, new_slug, &caller.handle, &now),
+        &base,
+    )
+    .await?;
+    let location = format!("/r/{}.json", published.slug);
+    written(201, &to_json(&published)?, 1, rate, Some(&location))
+}
+
+/// `PUT /api/r/{slug}`: a new version of the caller's own recipe.
+pub async fn change(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    let rate = auth::count_write(env, &caller).await?;
+    let instance = req.path();
+    rated(change_as(req, env, slug, &caller, &rate).await, &rate, &instance)
+}
+
+async fn change_as(
+    mut req: Request,
+    env: &Env,
+    slug: &str,
+    caller: &KeyOwner,
+    rate: &RateDecision,
+) -> Result<Response, ApiError> {
+    let if_match = req.headers().get("If-Match")?;
+    let (recipe, note) = document(json_body(&mut req).await?, true)?;
+    let db = store::db(env)?;
+    let (current, origin) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
+    let mine = match origin {
+        Origin::Overlay { account_id } => account_id == caller.account_id,
+        Origin::Built => current.server.owner == caller.handle,
+    };
+    if !mine {
+        return Err(ApiError::Forbidden(format!(
+            "`{slug}` belongs to {}; fork it with POST /api/r/{slug}/fork to change your own copy",
+            current.server.owner
+        )));
+    }
+    let expected = match if_match.as_deref().map(str::trim) {
+        None | Some("*") => current.server.version,
+        Some(header) => write::parse_if_match(header).ok_or_else(|| {
+            ApiError::BadParameters(vec![Diagnostic::new("If-Match", "must name a version, such as \"3\"")])
+        })?,
+    };
+    if expected != current.server.version {
+        return Err(stale(slug, expected, current.server.version));
+    }
+    let now = now_iso();
+    if matches!(origin, Origin::Built) {
+        // A recipe of the caller's that only the build holds (its overlay row retired): the row takes
+        // the built document first, so the compare-and-set below has the version the caller saw.
+        store::adopt_built(&db, &current, caller.account_id, &to_json(&current)?, &now).await?;
+    }
+    let next = write::changed(&current, recipe, &now);
+    let doc = to_json(&next)?;
+    let note = note.unwrap_or_else(|| write::default_note(ChangeKind::Change, slug, None));
+    let update = Update {
+        slug,
+        account_id: caller.account_id,
+        owner: &caller.handle,
+        expected,
+        doc: &doc,
+        note: &note,
+        now: &now,
+    };
+    if !store::update_recipe(&db, &update).await? {
+        return Err(ApiError::Conflict(format!(
+            "`{slug}` changed while you were writing: version {expected} is no longer current; read it again"
+        )));
+    }
+    written(200, &doc, next.server.version, rate, None)
+}
+
+fn stale(slug: &str, expected: u64, current: u64) -> ApiError {
+    ApiError::Conflict(format!(
+        "If-Match names version {expected} of `{slug}` but the current version is {current}; read it again"
+    ))
+}
+
+fn no_recipe(slug: &str) -> ApiError {
+    ApiError::NotFound(format!("no recipe `{slug}`"))
+}

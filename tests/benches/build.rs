@@ -1,0 +1,79 @@
+//! Builder benchmark: a full build of a generated content repo, then the rebuild after one recipe
+//! changes in a new commit. Reports wall time and peak memory of the builder process.
+//!
+//! `cargo bench -p tests --bench build` (BENCH_RECIPES=100000 by default).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use tests::{corpus, root};
+
+fn main() -> Result<()> {
+    let n: usize = std::env::var("BENCH_RECIPES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let root = root();
+    let work = root.join("tests/.work");
+    let repo = work.join(format!("bench-recipes-{n}"));
+    let out = work.join(format!("bench-dist-{n}"));
+    if !repo.join(".git").exists() && !repo.join("HEAD").exists() {
+        let _ = std::fs::remove_dir_all(&repo);
+        let started = Instant::now();
+        corpus::write_git_repo(&root, &repo, n, 42)?;
+        eprintln!("generated {n} recipes in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    let status = Command::new("cargo")
+        .args(["build", "--quiet", "--release", "-p", "builder"])
+        .current_dir(&root)
+        .status()?;
+    if !status.success() {
+        bail!("building the builder failed");
+    }
+    let builder = root.join("target/release/builder");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(out.with_extension("state"));
+
+    let build = |label: &str| -> Result<(Duration, u64)> {
+        let mut cmd = Command::new(&builder);
+        cmd.args(["build", "--git"]).arg(&repo).args(["--rev", "HEAD", "--out"]).arg(&out);
+        let (elapsed, max_rss_kib) = run_measured(cmd)?;
+        println!("| {label} | {n} | {:.2} s | {} MiB |", elapsed.as_secs_f64(), max_rss_kib / 1024);
+        Ok((elapsed, max_rss_kib))
+    };
+    println!("| build | recipes | wall time | peak memory |\n|---|---|---|---|");
+    build("full build")?;
+    let slug = corpus::first_slug(&repo)?;
+    for round in 1..=3 {
+        corpus::commit_one_change(&repo, &slug, &format!("Edited in round {round}."))?;
+        build(&format!("rebuild after one recipe changed (#{round})"))?;
+    }
+    let files = walk_count(&out);
+    println!("\noutput: {files} files in {}", out.display());
+    Ok(())
+}
+
+fn walk_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries.flatten().map(|e| if e.path().is_dir() { walk_count(&e.path()) } else { 1 }).sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Runs a command and returns its wall time and peak resident memory (KiB), from wait4's rusage.
+#[allow(unsafe_code)]
+fn run_measured(mut cmd: Command) -> Result<(Duration, u64)> {
+    let started = Instant::now();
+    let child = cmd.spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child, with pointers to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = started.elapsed();
+    if waited != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        bail!("the builder failed (status {status})");
+    }
+    Ok((elapsed, usage.ru_maxrss as u64))
+}

@@ -1,0 +1,125 @@
+//! Write latency through the real Worker (`wrangler dev --local`: workerd + SQLite-backed D1) over
+//! loopback HTTP: `POST /api/recipes` (create) and `PUT /api/r/{slug}` (change with `If-Match`).
+//!
+//! Creates: BENCH_CREATES requests (default 1000), each a new title, BENCH_CONCURRENCY (default 8) in
+//! flight. Changes: one recipe per connection, each changed in turn with the version it last got, so
+//! no change loses a race (the race itself is an integration test). Every answer must be 201/200.
+//! The write limit is raised for the run (`WRITES_PER_MINUTE`), since one key does all the writes.
+//!
+//! `cargo bench -p tests --bench writes`; figures go to BENCHMARKS.md ("Issue 3").
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, ensure};
+use futures::future::join_all;
+use serde_json::{Value, json};
+use tests::kitchen::key_for;
+use tests::{Config, Worker};
+
+fn recipe(title: &str) -> Value {
+    json!({
+        "emoji": "🥗", "course": "salad", "difficulty": 1, "prep_min": 10, "cook_min": 0, "servings": 2,
+        "gf": 1, "vegan": 1, "vegetarian": 1, "dairy_free": 1, "nut_free": 1,
+        "texts": {"en": {
+            "title": title, "summary": "Crisp and quick.",
+            "ingredients": [{"q": 2, "i": "cucumbers"}, {"q": 0.5, "u": "tsp", "i": "salt"}],
+            "steps": [{"t": "Slice the cucumbers.", "f": ["knife"]}, {"t": "Salt and serve.", "min": 5}],
+            "tips": ""
+        }}
+    })
+}
+
+fn report(what: &str, mut times: Vec<Duration>, wall: Duration) {
+    times.sort();
+    let pick = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{what}: n={} p50={:.1} ms p99={:.1} ms max={:.1} ms throughput={:.0}/s",
+        times.len(),
+        ms(pick(0.50)),
+        ms(pick(0.99)),
+        ms(*times.last().unwrap()),
+        times.len() as f64 / wall.as_secs_f64()
+    );
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let n: usize = std::env::var("BENCH_CREATES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let concurrency: usize =
+        std::env::var("BENCH_CONCURRENCY").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let worker =
+        Worker::start_with(Config { vars: vec![("WRITES_PER_MINUTE".into(), "1000000".into())] }).await?;
+    let key = Arc::new(key_for(&worker, "bencher").await?);
+    let client = reqwest::Client::new();
+    let base = Arc::new(worker.base.clone());
+
+    // Creates: `concurrency` workers share a counter of titles.
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Instant::now();
+    let tasks = (0..concurrency).map(|_| {
+        let (client, key, base, next) = (client.clone(), key.clone(), base.clone(), next.clone());
+        tokio::spawn(async move {
+            let mut times = Vec::new();
+            loop {
+                let idx = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if idx >= n {
+                    break;
+                }
+                let body = recipe(&format!("Bench salad number {idx}"));
+                let at = Instant::now();
+                let answer = client
+                    .post(format!("{base}/api/recipes"))
+                    .bearer_auth(key.as_str())
+                    .json(&body)
+                    .send()
+                    .await?;
+                let status = answer.status();
+                answer.bytes().await?;
+                times.push(at.elapsed());
+                ensure!(status == 201, "create answered {status}");
+            }
+            Ok::<_, anyhow::Error>(times)
+        })
+    });
+    let mut creates = Vec::new();
+    for times in join_all(tasks).await {
+        creates.extend(times??);
+    }
+    report("create", creates, started.elapsed());
+
+    // Changes: each worker changes its own recipe `n / concurrency` times.
+    let per_worker = n / concurrency;
+    let started = Instant::now();
+    let tasks = (0..concurrency).map(|worker_idx| {
+        let (client, key, base) = (client.clone(), key.clone(), base.clone());
+        tokio::spawn(async move {
+            let slug = format!("bench-salad-number-{worker_idx}");
+            let mut times = Vec::new();
+            for version in 1..=per_worker as u64 {
+                let mut body = recipe(&format!("Bench salad number {worker_idx}"));
+                body["note"] = json!(format!("Change {version}"));
+                let at = Instant::now();
+                let answer = client
+                    .put(format!("{base}/api/r/{slug}"))
+                    .bearer_auth(key.as_str())
+                    .header("If-Match", format!("\"{version}\""))
+                    .json(&body)
+                    .send()
+                    .await?;
+                let status = answer.status();
+                answer.bytes().await?;
+                times.push(at.elapsed());
+                ensure!(status == 200, "change of {slug} v{version} answered {status}");
+            }
+            Ok::<_, anyhow::Error>(times)
+        })
+    });
+    let mut changes = Vec::new();
+    for times in join_all(tasks).await {
+        changes.extend(times??);
+    }
+    report("change", changes, started.elapsed());
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! A scripted GitHub for the kitchen's OAuth sign-in: a tiny HTTP/1.1 server on loopback that speaks
+//! the parts of GitHub's OAuth web flow the Worker uses — the authorize page, the code-for-token
+//! exchange, and `GET /user` — and checks what the Worker sends (client id and secret, code, redirect).
+//! Point the Worker's `GITHUB_BASE_URL` at [`GitHub::base`] and `GITHUB_API_URL` at [`GitHub::api`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Result;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+
+pub const CLIENT_ID: &str = "commonplace-test-client";
+pub const CLIENT_SECRET: &str = "commonplace-test-secret";
+pub const TOKEN: &str = "gho_scriptedtoken";
+
+/// The GitHub user the scripted server signs in.
+#[derive(Debug, Clone)]
+pub struct User {
+    pub id: i64,
+    pub login: String,
+    pub name: String,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    /// Codes handed out and the redirect URI each was given for; a code works once.
+    codes: HashMap<String, String>,
+    /// Every request line seen, for assertions.
+    log: Vec<String>,
+}
+
+/// A running scripted GitHub; stops when dropped.
+#[derive(Debug)]
+pub struct GitHub {
+    pub base: String,
+    shared: Arc<Mutex<Shared>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for GitHub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl GitHub {
+    pub async fn start(user: User) -> Result<GitHub> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let state = shared.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let state = state.clone();
+                let user = user.clone();
+                tokio::spawn(async move {
+                    let _ = serve(stream, state, user).await;
+                });
+            }
+        });
+        Ok(GitHub { base, shared, task })
+    }
+
+    pub fn api(&self) -> String {
+        format!("{}/api", self.base)
+    }
+
+    /// Request lines (`METHOD path`) seen so far.
+    pub fn log(&self) -> Vec<String> {
+        self.shared.lock().unwrap().log.clone()
+    }
+}
+
+struct Http {
+    method: String,
+    path: String,
+    query: HashMap<String, String>,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+fn parse_pairs(text: &str) -> HashMap<String, String> {
+    url::form_urlencoded::parse(text.as_bytes()).into_owned().collect()
+}
+
+async fn read_request(stream: &mut BufReader<TcpStream>) -> Result<Option<Http>> {
+    let mut line = String::new();
+    if stream.read_line(&mut line).await? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let target = parts.next().unwrap_or_default().to_string();
+    let mut headers = HashMap::new();
+    loop {
+        let mut header = String::new();
+        stream.read_line(&mut header).await?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
+        }
+    }
+    let length: usize = headers.get("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await?;
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    Ok(Some(Http { method, path: path.to_string(), query: parse_pairs(query), headers, body }))
+}
+
+async fn respond(
+    stream: &mut BufReader<TcpStream>,
+    status: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<()> {
+    let mut head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.get_mut().write_all(head.as_bytes()).await?;
+    stream.get_mut().write_all(body.as_bytes()).await?;
+    stream.get_mut().flush().await?;
+    Ok(())
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
+}
+
+async fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>, user: User) -> Result<()> {
+    let mut stream = BufReader::new(stream);
+    let Some(req) = read_request(&mut stream).await? else { return Ok(()) };
+    shared.lock().unwrap().log.push(format!("{} {}", req.method, req.path));
+    let json = [("Content-Type", "application/json; charset=utf-8")];
+    match (req.method.as_str(), req.path.as_str()) {
+        // The page GitHub shows the person: "Authorize <app>". Approving sends the browser back with a code.
+        ("GET", "/login/oauth/authorize") => {
+            let client_id = req.query.get("client_id").cloned().unwrap_or_default();
+            let redirect = req.query.get("redirect_uri").cloned().unwrap_or_default();
+            let state = req.query.get("state").cloned().unwrap_or_default();
+            if client_id != CLIENT_ID || redirect.is_empty() || state.is_empty() {
+                return respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    &[],
+                    "unknown client or missing redirect/state",
+                )
+                .await;
+            }
+            let code = format!("code-{}", shared.lock().unwrap().codes.len() + 1);
+            shared.lock().unwrap().codes.insert(code.clone(), redirect.clone());
+            let back = format!(
+                "{redirect}?{}",
+                url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("code", &code)
+                    .append_pair("state", &state)
+                    .finish()
+            );
+            let page = format!(
+                "<!doctype html><title>Authorize</title><h1>Authorize commonplace</h1>\
+                 <a id=\"authorize\" href=\"{}\">Authorize</a>",
+                html_escape(&back)
+            );
+            respond(&mut stream, "200 OK", &[("Content-Type", "text/html; charset=utf-8")], &page).await
+        }
+        ("POST", "/login/oauth/access_token") => {
+            let form = parse_pairs(&String::from_utf8_lossy(&req.body));
+            let field = |name: &str| form.get(name).cloned().unwrap_or_default();
+            let redirect = shared.lock().unwrap().codes.remove(&field("code"));
+            let wants_json = req.headers.get("accept").is_some_and(|a| a.contains("application/json"));
+            let body = if field("client_id") != CLIENT_ID || field("client_secret") != CLIENT_SECRET {
+                r#"{"error":"incorrect_client_credentials","error_description":"The client_id and/or client_secret passed are incorrect."}"#.to_string()
+            } else if redirect.is_none() || redirect.as_deref() != Some(field("redirect_uri").as_str()) {
+                r#"{"error":"bad_verification_code","error_description":"The code passed is incorrect or expired."}"#.to_string()
+            } else {
+                format!(r#"{{"access_token":"{TOKEN}","token_type":"bearer","scope":"read:user"}}"#)
+            };
+            if !wants_json {
+                return respond(&mut stream, "406 Not Acceptable", &[], "ask for application/json").await;
+            }
+            respond(&mut stream, "200 OK", &json, &body).await
+        }
+        ("GET", "/api/user") => {
+            if req.headers.get("authorization").map(String::as_str) != Some(&format!("Bearer {TOKEN}")) {
+                return respond(&mut stream, "401 Unauthorized", &json, r#"{"message":"Bad credentials"}"#)
+                    .await;
+            }
+            let body = serde_json::json!({"id": user.id, "login": user.login, "name": user.name}).to_string();
+            respond(&mut stream, "200 OK", &json, &body).await
+        }
+        _ => respond(&mut stream, "404 Not Found", &json, r#"{"message":"Not Found"}"#).await,
+    }
+}

@@ -1,0 +1,124 @@
+//! The kitchen page in a real headless Chromium: GitHub sign-in against a scripted OAuth server,
+//! making a key (shown once), using it, revoking it; cookies and CSRF.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result, ensure};
+use reqwest::header::COOKIE;
+use serde_json::Value;
+use tests::browser::Browser;
+use tests::kitchen::Kitchen;
+use tests::oauth::{self, GitHub, User};
+use tests::{Config, Worker};
+
+pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> Result<()> {
+    let github =
+        GitHub::start(User { id: 4242, login: "Octo-Cook".into(), name: "Octo Cook".into() }).await?;
+    let w = Worker::start_with(Config {
+        vars: vec![
+            ("GITHUB_CLIENT_ID".into(), oauth::CLIENT_ID.into()),
+            ("GITHUB_CLIENT_SECRET".into(), oauth::CLIENT_SECRET.into()),
+            ("GITHUB_BASE_URL".into(), github.base.clone()),
+            ("GITHUB_API_URL".into(), github.api()),
+        ],
+    })
+    .await?;
+    let browser = Browser::start().await?;
+
+    browser.goto(&w.url("/kitchen")).await?;
+    browser.click("#github-login").await?;
+    ensure!(
+        browser.current_url().await?.starts_with(&github.base),
+        "not at GitHub: {}",
+        browser.current_url().await?
+    );
+    browser.click("#authorize").await?;
+    let url = browser.current_url().await?;
+    ensure!(url == w.url("/kitchen"), "back at {url}: {}", browser.source().await?);
+    ensure!(browser.text("#handle").await? == "octo-cook", "{}", browser.source().await?);
+    ensure!(browser.text("h1").await?.contains("Octo Cook"), "display name");
+    // The browser also asks GitHub for a favicon; only the OAuth calls matter here.
+    let log: Vec<String> = github.log().into_iter().filter(|line| !line.ends_with("/favicon.ico")).collect();
+    ensure!(
+        log == ["GET /login/oauth/authorize", "POST /login/oauth/access_token", "GET /api/user"],
+        "the OAuth exchange went differently: {log:?}"
+    );
+
+    let cookies = browser.cookies().await?;
+    let session = cookies.iter().find(|c| c["name"] == "cp_session").context("no session cookie")?;
+    ensure!(
+        session["httpOnly"] == true && session["secure"] == true && session["sameSite"] == "Lax",
+        "{session}"
+    );
+
+    browser.type_into("#label", "laptop").await?;
+    browser.click("#new-key-form button").await?;
+    let key = browser.text("#new-key").await?;
+    ensure!(key.starts_with("cpk_") && key.len() > 40, "{key}");
+    let client = reqwest::Client::new();
+    let me: Value = client.get(w.url("/api/me")).bearer_auth(&key).send().await?.json().await?;
+    ensure!(
+        me["handle"] == "octo-cook" && me["display_name"] == "Octo Cook" && me["key_label"] == "laptop",
+        "{me}"
+    );
+
+    // Shown once: a fresh look at the page lists the key by its prefix only.
+    browser.goto(&w.url("/kitchen")).await?;
+    ensure!(!browser.exists("#new-key").await?, "the key is shown again");
+    let listed = browser.text("#keys li").await?;
+    ensure!(listed.contains("laptop") && listed.contains(&key[..10]) && !listed.contains(&key), "{listed}");
+
+    // A form without the session's CSRF token is refused, even with the session cookie.
+    let session_cookie = format!("cp_session={}", session["value"].as_str().unwrap_or_default());
+    let forged = client
+        .post(w.url("/kitchen/keys"))
+        .header(COOKIE, &session_cookie)
+        .form(&[("label", "forged"), ("csrf", "0000")])
+        .send()
+        .await?;
+    ensure!(forged.status() == 403, "a forged form answered {}", forged.status());
+    let cross_site = client
+        .post(w.url("/kitchen/keys"))
+        .header(COOKIE, &session_cookie)
+        .header("Origin", "https://evil.example")
+        .form(&[("label", "forged")])
+        .send()
+        .await?;
+    ensure!(cross_site.status() == 403, "a cross-site form answered {}", cross_site.status());
+
+    // Recipes written with the key are listed on the page.
+    let created = client
+        .post(w.url("/api/recipes"))
+        .bearer_auth(&key)
+        .json(&crate::recipes_write::recipe("Browser Salad"))
+        .send()
+        .await?;
+    ensure!(created.status() == 201, "{}", created.status());
+    browser.goto(&w.url("/kitchen")).await?;
+    ensure!(browser.text("#recipes").await?.contains("browser-salad"), "my recipes");
+
+    browser.click("#keys form button").await?;
+    let revoked = client.get(w.url("/api/me")).bearer_auth(&key).send().await?;
+    ensure!(revoked.status() == 401, "a revoked key answered {}", revoked.status());
+    ensure!(browser.text("#keys li").await?.contains("revoked"), "the list does not say revoked");
+
+    std::fs::write(tests::root().join("tests/.work/kitchen.png"), browser.screenshot().await?)?;
+    browser.click("#logout").await?;
+    ensure!(browser.exists("#github-login").await?, "still signed in after signing out");
+    Ok(())
+}
+
+pub async fn local_sign_in_exists_only_in_dev(w: Arc<Worker>) -> Result<()> {
+    // The shared worker runs with ENVIRONMENT=dev (wrangler.toml).
+    Kitchen::sign_in(&w, "local-cook").await?;
+    let prod = Worker::start_with(Config { vars: vec![("ENVIRONMENT".into(), "production".into())] }).await?;
+    let page = reqwest::get(prod.url("/kitchen")).await?.text().await?;
+    ensure!(!page.contains("dev-login"), "the production kitchen offers a local sign-in");
+    let answer = reqwest::Client::new()
+        .post(prod.url("/kitchen/login/dev"))
+        .form(&[("handle", "intruder"), ("csrf", "x")])
+        .send()
+        .await?;
+    ensure!(answer.status() == 404, "{}", answer.status());
+    Ok(())
+}

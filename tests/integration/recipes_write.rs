@@ -1,0 +1,468 @@
+//! Keyed recipe writes through the real Worker and D1: auth, create, change, fork, the overlay on every
+//! read route, the change feed, history, bad input, the write limit, and the two races.
+
+use std::sync::Arc;
+
+use anyhow::{Result, ensure};
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::Worker;
+use tests::kitchen::{Kitchen, key_for};
+
+/// A valid recipe document whose English title is `title`.
+pub fn recipe(title: &str) -> Value {
+    json!({
+        "emoji": "🥗", "course": "salad", "difficulty": 1, "prep_min": 10, "cook_min": 0, "servings": 2,
+        "gf": 1, "vegan": 1, "vegetarian": 1, "dairy_free": 1, "nut_free": 1,
+        "texts": {"en": {
+            "title": title, "summary": "Crisp and quick.",
+            "ingredients": [{"q": 2, "i": "cucumbers"}, {"q": 0.5, "u": "tsp", "i": "salt"}],
+            "steps": [{"t": "Slice the cucumbers.", "f": ["knife"]}, {"t": "Salt and serve.", "min": 5}],
+            "tips": ""
+        }}
+    })
+}
+
+pub struct Api {
+    pub base: String,
+    pub key: String,
+    pub client: reqwest::Client,
+}
+
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Api {
+    pub fn new(w: &Worker, key: &str) -> Api {
+        Api { base: w.base.clone(), key: key.to_string(), client: reqwest::Client::new() }
+    }
+
+    pub async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer> {
+        let response = request.send().await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Ok(Answer { status, headers, body, text })
+    }
+
+    pub async fn get(&self, path: &str) -> Result<Answer> {
+        self.send(self.client.get(format!("{}{path}", self.base))).await
+    }
+
+    pub async fn create(&self, doc: &Value) -> Result<Answer> {
+        self.send(self.client.post(format!("{}/api/recipes", self.base)).bearer_auth(&self.key).json(doc))
+            .await
+    }
+
+    pub async fn change(&self, slug: &str, doc: &Value, note: &str, if_match: Option<u64>) -> Result<Answer> {
+        let mut body = doc.clone();
+        body["note"] = json!(note);
+        let mut request =
+            self.client.put(format!("{}/api/r/{slug}", self.base)).bearer_auth(&self.key).json(&body);
+        if let Some(version) = if_match {
+            request = request.header("If-Match", format!("\"{version}\""));
+        }
+        self.send(request).await
+    }
+
+    pub async fn fork(&self, slug: &str) -> Result<Answer> {
+        self.send(self.client.post(format!("{}/api/r/{slug}/fork", self.base)).bearer_auth(&self.key)).await
+    }
+}
+
+fn problem(answer: &Answer, status: u16) -> Result<()> {
+    ensure!(answer.status.as_u16() == status, "expected {status}, got {}: {}", answer.status, answer.text);
+    ensure!(
+        answer.headers["content-type"] == "application/problem+json",
+        "{:?}",
+        answer.headers["content-type"]
+    );
+    ensure!(answer.body["status"] == status && answer.body["title"].is_string(), "{}", answer.body);
+    Ok(())
+}
+
+fn slug_of(answer: &Answer) -> String {
+    answer.body["slug"].as_str().unwrap_or_default().to_string()
+}
+
+pub async fn me_names_the_key_owner_and_its_label(w: Arc<Worker>) -> Result<()> {
+    let kitchen = Kitchen::sign_in(&w, "me-cook").await?;
+    let key = kitchen.new_key("phone").await?;
+    let api = Api::new(&w, &key);
+    let me = api.send(api.client.get(w.url("/api/me")).bearer_auth(&key)).await?;
+    ensure!(me.status == 200, "{}", me.text);
+    ensure!(me.body["handle"] == "me-cook" && me.body["display_name"] == "me-cook", "{}", me.body);
+    ensure!(me.body["key_label"] == "phone", "{}", me.body);
+    Ok(())
+}
+
+pub async fn missing_unknown_and_revoked_keys_are_401_with_a_bearer_challenge(w: Arc<Worker>) -> Result<()> {
+    let kitchen = Kitchen::sign_in(&w, "revoker").await?;
+    let key = kitchen.new_key("old laptop").await?;
+    let api = Api::new(&w, &key);
+    ensure!(api.create(&recipe("Revocable salad")).await?.status == 201, "a live key writes");
+
+    let revoke =
+        kitchen.post(&format!("/kitchen/keys/{}/revoke", kitchen.key_id("old laptop").await?), &[]).await?;
+    ensure!(revoke.status() == 303, "revoke answered {}", revoke.status());
+
+    let missing = api.send(api.client.post(w.url("/api/recipes")).json(&recipe("No key salad"))).await?;
+    let unknown = Api::new(&w, "cpk_0000").create(&recipe("Wrong key salad")).await?;
+    let revoked = api.create(&recipe("Revoked salad")).await?;
+    let me = api.send(api.client.get(w.url("/api/me")).bearer_auth(&key)).await?;
+    for answer in [&missing, &unknown, &revoked, &me] {
+        problem(answer, 401)?;
+        ensure!(answer.headers["www-authenticate"].to_str()?.starts_with("Bearer"), "{:?}", answer.headers);
+    }
+    Ok(())
+}
+
+pub async fn create_assigns_a_slug_the_owner_and_cc0(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "creator").await?);
+    let mut doc = recipe("Cucumber Ribbon Salad");
+    doc["licence"] = json!("CC-BY-4.0");
+    doc["owner"] = json!("mallory");
+    let first = api.create(&doc).await?;
+    ensure!(first.status == 201, "{}", first.text);
+    ensure!(
+        first.headers["location"] == "/r/cucumber-ribbon-salad.json",
+        "{:?}",
+        first.headers.get("location")
+    );
+    ensure!(first.body["slug"] == "cucumber-ribbon-salad", "{}", first.body);
+    ensure!(first.body["owner"] == "creator" && first.body["licence"] == "CC0-1.0", "{}", first.body);
+    ensure!(first.body["version"] == 1 && first.body["created_at"].is_string(), "{}", first.body);
+    ensure!(first.headers["ratelimit-policy"] == "\"writes\";q=60;w=60", "{:?}", first.headers);
+    ensure!(first.headers["ratelimit"].to_str()?.starts_with("\"writes\";r="), "{:?}", first.headers);
+
+    let second = api.create(&doc).await?;
+    ensure!(slug_of(&second) == "cucumber-ribbon-salad-2", "{}", second.body);
+    // A built recipe's slug is taken too.
+    let hummus = api.create(&recipe("Hummus")).await?;
+    ensure!(slug_of(&hummus).starts_with("hummus-"), "{}", hummus.body);
+
+    // The overlay answers at once, on every read route.
+    let read = api.get("/r/cucumber-ribbon-salad.json").await?;
+    ensure!(read.status == 200 && read.body == first.body, "{}", read.text);
+    let page = api.get("/r/cucumber-ribbon-salad").await?;
+    ensure!(page.status == 200 && page.text.contains("<h1>Cucumber Ribbon Salad</h1>"), "{}", page.status);
+    ensure!(
+        page.text.contains("application/ld+json") && page.text.contains("creator"),
+        "page lacks JSON-LD or owner"
+    );
+    let found = api.get("/api/recipes?q=cucumber+ribbon").await?;
+    let slugs: Vec<&str> =
+        found.body["items"].as_array().unwrap().iter().filter_map(|c| c["slug"].as_str()).collect();
+    ensure!(
+        slugs.contains(&"cucumber-ribbon-salad") && slugs.contains(&"cucumber-ribbon-salad-2"),
+        "{slugs:?}"
+    );
+    Ok(())
+}
+
+pub async fn change_needs_the_owner_a_note_and_the_current_version(w: Arc<Worker>) -> Result<()> {
+    let owner = Api::new(&w, &key_for(&w, "changer").await?);
+    let other = Api::new(&w, &key_for(&w, "stranger").await?);
+    let created = owner.create(&recipe("Radish Pickle")).await?;
+    let slug = slug_of(&created);
+
+    problem(&other.change(&slug, &recipe("Radish Pickle"), "mine now", Some(1)).await?, 403)?;
+    problem(&other.change("hummus", &recipe("Hummus"), "mine now", None).await?, 403)?;
+
+    let no_note = owner.send(
+        owner
+            .client
+            .put(w.url(&format!("/api/r/{slug}")))
+            .bearer_auth(&owner.key)
+            .json(&recipe("Radish Pickle")),
+    );
+    let no_note = no_note.await?;
+    problem(&no_note, 422)?;
+    ensure!(no_note.body["errors"][0]["field"] == "note", "{}", no_note.body);
+
+    let changed = owner.change(&slug, &recipe("Quick Radish Pickle"), "Shorter brine", Some(1)).await?;
+    ensure!(changed.status == 200, "{}", changed.text);
+    ensure!(
+        changed.body["version"] == 2 && changed.body["texts"]["en"]["title"] == "Quick Radish Pickle",
+        "{}",
+        changed.body
+    );
+    ensure!(changed.body["created_at"] == created.body["created_at"], "{}", changed.body);
+    ensure!(changed.headers["etag"] == "\"2\"", "{:?}", changed.headers.get("etag"));
+
+    let stale = owner.change(&slug, &recipe("Radish Pickle Again"), "Back", Some(1)).await?;
+    problem(&stale, 409)?;
+    let read = owner.get(&format!("/r/{slug}.json")).await?;
+    ensure!(read.body == changed.body, "a stale write changed the document: {}", read.text);
+    Ok(())
+}
+
+pub async fn fork_makes_my_copy_and_a_fork_of_a_fork_keeps_the_chain(w: Arc<Worker>) -> Result<()> {
+    let alice = Api::new(&w, &key_for(&w, "fork-alice").await?);
+    let bob = Api::new(&w, &key_for(&w, "fork-bob").await?);
+    let fork = alice.fork("shakshuka").await?;
+    ensure!(fork.status == 201, "{}", fork.text);
+    let fork_slug = slug_of(&fork);
+    ensure!(fork_slug.starts_with("shakshuka-"), "{fork_slug}");
+    ensure!(fork.body["forked_from"] == "shakshuka" && fork.body["owner"] == "fork-alice", "{}", fork.body);
+    ensure!(fork.headers["location"] == format!("/r/{fork_slug}.json").as_str(), "{:?}", fork.headers);
+    let original = alice.get("/r/shakshuka.json").await?;
+    ensure!(fork.body["texts"] == original.body["texts"], "the fork's text differs");
+
+    let fork2 = bob.fork(&fork_slug).await?;
+    ensure!(fork2.status == 201 && fork2.body["forked_from"] == fork_slug.as_str(), "{}", fork2.body);
+    ensure!(fork2.body["owner"] == "fork-bob" && slug_of(&fork2) != fork_slug, "{}", fork2.body);
+    // Following `forked_from` from the fork of the fork leads back to the original.
+    let parent = bob.get(&format!("/r/{}.json", fork2.body["forked_from"].as_str().unwrap())).await?;
+    ensure!(parent.body["forked_from"] == "shakshuka", "{}", parent.body);
+
+    // Alice may change her fork; Bob may not.
+    problem(&bob.change(&fork_slug, &recipe("Bob's"), "mine", None).await?, 403)?;
+    ensure!(
+        alice.change(&fork_slug, &recipe("Green Shakshuka"), "Greens", None).await?.status == 200,
+        "owner change"
+    );
+    problem(&alice.fork("no-such-recipe").await?, 404)?;
+    Ok(())
+}
+
+pub async fn bad_input_is_a_problem_naming_what_is_wrong(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "careless").await?);
+    let url = w.url("/api/recipes");
+    let wrong_type = api
+        .send(api.client.post(&url).bearer_auth(&api.key).header("Content-Type", "text/plain").body("{}"))
+        .await?;
+    problem(&wrong_type, 415)?;
+
+    let huge = json!({"padding": "x".repeat(300 * 1024)}).to_string();
+    let too_large = api
+        .send(
+            api.client.post(&url).bearer_auth(&api.key).header("Content-Type", "application/json").body(huge),
+        )
+        .await?;
+    problem(&too_large, 413)?;
+
+    let malformed = api
+        .send(
+            api.client
+                .post(&url)
+                .bearer_auth(&api.key)
+                .header("Content-Type", "application/json")
+                .body("{\"emoji\": "),
+        )
+        .await?;
+    problem(&malformed, 400)?;
+
+    let mut bad = recipe("Bad salad");
+    bad["course"] = json!("lunch");
+    bad["difficulty"] = json!(9);
+    bad["texts"]["en"]["steps"][0]["f"] = json!(["fire"]);
+    bad["colour"] = json!("green");
+    let invalid = api.create(&bad).await?;
+    problem(&invalid, 422)?;
+    let fields: Vec<&str> =
+        invalid.body["errors"].as_array().unwrap().iter().filter_map(|e| e["field"].as_str()).collect();
+    for field in ["course", "difficulty", "texts.en.steps[0].f[0]", "colour"] {
+        ensure!(fields.contains(&field), "{field} not listed: {fields:?}");
+    }
+    ensure!(invalid.body["errors"][0]["reason"].is_string(), "{}", invalid.body);
+
+    problem(&api.change("no-such-recipe", &recipe("Ghost"), "boo", None).await?, 404)?;
+    let bad_if_match = api.send(
+        api.client
+            .put(w.url("/api/r/hummus"))
+            .bearer_auth(&api.key)
+            .header("If-Match", "yesterday")
+            .json(&json!({"note": "x"})),
+    );
+    ensure!(bad_if_match.await?.status.is_client_error(), "a bad If-Match is refused");
+    // Nothing of the failed writes reached the feed.
+    let feed = api.get("/api/changes?limit=1000").await?;
+    let owners: Vec<&str> =
+        feed.body["items"].as_array().unwrap().iter().filter_map(|c| c["owner"].as_str()).collect();
+    ensure!(!owners.contains(&"careless"), "a failed write left a change: {owners:?}");
+    Ok(())
+}
+
+pub async fn search_shows_overlay_recipes_and_hides_replaced_versions(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "searcher").await?);
+    let created = api.create(&recipe("Zucchini Carpaccio")).await?;
+    let slug = slug_of(&created);
+    let slugs = |answer: &Answer| -> Vec<String> {
+        answer.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["slug"].as_str().map(String::from))
+            .collect()
+    };
+    ensure!(slugs(&api.get("/api/recipes?q=zucchini").await?) == [slug.clone()], "the new recipe is found");
+    ensure!(
+        api.change(&slug, &recipe("Kohlrabi Carpaccio"), "Kohlrabi is better", None).await?.status == 200,
+        "change"
+    );
+    ensure!(slugs(&api.get("/api/recipes?q=zucchini").await?).is_empty(), "the old text is still found");
+    let found = api.get("/api/recipes?q=kohlrabi&gf=1&course=salad").await?;
+    ensure!(slugs(&found) == [slug.clone()] && found.body["total"] == 1, "{}", found.body);
+    ensure!(found.body["items"][0]["title"] == "Kohlrabi Carpaccio", "{}", found.body);
+    // Filters apply to overlay recipes as to built ones.
+    ensure!(
+        slugs(&api.get("/api/recipes?q=kohlrabi&course=soup").await?).is_empty(),
+        "course filter ignored"
+    );
+    // Every recipe is listed once.
+    let all = api.get("/api/recipes?limit=100").await?;
+    let mut listed = slugs(&all);
+    let n = listed.len();
+    listed.sort();
+    listed.dedup();
+    ensure!(listed.len() == n && all.body["total"].as_u64() >= Some(46), "{listed:?}");
+    Ok(())
+}
+
+pub async fn fifty_concurrent_changes_with_one_if_match_make_exactly_one_200(w: Arc<Worker>) -> Result<()> {
+    let api = Arc::new(Api::new(&w, &key_for(&w, "racer").await?));
+    let slug = slug_of(&api.create(&recipe("Race Salad")).await?);
+    let attempts =
+        (0..50).map(|n| {
+            let api = api.clone();
+            let slug = slug.clone();
+            async move {
+                api.change(&slug, &recipe(&format!("Race Salad {n}")), &format!("Try {n}"), Some(1)).await
+            }
+        });
+    let answers: Vec<Answer> = join_all(attempts).await.into_iter().collect::<Result<_>>()?;
+    let wins: Vec<&Answer> = answers.iter().filter(|a| a.status == 200).collect();
+    let conflicts = answers.iter().filter(|a| a.status == 409).count();
+    ensure!(wins.len() == 1 && conflicts == 49, "{} wins, {conflicts} conflicts", wins.len());
+    let read = api.get(&format!("/r/{slug}.json")).await?;
+    ensure!(read.body == wins[0].body && read.body["version"] == 2, "lost or mixed document: {}", read.text);
+    let history = api.get(&format!("/api/r/{slug}/history")).await?;
+    ensure!(history.body["items"].as_array().unwrap().len() == 2, "{}", history.body);
+    Ok(())
+}
+
+pub async fn twenty_concurrent_forks_get_twenty_distinct_slugs(w: Arc<Worker>) -> Result<()> {
+    let owner = Api::new(&w, &key_for(&w, "forked").await?);
+    let slug = slug_of(&owner.create(&recipe("Popular Slaw")).await?);
+    let api = Arc::new(Api::new(&w, &key_for(&w, "forker").await?));
+    let forks = (0..20).map(|_| {
+        let api = api.clone();
+        let slug = slug.clone();
+        async move { api.fork(&slug).await }
+    });
+    let answers: Vec<Answer> = join_all(forks).await.into_iter().collect::<Result<_>>()?;
+    let mut slugs: Vec<String> = answers.iter().filter(|a| a.status == 201).map(slug_of).collect();
+    ensure!(slugs.len() == 20, "{:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
+    slugs.sort();
+    slugs.dedup();
+    ensure!(slugs.len() == 20, "duplicate slugs: {slugs:?}");
+    for fork in &slugs {
+        let read = api.get(&format!("/r/{fork}.json")).await?;
+        ensure!(read.body["forked_from"] == slug.as_str() && read.body["owner"] == "forker", "{}", read.text);
+    }
+    Ok(())
+}
+
+pub async fn change_feed_lists_every_write_in_order_and_pages(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "feeder").await?);
+    let before = api.get("/api/changes?limit=1000").await?;
+    let since = before.body["last_seq"].as_u64().unwrap_or(0);
+    let slug = slug_of(&api.create(&recipe("Feed Salad")).await?);
+    api.change(&slug, &recipe("Feed Salad Two"), "Second go", None).await?;
+    let fork = slug_of(&api.fork(&slug).await?);
+
+    let mut seen = Vec::new();
+    let mut cursor = since;
+    loop {
+        let page = api.get(&format!("/api/changes?since={cursor}&limit=2")).await?;
+        ensure!(page.status == 200 && page.headers["access-control-allow-origin"] == "*", "{}", page.text);
+        for item in page.body["items"].as_array().unwrap() {
+            seen.push(item.clone());
+        }
+        match page.body["next_since"].as_u64() {
+            Some(next) => cursor = next,
+            None => break,
+        }
+    }
+    let seqs: Vec<u64> = seen.iter().map(|c| c["seq"].as_u64().unwrap()).collect();
+    ensure!(seqs.windows(2).all(|p| p[0] < p[1]) && seqs.first().is_some_and(|s| *s > since), "{seqs:?}");
+    let mine: Vec<(&str, &str, u64, &str)> = seen
+        .iter()
+        .filter(|c| c["owner"] == "feeder")
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap(),
+                c["slug"].as_str().unwrap(),
+                c["version"].as_u64().unwrap(),
+                c["note"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    ensure!(
+        mine == [
+            ("create", slug.as_str(), 1, format!("Create {slug}").as_str()),
+            ("change", slug.as_str(), 2, "Second go"),
+            ("fork", fork.as_str(), 1, format!("Fork {slug} as {fork}").as_str()),
+        ],
+        "{mine:?}"
+    );
+    let last = seen.iter().find(|c| c["kind"] == "change" && c["owner"] == "feeder").unwrap();
+    let read = api.get(&format!("/r/{slug}.json")).await?;
+    ensure!(last["document"] == read.body, "the feed's document differs from the read");
+    problem(&api.get("/api/changes?since=minus-one").await?, 400)?;
+    Ok(())
+}
+
+pub async fn history_lists_api_changes_newest_first(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "historian").await?);
+    let slug = slug_of(&api.create(&recipe("History Salad")).await?);
+    api.change(&slug, &recipe("History Salad"), "More salt", None).await?;
+    api.change(&slug, &recipe("History Salad"), "Less salt", None).await?;
+    let history = api.get(&format!("/api/r/{slug}/history")).await?;
+    ensure!(history.status == 200, "{}", history.text);
+    let messages: Vec<&str> =
+        history.body["items"].as_array().unwrap().iter().filter_map(|i| i["message"].as_str()).collect();
+    ensure!(messages == ["Less salt", "More salt", format!("Create {slug}").as_str()], "{messages:?}");
+    let item = &history.body["items"][0];
+    ensure!(item["author"] == "historian" && item["version"] == 3 && item["date"].is_string(), "{item}");
+    problem(&api.get("/api/r/no-such-recipe/history").await?, 404)?;
+    Ok(())
+}
+
+pub async fn the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "hasty").await?);
+    // Invalid documents count as writes but store nothing, so the test leaves no recipes behind. The
+    // limit counts per fixed minute; should a minute turn over mid-test, the count starts again, so
+    // the test writes until refused (at most two windows' worth) instead of assuming where it is.
+    let bad = json!({"emoji": "x"});
+    let mut remaining = Vec::new();
+    let mut refused = None;
+    for _ in 0..125 {
+        let answer = api.create(&bad).await?;
+        if answer.status == 429 {
+            refused = Some(answer);
+            break;
+        }
+        ensure!(answer.status == 422, "{}", answer.text);
+        let header = answer.headers["ratelimit"].to_str()?.to_string();
+        remaining.push(header);
+    }
+    let refused = refused.ok_or_else(|| anyhow::anyhow!("125 writes were never refused"))?;
+    problem(&refused, 429)?;
+    let retry_after: u64 = refused.headers["retry-after"].to_str()?.parse()?;
+    ensure!((1..=60).contains(&retry_after), "Retry-After {retry_after}");
+    ensure!(refused.headers["ratelimit"].to_str()?.starts_with("\"writes\";r=0;t="), "{:?}", refused.headers);
+    ensure!(refused.headers["ratelimit-policy"] == "\"writes\";q=60;w=60", "{:?}", refused.headers);
+    ensure!(remaining.last().is_some_and(|h| h.starts_with("\"writes\";r=0;")), "{remaining:?}");
+    // Another key is not affected.
+    let other = Api::new(&w, &key_for(&w, "patient").await?);
+    ensure!(other.create(&bad).await?.status == 422, "another key was limited too");
+    Ok(())
+}
