@@ -12,4 +12,4 @@ cargo build --quiet --release -p builder
 # worker-build would download wasm-bindgen from GitHub; use the one scripts/setup.sh installed.
 export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$(command -v wasm-bindgen)}"
 export ESBUILD_BIN="${ESBUILD_BIN:-$PWD/node_modules/.bin/esbuild}"
-(cd edge && worker-build --release --no-opt >/dev/null)
+(cd edge && worker-build --profile worker --no-opt >/dev/null)

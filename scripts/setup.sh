@@ -33,9 +33,11 @@ if [ "$(worker-build --version 2>/dev/null | awk '{print $2}')" != "$WORKER_BUIL
   cargo install --quiet --locked --force worker-build --version "$WORKER_BUILD_VERSION"
 fi
 
-if [ ! -x node_modules/.bin/wrangler ] || ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
-  say "installing wrangler from package-lock.json"
+# node_modules is current when it was installed from this very package-lock.json.
+if [ ! -x node_modules/.bin/wrangler ] || ! cmp -s package-lock.json node_modules/.installed-from-lock 2>/dev/null; then
+  say "installing wrangler and the MCP SDK from package-lock.json"
   npm ci --no-fund --no-audit --loglevel=error
+  cp package-lock.json node_modules/.installed-from-lock
 fi
 
 if [ "${1:-}" = "--test" ]; then
@@ -48,5 +50,11 @@ if [ "${1:-}" = "--test" ]; then
     sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  # A real OpenAPI validator for dist/openapi.json (the integration tests run it), from PyPI.
+  if [ ! -x tests/.venv/bin/openapi-spec-validator ]; then
+    say "installing openapi-spec-validator into tests/.venv"
+    python3 -m venv tests/.venv
+    tests/.venv/bin/pip install --quiet 'openapi-spec-validator>=0.9,<0.10'
   fi
 fi

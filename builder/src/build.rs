@@ -541,11 +541,13 @@ fn write_site(
     opendata::write(out, &opendata::Inputs { cards: &cards, facets: &built.facet_counts })?;
     // The quote service (shows, episodes, transcripts) is rebuilt whole, and adds its part of llms.txt.
     let quotes_llms = crate::quotes::build_into(source, out)?;
-    if !quotes_llms.is_empty() {
-        let mut llms = std::fs::read_to_string(out.root.join("llms.txt")).context("reading llms.txt back")?;
-        llms.push_str(&quotes_llms);
-        out.write("llms.txt", llms.as_bytes())?;
-    }
+    let mut llms = std::fs::read_to_string(out.root.join("llms.txt")).context("reading llms.txt back")?;
+    llms.push_str(&quotes_llms);
+    // Agents (issue 6): the MCP tools and the API description close llms.txt; llms-full.txt expands it.
+    llms.push_str(&crate::agents::llms_section());
+    out.write("llms.txt", llms.as_bytes())?;
+    out.write("llms-full.txt", crate::agents::llms_full(&llms).as_bytes())?;
+    out.write("openapi.json", serde_json::to_string_pretty(&crate::agents::openapi())?.as_bytes())?;
     Ok(live)
 }
 

@@ -3,8 +3,10 @@
 //! `main` parses arguments and hands them to [`run`]; every command is a module. Errors are printed as a
 //! chain; content problems are printed one per line as `file: field: reason`.
 
+mod agents;
 mod build;
 mod history;
+mod identify;
 mod import;
 mod opendata;
 mod pages;
@@ -67,6 +69,18 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },
+    /// Run the speaker identification sources and write their votes into each episode's names.json.
+    Identify {
+        /// A content folder (holding shows/).
+        #[arg(long)]
+        content: PathBuf,
+        /// One episode: its ep_… id or <show>/<episode> folder.
+        #[arg(long, conflicts_with = "all", required_unless_present = "all")]
+        episode: Option<String>,
+        /// Every episode.
+        #[arg(long)]
+        all: bool,
+    },
     /// Commit the API's change feed into the content repo, one commit per change.
     Sync {
         /// The service's base URL, such as http://127.0.0.1:8787.
@@ -117,6 +131,9 @@ fn run(args: Args) -> ExitCode {
         Command::Check { source } => build::check(&source.source()),
         Command::Import { format, input, text, out, pipeline, created, only } => {
             import::run(import::Request { format, input, text, out, pipeline, created, only })
+        }
+        Command::Identify { content, episode, all: _ } => {
+            identify::run(&content, episode.map_or(identify::Which::All, identify::Which::One))
         }
         Command::Sync { api, repo, path } => sync::sync(&api, &repo, &path),
     };

@@ -35,6 +35,8 @@ pub struct Built {
     pub record: EpisodeRecord,
     pub canonical: Canonical,
     pub summary: EpisodeSummary,
+    /// What the Worker needs to resolve the names again when an editor decides one (issue 7).
+    pub name_inputs: names::NameInputs,
 }
 
 /// What the rest of the build needs from the quote content.
@@ -207,6 +209,7 @@ fn load_episode(
         })
         .collect();
     let reports = names::resolve_all(&names, &label_groups, &episode.roster);
+    let name_inputs = names::NameInputs { names, runs: label_groups, roster: episode.roster.clone() };
     let episode_ref = EpisodeRef {
         id: id.clone(),
         title: episode.title.clone(),
@@ -267,7 +270,7 @@ fn load_episode(
         downloads,
         runs,
     };
-    Ok(Built { record, canonical, summary })
+    Ok(Built { record, canonical, summary, name_inputs })
 }
 
 /// Writes everything the quote service publishes.
@@ -280,6 +283,10 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
             serde_json::to_string(&built.canonical)?.as_bytes(),
         )?;
         out.write(&format!("episodes/{id}/transcript.vtt"), export::to_webvtt(&built.canonical).as_bytes())?;
+        out.write(
+            &format!("episodes/{id}/names.json"),
+            serde_json::to_string(&built.name_inputs)?.as_bytes(),
+        )?;
         out.write(
             &format!("episodes/{id}/transcript.p20.json"),
             export::to_podcasting20(&built.canonical).to_string().as_bytes(),

@@ -6,21 +6,34 @@
 //! the owner's handle at the change's time, with the change note as its message. Keeping the state in
 //! the same commit makes a rerun idempotent: it asks the feed for what came after, and commits nothing
 //! when nothing did. Commits are a function of the feed and the parent alone (no clock is read).
+//!
+//! Speaker names set by editors (issue 7) come from a second feed, `/api/episodes/changes`: each
+//! decision is one commit writing the label's `human` entry into `shows/<show>/<episode>/names.json`
+//! (the episode found by its id), authored by the editor, with its own position in `.sync-state`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use domain::recipe::{Recipe, ServerFields};
+use domain::transcript::names::{Names, SpeakerChange, SpeakerChangePage};
+use domain::transcript::{Episode, episode_id, normalise_source_url};
 use domain::write::{Change, ChangePage};
 use serde::{Deserialize, Serialize};
 
 const STATE_FILE: &str = ".sync-state";
 const PAGE: u32 = 500;
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
 struct State {
     last_seq: u64,
+    /// The last speaker decision synced (absent until the first one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    speaker_last_seq: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A recipe as a content file holds it: the published document less its slug.
@@ -38,7 +51,7 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     let workdir = repo.workdir().context("the content repo must have a work tree")?.to_path_buf();
     let content = content_path.trim_end_matches('/');
     let state_rel = format!("{content}/{STATE_FILE}");
-    let state: State = match std::fs::read(workdir.join(&state_rel)) {
+    let mut state: State = match std::fs::read(workdir.join(&state_rel)) {
         Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| format!("reading {state_rel}"))?,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => State::default(),
         Err(err) => return Err(err).with_context(|| format!("reading {state_rel}")),
@@ -60,7 +73,8 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
             if change.seq <= since {
                 bail!("the feed went backwards: seq {} after {since}", change.seq);
             }
-            commit_change(&repo, &workdir, content, &state_rel, change)?;
+            state.last_seq = change.seq;
+            commit_change(&repo, &workdir, content, &state_rel, change, state)?;
             since = change.seq;
             n_commits += 1;
         }
@@ -70,7 +84,102 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
         }
     }
     eprintln!("synced {n_commits} change(s) from {api}; last seq {since}");
+
+    let mut since = state.speaker_last_seq;
+    let mut n_decisions = 0;
+    let mut folders: Option<Vec<(String, String)>> = None;
+    loop {
+        let url = format!("{}/api/episodes/changes?since={since}&limit={PAGE}", api.trim_end_matches('/'));
+        let page: SpeakerChangePage = runtime
+            .block_on(async {
+                let response = client.get(&url).send().await?.error_for_status()?;
+                response.json().await
+            })
+            .with_context(|| format!("fetching {url}"))?;
+        for change in &page.items {
+            if change.seq <= since {
+                bail!("the speaker feed went backwards: seq {} after {since}", change.seq);
+            }
+            let folders = match &folders {
+                Some(folders) => folders,
+                None => folders.insert(episode_folders(&workdir, content)?),
+            };
+            let Some((_, folder)) = folders.iter().find(|(id, _)| id == &change.episode) else {
+                bail!(
+                    "speaker decision {} names episode {}, which is not under {content}/shows",
+                    change.seq,
+                    change.episode
+                );
+            };
+            state.speaker_last_seq = change.seq;
+            commit_decision(&repo, &workdir, &state_rel, folder, change, state)?;
+            since = change.seq;
+            n_decisions += 1;
+        }
+        match page.next_since {
+            Some(next) if !page.items.is_empty() => since = since.max(next),
+            _ => break,
+        }
+    }
+    eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {since}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// (episode id, `<content>/shows/<show>/<episode>` relative to the work tree) for every episode.
+fn episode_folders(workdir: &Path, content: &str) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let Ok(shows) = std::fs::read_dir(workdir.join(content).join("shows")) else { return Ok(out) };
+    for show in shows {
+        let show = show?;
+        let Ok(episodes) = std::fs::read_dir(show.path()) else { continue };
+        for episode in episodes {
+            let path = episode?.path().join("episode.json");
+            if !path.is_file() {
+                continue;
+            }
+            let parsed: Episode = serde_json::from_slice(&std::fs::read(&path)?)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let Some(normalised) = normalise_source_url(&parsed.source_url) else { continue };
+            let rel =
+                path.parent().expect("has a folder").strip_prefix(workdir)?.to_string_lossy().to_string();
+            out.push((episode_id(&normalised), rel));
+        }
+    }
+    Ok(out)
+}
+
+/// One commit: the decision as the label's `human` entry in the episode's names.json.
+fn commit_decision(
+    repo: &git2::Repository,
+    workdir: &Path,
+    state_rel: &str,
+    folder: &str,
+    change: &SpeakerChange,
+    state: State,
+) -> Result<()> {
+    let names_rel = format!("{folder}/names.json");
+    let mut names: Names = match std::fs::read(workdir.join(&names_rel)) {
+        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| format!("reading {names_rel}"))?,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Names::default(),
+        Err(err) => return Err(err).with_context(|| format!("reading {names_rel}")),
+    };
+    names.labels.entry(change.label.clone()).or_default().human = Some(change.decision());
+    let json = serde_json::to_string_pretty(&names)? + "\n";
+    let state_json = serde_json::to_string_pretty(&state)? + "\n";
+    let mut message = format!("Name {} as {} in {folder}\n\n", change.label, change.name);
+    if let Some(note) = change.note.as_deref() {
+        message.push_str(note.trim());
+        message.push_str("\n\n");
+    }
+    message.push_str(&format!("Commonplace-Speaker-Decision: {}\n", change.seq));
+    commit_files(
+        repo,
+        workdir,
+        &[(&names_rel, json.as_bytes()), (state_rel, state_json.as_bytes())],
+        &change.editor,
+        &change.at,
+        &message,
+    )
 }
 
 fn commit_change(
@@ -79,6 +188,7 @@ fn commit_change(
     content: &str,
     state_rel: &str,
     change: &Change,
+    state: State,
 ) -> Result<()> {
     let doc = &change.document;
     if doc.slug != change.slug || !domain::slug::is_valid(&change.slug) {
@@ -87,27 +197,7 @@ fn commit_change(
     let file_rel = format!("{content}/recipes/{}.json", change.slug);
     let mut json = serde_json::to_string_pretty(&ContentDoc { recipe: &doc.recipe, server: &doc.server })?;
     json.push('\n');
-    let state = serde_json::to_string_pretty(&State { last_seq: change.seq })? + "\n";
-    for (rel, bytes) in [(&file_rel, json.as_bytes()), (&state_rel.to_string(), state.as_bytes())] {
-        let full = workdir.join(rel);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(&full, bytes).with_context(|| format!("writing {}", full.display()))?;
-    }
-
-    let mut index = repo.index()?;
-    index.add_path(Path::new(&file_rel))?;
-    index.add_path(Path::new(state_rel))?;
-    index.write()?;
-    let tree = repo.find_tree(index.write_tree()?)?;
-    let seconds = time::OffsetDateTime::parse(&change.at, &time::format_description::well_known::Rfc3339)
-        .with_context(|| format!("change {} has time `{}`", change.seq, change.at))?
-        .unix_timestamp();
-    let when = git2::Time::new(seconds, 0);
-    let author =
-        git2::Signature::new(&change.owner, &format!("{}@users.commonplace.invalid", change.owner), &when)?;
-    let committer = git2::Signature::new("Commonplace sync", "sync@commonplace.invalid", &when)?;
+    let state = serde_json::to_string_pretty(&state)? + "\n";
     let message = format!(
         "{}\n\nCommonplace-Change: {}\nCommonplace-Kind: {}\nCommonplace-Version: {}\n",
         change.note.trim(),
@@ -115,12 +205,50 @@ fn commit_change(
         change.kind.code(),
         change.version
     );
+    commit_files(
+        repo,
+        workdir,
+        &[(&file_rel, json.as_bytes()), (state_rel, state.as_bytes())],
+        &change.owner,
+        &change.at,
+        &message,
+    )
+    .with_context(|| format!("change {}", change.seq))
+}
+
+/// Writes `files` (paths relative to the work tree) and commits them on HEAD, authored by `handle` at
+/// `at` (ISO 8601), committed by the sync.
+fn commit_files(
+    repo: &git2::Repository,
+    workdir: &Path,
+    files: &[(&str, &[u8])],
+    handle: &str,
+    at: &str,
+    message: &str,
+) -> Result<()> {
+    let mut index = repo.index()?;
+    for (rel, bytes) in files {
+        let full = workdir.join(rel);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&full, bytes).with_context(|| format!("writing {}", full.display()))?;
+        index.add_path(Path::new(rel))?;
+    }
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let seconds = time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+        .with_context(|| format!("time `{at}`"))?
+        .unix_timestamp();
+    let when = git2::Time::new(seconds, 0);
+    let author = git2::Signature::new(handle, &format!("{handle}@users.commonplace.invalid"), &when)?;
+    let committer = git2::Signature::new("Commonplace sync", "sync@commonplace.invalid", &when)?;
     let parent = match repo.head() {
         Ok(head) => Some(head.peel_to_commit()?),
         Err(err) if err.code() == git2::ErrorCode::UnbornBranch => None,
         Err(err) => return Err(err.into()),
     };
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &author, &committer, &message, &tree, &parents)?;
+    repo.commit(Some("HEAD"), &author, &committer, message, &tree, &parents)?;
     Ok(())
 }

@@ -9,7 +9,10 @@
 //! The alternative we rejected was a search engine library such as tantivy: its index wants a
 //! filesystem and its wasm build is several MiB, while ours must answer from a few static files.
 
+pub mod ai;
 pub mod diagnostic;
+pub mod diet;
+pub mod mcp;
 #[cfg(feature = "pages")]
 pub mod page;
 pub mod quote;

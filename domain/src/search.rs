@@ -28,7 +28,7 @@ pub const SHARD_TARGET_BYTES: usize = 32 * 1024;
 /// Dictionary shards split by at most this many leading letters.
 pub const MAX_SHARD_PREFIX: usize = 2;
 /// Postings larger than this get a file of their own instead of sitting in the dictionary shard.
-pub const INLINE_MAX_BYTES: usize = 256;
+pub const INLINE_MAX_BYTES: usize = 64;
 pub const DEFAULT_LIMIT: usize = 20;
 pub const MAX_LIMIT: usize = 100;
 /// Words shorter than this must match exactly: one edit in a short word is another word.

@@ -165,27 +165,50 @@ pub struct RateDecision {
     pub remaining: u32,
     /// Seconds until the window resets.
     pub reset_s: u64,
+    /// The policy's name in the headers: `writes`, `ai`.
+    pub policy_name: &'static str,
+    /// The window's length in seconds.
+    pub window_len_s: u64,
 }
 
 impl RateDecision {
     pub fn of(count: u32, limit: u32, window_s: u64, now_s: u64) -> RateDecision {
+        RateDecision::in_window("writes", RATE_WINDOW_S, count, limit, window_s, now_s)
+    }
+
+    /// The same decision for another fixed-window limit (the AI's is an hour).
+    pub fn in_window(
+        policy_name: &'static str,
+        window_len_s: u64,
+        count: u32,
+        limit: u32,
+        window_s: u64,
+        now_s: u64,
+    ) -> RateDecision {
         RateDecision {
             allowed: count <= limit,
             limit,
             remaining: limit.saturating_sub(count),
-            reset_s: (window_s + RATE_WINDOW_S).saturating_sub(now_s).max(1),
+            reset_s: (window_s + window_len_s).saturating_sub(now_s).max(1),
+            policy_name,
+            window_len_s,
         }
     }
 
     /// `RateLimit` (draft-ietf-httpapi-ratelimit-headers): remaining quota and seconds to reset.
     pub fn header(&self) -> String {
-        format!("\"writes\";r={};t={}", self.remaining, self.reset_s)
+        format!("\"{}\";r={};t={}", self.policy_name, self.remaining, self.reset_s)
     }
 
     /// `RateLimit-Policy`: the quota and its window.
     pub fn policy(&self) -> String {
-        format!("\"writes\";q={};w={RATE_WINDOW_S}", self.limit)
+        format!("\"{}\";q={};w={}", self.policy_name, self.limit, self.window_len_s)
     }
+}
+
+/// The start of the fixed window of `len_s` seconds that `now_s` falls in.
+pub fn window_of(now_s: u64, len_s: u64) -> u64 {
+    now_s - now_s % len_s
 }
 
 #[cfg(test)]

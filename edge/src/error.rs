@@ -26,6 +26,14 @@ pub enum ApiError {
     /// A document with problems: every one of them, each naming its field.
     Invalid(Vec<Diagnostic>),
     RateLimited(RateDecision),
+    /// The AI declined the request (the model's refusal, in its words).
+    AiRefused(String),
+    /// The AI service timed out, failed, or answered with something we cannot use; nothing was stored.
+    Upstream(String),
+    /// The AI answered twice with a document that has problems: every problem of the last answer.
+    UpstreamInvalid(Vec<Diagnostic>),
+    /// No AI provider is configured.
+    AiUnavailable(String),
     /// Something on our side: a missing or corrupt build artefact, a binding that failed.
     Internal(String),
 }
@@ -69,7 +77,23 @@ impl ApiError {
                 format!("{} problem(s); see `errors`", problems.len()),
             ),
             ApiError::RateLimited(decision) => {
-                (429, "rate-limited", "Too many writes", format!("try again in {} s", decision.reset_s))
+                let title =
+                    if decision.policy_name == "ai" { "Too many AI requests" } else { "Too many writes" };
+                (429, "rate-limited", title, format!("try again in {} s", decision.reset_s))
+            }
+            ApiError::AiRefused(detail) => (422, "ai-refused", "The AI declined the request", detail.clone()),
+            ApiError::Upstream(detail) => (502, "ai-upstream", "The AI service failed", detail.clone()),
+            ApiError::UpstreamInvalid(problems) => (
+                502,
+                "ai-invalid-answer",
+                "The AI's answer could not be used",
+                format!(
+                    "{} problem(s) remained after one repair; nothing was stored; see `errors`",
+                    problems.len()
+                ),
+            ),
+            ApiError::AiUnavailable(detail) => {
+                (503, "ai-unavailable", "No AI provider is configured", detail.clone())
             }
             ApiError::Internal(detail) => (500, "internal", "Internal error", detail.clone()),
         }
@@ -77,6 +101,17 @@ impl ApiError {
 
     /// The problem+json response for this error.
     pub fn into_response(self, instance: &str) -> Response {
+        let (status, ..) = self.parts();
+        let body = self.problem(instance);
+        let mut response = Response::from_bytes(body.to_string().into_bytes())
+            .expect("a byte body always builds")
+            .with_status(status);
+        self.finish(response.headers_mut());
+        response
+    }
+
+    /// The RFC 9457 problem body of this error; MCP tool errors carry it too.
+    pub fn problem(&self, instance: &str) -> serde_json::Value {
         let (status, kind, title, detail) = self.parts();
         let mut body = json!({
             "type": format!("/problems/{kind}"),
@@ -85,13 +120,17 @@ impl ApiError {
             "detail": detail,
             "instance": instance,
         });
-        if let ApiError::BadParameters(problems) | ApiError::Invalid(problems) = &self {
+        if let ApiError::BadParameters(problems)
+        | ApiError::Invalid(problems)
+        | ApiError::UpstreamInvalid(problems) = &self
+        {
             body["errors"] = json!(problems);
         }
-        let mut response = Response::from_bytes(body.to_string().into_bytes())
-            .expect("a byte body always builds")
-            .with_status(status);
-        let headers = response.headers_mut();
+        body
+    }
+
+    /// The headers of the problem response.
+    fn finish(&self, headers: &mut worker::Headers) {
         let _ = headers.set("Content-Type", "application/problem+json");
         let _ = headers.set("Cache-Control", "no-store");
         match &self {
@@ -109,6 +148,5 @@ impl ApiError {
             _ => {}
         }
         http::cors(headers);
-        response
     }
 }

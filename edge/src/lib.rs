@@ -5,16 +5,20 @@
 //! decided in one place. Central types: [`error::ApiError`], the one error type, mapped to RFC 9457 in
 //! [`error::ApiError::into_response`].
 
+mod ai;
 mod assets;
 mod auth;
 mod error;
 mod feed;
 mod http;
 mod kitchen;
+mod mcp;
 mod overlay;
 mod quotes;
 mod recipes;
+mod speakers;
 mod store;
+mod variants;
 mod writes;
 
 use worker::{Context, Env, Method, Request, Response, event};
@@ -44,6 +48,10 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         (Method::Get | Method::Head, ["api", "me"]) => writes::me(&req, env).await,
         (Method::Put, ["api", "r", slug]) => writes::change(req, env, slug).await,
         (_, ["api", "r", _]) => Err(ApiError::MethodNotAllowed("PUT")),
+        // The site's AI (issue 4).
+        (Method::Post, ["api", "ai", "write"]) => ai::write_route(req, env).await,
+        (Method::Post, ["api", "r", slug, "ai"]) => ai::change_route(req, env, slug).await,
+        (Method::Post, ["api", "r", slug, "variant", kind]) => variants::route(req, env, slug, kind).await,
         (Method::Post, ["api", "r", slug, "fork"]) => writes::fork(req, env, slug).await,
         (Method::Get | Method::Head, ["api", "r", slug, "history"]) => feed::history(env, slug).await,
         (Method::Get | Method::Head, ["api", "changes"]) => feed::changes(&req, env).await,
@@ -66,6 +74,12 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         (Method::Get | Method::Head, ["api", "attribute"]) => quotes::attribute(&req, env).await,
         (Method::Get | Method::Head, ["api", "shows"]) => quotes::shows(env).await,
         (Method::Get | Method::Head, ["api", "episodes"]) => quotes::episodes(&req, env).await,
+        // Speaker names set by editors (issue 7); `changes` is not an episode id, so it goes first.
+        (Method::Get | Method::Head, ["api", "episodes", "changes"]) => speakers::changes(&req, env).await,
+        (Method::Put, ["api", "episodes", id, "speakers", label]) => {
+            speakers::decide(req, env, id, label).await
+        }
+        (_, ["api", "episodes", _, "speakers", _]) => Err(ApiError::MethodNotAllowed("PUT")),
         (Method::Get | Method::Head, ["api", "episodes", id]) => quotes::episode(env, id).await,
         (Method::Get | Method::Head, ["api", "episodes", id, "transcript"]) => {
             quotes::transcript(&req, env, id).await
@@ -74,6 +88,9 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
             quotes::speakers(&req, env, id).await
         }
         (Method::Get | Method::Head, ["api", "search"]) => quotes::search(&req, env).await,
+        // Agents (issue 6): one JSON-RPC message per POST; no SSE stream to GET.
+        (Method::Post, ["mcp"]) => mcp::post(req, env).await,
+        (_, ["mcp"]) => Err(ApiError::MethodNotAllowed("POST")),
         (Method::Get | Method::Head, ["api", ..]) => Err(ApiError::NotFound(format!("no API route {path}"))),
         (Method::Get | Method::Head, _) => assets::serve(req, env).await,
         _ => Err(ApiError::MethodNotAllowed("GET, HEAD")),

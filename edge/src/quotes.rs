@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use domain::Diagnostic;
+use domain::mcp::EpisodePage;
 use domain::quote::phrase::{self, Manifest};
-use domain::quote::{Prepared, attribute as attribute_quote, check_quote, views};
+use domain::quote::{Attribution, Prepared, attribute as attribute_quote, check_quote, views};
 use domain::search::SearchError;
 use domain::transcript::url::is_episode_id;
 use domain::transcript::{Canonical, EpisodeSummary, episode_id, normalise_source_url};
@@ -87,10 +88,14 @@ async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
 
 /// `GET /api/attribute?source_url=…&quote=…`
 pub async fn attribute(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let params = params(req)?;
+    render(&attribution(env, &params(req)?).await?)
+}
+
+/// The attribution for the `/api/attribute` parameters; also the `attribute_quote` tool.
+pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attribution, ApiError> {
     let mut problems = Vec::new();
     let (mut source_url, mut quote) = (None, None);
-    for (key, value) in pairs(&params) {
+    for (key, value) in pairs(params) {
         match key {
             "source_url" => source_url = Some(value),
             "quote" => quote = Some(value),
@@ -125,7 +130,8 @@ pub async fn attribute(req: &Request, env: &Env) -> Result<Response, ApiError> {
         ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
         other => other,
     })?;
-    render(&attribute_quote(&loaded.0, &loaded.1, quote))
+    let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
+    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
 }
 
 /// `GET /api/shows`
@@ -139,8 +145,12 @@ pub async fn shows(env: &Env) -> Result<Response, ApiError> {
 
 /// `GET /api/episodes?show=…&limit=…&cursor=…`
 pub async fn episodes(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let params = params(req)?;
-    let (show, page) = views::parse_episode_list(pairs(&params)).map_err(ApiError::BadParameters)?;
+    render(&episode_page(env, &params(req)?).await?)
+}
+
+/// One page of episodes for the `/api/episodes` parameters; also the `list_episodes` tool.
+pub async fn episode_page(env: &Env, params: &[(String, String)]) -> Result<EpisodePage, ApiError> {
+    let (show, page) = views::parse_episode_list(pairs(params)).map_err(ApiError::BadParameters)?;
     let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
     let mut all: Vec<EpisodeSummary> =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
@@ -148,7 +158,7 @@ pub async fn episodes(req: &Request, env: &Env) -> Result<Response, ApiError> {
         all.retain(|episode| &episode.show == show);
     }
     let (items, next_cursor) = page.slice(&all);
-    render(&json!({ "show": show, "items": items, "total": all.len(), "next_cursor": next_cursor }))
+    Ok(EpisodePage { show, items: items.to_vec(), total: all.len(), next_cursor })
 }
 
 /// `GET /api/episodes/:id`: the record with every run, as built.
@@ -157,29 +167,54 @@ pub async fn episode(env: &Env, id: &str) -> Result<Response, ApiError> {
     if !is_episode_id(id) {
         return Err(not_found());
     }
-    json_file(fetch_bytes(env, format!("episodes/{id}.json")).await?.ok_or_else(not_found)?, 300)
+    let built = fetch_bytes(env, format!("episodes/{id}.json")).await?.ok_or_else(not_found)?;
+    json_file(crate::speakers::record_with_decisions(env, id, built).await?, 300)
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
 pub async fn transcript(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
-    let params = params(req)?;
-    let filters = views::parse_filters(pairs(&params), true).map_err(ApiError::BadParameters)?;
+    render(&transcript_view(env, id, &params(req)?).await?)
+}
+
+/// The narrowed transcript; also the `get_transcript` tool.
+pub async fn transcript_view(
+    env: &Env,
+    id: &str,
+    params: &[(String, String)],
+) -> Result<views::TranscriptView, ApiError> {
+    let filters = views::parse_filters(pairs(params), true).map_err(ApiError::BadParameters)?;
     let loaded = load(env, id).await?;
-    render(&views::transcript(&loaded.0, &filters))
+    let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
+    Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), &filters))
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
 pub async fn speakers(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
-    let params = params(req)?;
-    let filters = views::parse_filters(pairs(&params), false).map_err(ApiError::BadParameters)?;
+    render(&speakers_view(env, id, &params(req)?).await?)
+}
+
+/// Speaker statistics; also the `speaker_stats` tool.
+pub async fn speakers_view(
+    env: &Env,
+    id: &str,
+    params: &[(String, String)],
+) -> Result<views::SpeakersView, ApiError> {
+    let filters = views::parse_filters(pairs(params), false).map_err(ApiError::BadParameters)?;
     let loaded = load(env, id).await?;
-    render(&views::speakers(&loaded.0, &filters))
+    let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
+    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), &filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
 pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let params = params(req)?;
-    let query = phrase::parse_query(pairs(&params)).map_err(ApiError::BadParameters)?;
+    let answer = phrase_search(env, &params(req)?).await?;
+    let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&value, 60)
+}
+
+/// Phrase search for the `/api/search` parameters; also the `search_transcripts` tool.
+pub async fn phrase_search(env: &Env, params: &[(String, String)]) -> Result<phrase::Answer, ApiError> {
+    let query = phrase::parse_query(pairs(params)).map_err(ApiError::BadParameters)?;
     let (manifest, mut files) = take_index(env).await?;
     let answer = loop {
         match phrase::search(&manifest, &query, &files) {
@@ -197,8 +232,9 @@ pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
         }
     };
     put_index(manifest, files);
-    let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
-    http::public_json(&value, 60)
+    let mut answer = answer;
+    crate::speakers::hits_with_decisions(env, &mut answer).await?;
+    Ok(answer)
 }
 
 async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {

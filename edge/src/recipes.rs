@@ -1,8 +1,8 @@
 //! Recipe routes: search over the static index.
 
+use domain::mcp::RecipePage;
 use domain::search::{Overlay, Query, SearchError, encode_cursor, search_with_overlay};
 use domain::text::Stemmers;
-use serde_json::json;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
@@ -18,6 +18,13 @@ pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let url = req.url()?;
     let pairs: Vec<(String, String)> =
         url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+    let page = search_page(env, &pairs).await?;
+    let body = serde_json::to_value(&page).map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&body, 60)
+}
+
+/// One page of search results for the `GET /api/recipes` parameters; also the `search_recipes` tool.
+pub async fn search_page(env: &Env, pairs: &[(String, String)]) -> Result<RecipePage, ApiError> {
     let query = Query::from_params(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(ApiError::BadParameters)?;
 
@@ -43,11 +50,9 @@ pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
     };
     assets::put_index(manifest, files);
 
-    let items: Vec<_> = outcome.cards.iter().map(|card| card.view(query.lang)).collect();
-    let body = json!({
-        "items": items,
-        "total": outcome.total,
-        "next_cursor": outcome.next_offset.map(encode_cursor),
-    });
-    http::public_json(&body, 60)
+    Ok(RecipePage {
+        items: outcome.cards.iter().map(|card| card.view(query.lang)).collect(),
+        total: outcome.total,
+        next_cursor: outcome.next_offset.map(encode_cursor),
+    })
 }

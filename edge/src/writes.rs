@@ -40,7 +40,7 @@ pub async fn me(req: &Request, env: &Env) -> Result<Response, ApiError> {
 }
 
 /// The JSON body of a write, or 415 / 413 / 400.
-async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
+pub(crate) async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
     let content_type = req.headers().get("Content-Type")?.unwrap_or_default();
     let media_type = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
     if media_type != "application/json" {
@@ -114,14 +114,14 @@ fn written(
     Ok(response)
 }
 
-fn to_json(published: &Published) -> Result<String, ApiError> {
+pub(crate) fn to_json(published: &Published) -> Result<String, ApiError> {
     serde_json::to_string(published).map_err(|err| ApiError::Internal(format!("serialising: {err}")))
 }
 
 /// Stores a new recipe (a create or a fork) under the first free slug its title suggests. The slug's
 /// uniqueness is the overlay table's primary key: when a concurrent write took the slug between our
 /// look and our insert, the insert fails and we look again.
-async fn insert_new(
+pub(crate) async fn insert_new(
     env: &Env,
     caller: &KeyOwner,
     kind: ChangeKind,
@@ -185,10 +185,18 @@ async fn create_as(
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
-    let (recipe, note) = document(json_body(&mut req).await?, false)?;
+    let published = create_recipe(env, caller, json_body(&mut req).await?).await?;
+    let location = format!("/r/{}.json", published.slug);
+    written(201, &to_json(&published)?, 1, rate, Some(&location))
+}
+
+/// Stores a new recipe from a request body (the document, optionally with `note`); also the
+/// `create_recipe` tool. The caller's write has been counted.
+pub async fn create_recipe(env: &Env, caller: &KeyOwner, body: Value) -> Result<Published, ApiError> {
+    let (recipe, note) = document(body, false)?;
     let base = domain::slug::from_recipe(&recipe);
     let now = now_iso();
-    let published = insert_new(
+    insert_new(
         env,
         caller,
         ChangeKind::Create,
@@ -196,9 +204,7 @@ async fn create_as(
         |slug| write::created(slug, recipe.clone(), &caller.handle, &now),
         &base,
     )
-    .await?;
-    let location = format!("/r/{}.json", published.slug);
-    written(201, &to_json(&published)?, 1, rate, Some(&location))
+    .await
 }
 
 /// `POST /api/r/{slug}/fork`: the caller's own copy.
@@ -214,11 +220,18 @@ async fn fork_as(
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
+    let published = fork_recipe(env, caller, slug).await?;
+    let location = format!("/r/{}.json", published.slug);
+    written(201, &to_json(&published)?, 1, rate, Some(&location))
+}
+
+/// Stores the caller's copy of `slug`; also the `fork_recipe` tool.
+pub async fn fork_recipe(env: &Env, caller: &KeyOwner, slug: &str) -> Result<Published, ApiError> {
     let db = store::db(env)?;
     let (source, _) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
     let base = domain::slug::from_recipe(&source.recipe);
     let now = now_iso();
-    let published = insert_new(
+    insert_new(
         env,
         caller,
         ChangeKind::Fork,
@@ -226,9 +239,7 @@ async fn fork_as(
         |new_slug| write::forked(&source, new_slug, &caller.handle, &now),
         &base,
     )
-    .await?;
-    let location = format!("/r/{}.json", published.slug);
-    written(201, &to_json(&published)?, 1, rate, Some(&location))
+    .await
 }
 
 /// `PUT /api/r/{slug}`: a new version of the caller's own recipe.
@@ -247,7 +258,21 @@ async fn change_as(
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
     let if_match = req.headers().get("If-Match")?;
-    let (recipe, note) = document(json_body(&mut req).await?, true)?;
+    let body = json_body(&mut req).await?;
+    let next = change_recipe(env, caller, slug, body, if_match.as_deref()).await?;
+    written(200, &to_json(&next)?, next.server.version, rate, None)
+}
+
+/// Stores a new version of the caller's own recipe from a body (the document plus `note`) and an
+/// optional `If-Match`; also the `update_recipe` tool.
+pub async fn change_recipe(
+    env: &Env,
+    caller: &KeyOwner,
+    slug: &str,
+    body: Value,
+    if_match: Option<&str>,
+) -> Result<Published, ApiError> {
+    let (recipe, note) = document(body, true)?;
     let db = store::db(env)?;
     let (current, origin) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
     let mine = match origin {
@@ -260,7 +285,7 @@ async fn change_as(
             current.server.owner
         )));
     }
-    let expected = match if_match.as_deref().map(str::trim) {
+    let expected = match if_match.map(str::trim) {
         None | Some("*") => current.server.version,
         Some(header) => write::parse_if_match(header).ok_or_else(|| {
             ApiError::BadParameters(vec![Diagnostic::new("If-Match", "must name a version, such as \"3\"")])
@@ -292,7 +317,7 @@ async fn change_as(
             "`{slug}` changed while you were writing: version {expected} is no longer current; read it again"
         )));
     }
-    written(200, &doc, next.server.version, rate, None)
+    Ok(next)
 }
 
 fn stale(slug: &str, expected: u64, current: u64) -> ApiError {

@@ -121,6 +121,18 @@ impl Browser {
         Ok(found.as_array().is_some_and(|all| !all.is_empty()))
     }
 
+    /// Waits (up to ten seconds) until a CSS selector finds something: a click that submits a form
+    /// can return before the next page has arrived.
+    pub async fn wait_for(&self, css: &str) -> Result<()> {
+        for _ in 0..100 {
+            if self.exists(css).await.unwrap_or(false) {
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        anyhow::bail!("{css} did not appear within ten seconds")
+    }
+
     pub async fn click(&self, css: &str) -> Result<()> {
         let element = self.find(css).await?;
         self.call("POST", &self.at(&format!("/element/{element}/click")), None).await.map(drop)
@@ -146,6 +158,18 @@ impl Browser {
     /// Every cookie the browser holds for the current page, as WebDriver describes them.
     pub async fn cookies(&self) -> Result<Vec<Value>> {
         Ok(self.call("GET", &self.at("/cookie"), None).await?.as_array().cloned().unwrap_or_default())
+    }
+
+    /// Runs a script in the page and returns its value (`return …;` in the script).
+    pub async fn execute(&self, script: &str) -> Result<Value> {
+        self.call("POST", &self.at("/execute/sync"), Some(json!({"script": script, "args": []}))).await
+    }
+
+    /// Sets the window size, as a phone's screen would be.
+    pub async fn resize(&self, width: u32, height: u32) -> Result<()> {
+        self.call("POST", &self.at("/window/rect"), Some(json!({"width": width, "height": height})))
+            .await
+            .map(drop)
     }
 
     /// A PNG of the viewport.

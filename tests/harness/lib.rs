@@ -18,6 +18,7 @@ pub mod browser;
 pub mod corpus;
 pub mod kitchen;
 pub mod oauth;
+pub mod openai;
 pub mod runner;
 
 /// The repository root.
@@ -97,6 +98,8 @@ impl Worker {
         let log = work.join(format!("wrangler-{port}.log"));
         let log_file = std::fs::File::create(&log)?;
         let port_arg = port.to_string();
+        // Each wrangler also opens an inspector port; left to itself, concurrent starts race for 9229.
+        let inspector_arg = free_port()?.to_string();
         let mut args = vec![
             "dev",
             "--local",
@@ -107,6 +110,8 @@ impl Worker {
             "--persist-to",
             &state_arg,
             "--show-interactive-dev-session=false",
+            "--inspector-port",
+            &inspector_arg,
             "--live-reload=false",
         ];
         let vars: Vec<String> = config.vars.iter().map(|(k, v)| format!("{k}:{v}")).collect();
@@ -149,6 +154,20 @@ impl Worker {
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+
+    /// Runs one SQL statement on this worker's local D1, as an operator would with wrangler — for
+    /// what has no route, such as giving an account the `editor` role.
+    pub fn d1_execute(&self, sql: &str) -> Result<()> {
+        let state = self.state.to_string_lossy().to_string();
+        let output = wrangler(&["d1", "execute", "DB", "--local", "--persist-to", &state, "--command", sql])
+            .stdin(Stdio::null())
+            .output()
+            .context("running wrangler d1 execute")?;
+        if !output.status.success() {
+            bail!("wrangler d1 execute failed: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        Ok(())
+    }
 }
 
 impl Drop for Worker {
@@ -156,6 +175,10 @@ impl Drop for Worker {
         stop_group(self.child.id() as i32);
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.state);
+        // Keep the log of a failed run to read; a clean one is noise.
+        if !std::thread::panicking() && std::env::var_os("COMMONPLACE_KEEP_LOGS").is_none() {
+            let _ = std::fs::remove_file(&self.log);
+        }
     }
 }
 

@@ -27,12 +27,14 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
 
     browser.goto(&w.url("/kitchen")).await?;
     browser.click("#github-login").await?;
+    browser.wait_for("#authorize").await?;
     ensure!(
         browser.current_url().await?.starts_with(&github.base),
         "not at GitHub: {}",
         browser.current_url().await?
     );
     browser.click("#authorize").await?;
+    browser.wait_for("#handle").await?;
     let url = browser.current_url().await?;
     ensure!(url == w.url("/kitchen"), "back at {url}: {}", browser.source().await?);
     ensure!(browser.text("#handle").await? == "octo-cook", "{}", browser.source().await?);
@@ -53,6 +55,7 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
 
     browser.type_into("#label", "laptop").await?;
     browser.click("#new-key-form button").await?;
+    browser.wait_for("#new-key").await?;
     let key = browser.text("#new-key").await?;
     ensure!(key.starts_with("cpk_") && key.len() > 40, "{key}");
     let client = reqwest::Client::new();
@@ -98,13 +101,21 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
     ensure!(browser.text("#recipes").await?.contains("browser-salad"), "my recipes");
 
     browser.click("#keys form button").await?;
-    let revoked = client.get(w.url("/api/me")).bearer_auth(&key).send().await?;
-    ensure!(revoked.status() == 401, "a revoked key answered {}", revoked.status());
+    // The click returns before the browser's form post has been answered: wait for it, bounded.
+    let mut status = reqwest::StatusCode::OK;
+    for _ in 0..50 {
+        status = client.get(w.url("/api/me")).bearer_auth(&key).send().await?.status();
+        if status == 401 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    ensure!(status == 401, "a revoked key answered {status}");
     ensure!(browser.text("#keys li").await?.contains("revoked"), "the list does not say revoked");
 
     std::fs::write(tests::root().join("tests/.work/kitchen.png"), browser.screenshot().await?)?;
     browser.click("#logout").await?;
-    ensure!(browser.exists("#github-login").await?, "still signed in after signing out");
+    browser.wait_for("#github-login").await.context("still signed in after signing out")?;
     Ok(())
 }
 

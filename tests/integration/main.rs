@@ -1,10 +1,14 @@
 //! Integration tests: every route through the real Worker in workerd, over real HTTP.
 //! One worker serves the whole run (see `tests::runner`); each module is one area of the service.
 
+mod ai;
 mod kitchen;
+mod mcp;
+mod pages;
 mod quotes;
 mod recipes_read;
 mod recipes_write;
+mod speakers;
 mod sync;
 
 fn main() -> std::process::ExitCode {
@@ -23,6 +27,8 @@ fn main() -> std::process::ExitCode {
         recipes_read::open_data_files_are_served_and_checksummed,
         recipes_read::unknown_routes_and_methods_are_problems,
         recipes_read::preflight_allows_any_origin,
+        pages::recipe_page_reads_right_to_left_in_hebrew_on_a_phone,
+        pages::home_page_search_finds_a_recipe,
         // Quote attribution (issue 5).
         quotes::attribute_finds_a_verbatim_quote_from_any_spelling_of_the_url,
         quotes::attribute_lands_on_word_times,
@@ -49,8 +55,25 @@ fn main() -> std::process::ExitCode {
         recipes_write::change_feed_lists_every_write_in_order_and_pages,
         recipes_write::history_lists_api_changes_newest_first,
         recipes_write::the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers,
+        // Agents: MCP through real clients, its refusals and errors, llms.txt and openapi.json (issue 6).
+        mcp::rmcp_client_lists_tools_and_calls_every_tool,
+        mcp::rmcp_client_speaks_the_stateless_revision,
+        mcp::typescript_sdk_client_lists_and_calls_every_tool,
+        mcp::malformed_json_rpc_gets_json_rpc_errors,
+        mcp::foreign_browser_origins_are_refused,
+        mcp::llms_txt_and_openapi_json_describe_both_services,
+        // The site's AI (issue 4): each but the first starts its own worker and scripted chat service.
+        ai::ai_routes_answer_503_without_a_provider,
+        ai::ai_write_stores_a_checked_answer_and_repairs_once,
+        ai::ai_change_changes_mine_in_place_and_forks_anyone_elses,
+        ai::ai_output_cannot_take_over_another_recipe,
+        ai::diet_versions_are_made_once_checked_and_shared,
+        ai::twenty_concurrent_both_requests_call_upstream_once_and_make_one_recipe,
         kitchen::github_sign_in_key_lifecycle_in_a_browser,
         kitchen::local_sign_in_exists_only_in_dev,
         sync::sync_commits_each_change_and_the_next_build_publishes_it,
+        // Speaker names set by editors (issue 7).
+        speakers::speaker_names_need_a_key_and_the_editor_role,
+        speakers::an_editors_speaker_name_shows_at_once_and_syncs_to_git,
     ])
 }

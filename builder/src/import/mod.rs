@@ -57,6 +57,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
         created,
         imported_from: Some(request.format.code().to_string()),
         segments,
+        speaker_embeddings: None,
     };
     write_json(&request.out.join("runs").join(format!("{pipeline}.json")), &run)?;
     if request.format == Format::ChangelogMd {
@@ -273,6 +274,7 @@ fn import_corpus(
                     created: created.to_string(),
                     imported_from: Some(Format::ChangelogMd.code().into()),
                     segments,
+                    speaker_embeddings: None,
                 };
                 write_json(&episode_dir.join("runs").join(format!("{pipeline}.json")), &run)?;
                 write_changelog_records(&episode_dir, &corpus_path, &run, file_date(file))

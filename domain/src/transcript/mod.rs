@@ -7,9 +7,12 @@
 //! `estimated`), so an estimate is never presented as a measurement.
 
 pub mod export;
+pub mod identify;
 pub mod import;
+pub mod llm;
 pub mod names;
 pub mod url;
+pub mod voice;
 
 use std::collections::BTreeMap;
 
@@ -143,6 +146,22 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_from: Option<String>,
     pub segments: Vec<Segment>,
+    /// One speaker embedding per label, when the diarization pipeline exported them (issue 7's voice
+    /// match compares them with voiceprints of earlier episodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker_embeddings: Option<SpeakerEmbeddings>,
+}
+
+/// Per-label speaker embeddings of one run, and the model that made them: vectors of different models
+/// are not comparable, so a voiceprint is only ever matched against one of the same model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SpeakerEmbeddings {
+    /// Such as `pyannote/wespeaker-voxceleb-resnet34-LM`.
+    pub model: String,
+    /// Label → embedding; every vector has the same length.
+    pub labels: BTreeMap<String, Vec<f32>>,
 }
 
 /// A pipeline id: lower-case letters, digits and `.+_-`, starting with a letter or digit.
@@ -207,6 +226,9 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
     if run.segments.is_empty() {
         problems.push(Diagnostic::new("segments", "a run has at least one segment"));
     }
+    if let Some(embeddings) = &run.speaker_embeddings {
+        problems.extend(validate_embeddings(embeddings, &run.segments));
+    }
     let mut previous_start = 0.0;
     for (idx, segment) in run.segments.iter().enumerate() {
         let field = |name: &str| format!("segments[{idx}].{name}");
@@ -236,6 +258,30 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
                     "word times must lie inside the segment and not run backwards",
                 ));
             }
+        }
+    }
+    problems
+}
+
+fn validate_embeddings(embeddings: &SpeakerEmbeddings, segments: &[Segment]) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    if embeddings.model.trim().is_empty() {
+        problems.push(Diagnostic::new("speaker_embeddings.model", "must name the embedding model"));
+    }
+    let dims = embeddings.labels.values().next().map_or(0, Vec::len);
+    for (label, vector) in &embeddings.labels {
+        let field = format!("speaker_embeddings.labels.{label}");
+        if !segments.iter().any(|segment| &segment.speaker == label) {
+            problems.push(Diagnostic::new(field.clone(), "no segment has this speaker label"));
+        }
+        if vector.is_empty() || vector.len() != dims {
+            problems.push(Diagnostic::new(
+                field.clone(),
+                format!("every embedding has the same length ({dims})"),
+            ));
+        }
+        if vector.iter().any(|x| !x.is_finite()) || vector.iter().all(|x| *x == 0.0) {
+            problems.push(Diagnostic::new(field, "must be finite and not all zero"));
         }
     }
     problems
@@ -375,6 +421,7 @@ mod tests {
             created: created.into(),
             imported_from: None,
             segments: vec![],
+            speaker_embeddings: None,
         }
     }
 
@@ -414,6 +461,7 @@ mod tests {
             kind: RunKind::Asr,
             created: "2024-13-01".into(),
             imported_from: None,
+            speaker_embeddings: None,
             segments: vec![
                 Segment {
                     speaker: "A".into(),

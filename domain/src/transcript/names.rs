@@ -41,6 +41,32 @@ pub struct Vote {
     pub name: Option<String>,
     #[serde(default)]
     pub evidence: String,
+    /// What produced the vote, with its version (`assemblyai`, `gpt-4o-mini`, `voiceprints-v1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The source's own measure, where it has one (cosine similarity for a voice match). Recorded
+    /// for a reader; the state never uses it, since scores are never averaged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+impl Vote {
+    /// A vote for `name`, or an abstention when `name` is `None`.
+    pub fn new(source: VoteSource, name: Option<String>, evidence: impl Into<String>) -> Vote {
+        Vote { source, name, evidence: evidence.into(), model: None, score: None }
+    }
+
+    pub fn with_model(mut self, model: impl Into<String>) -> Vote {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Kept to four decimals: enough for a reader, and short decimals read back exactly, so a
+    /// re-run that computes the same score writes the same file.
+    pub fn with_score(mut self, score: f64) -> Vote {
+        self.score = Some((score * 10_000.0).round() / 10_000.0);
+        self
+    }
 }
 
 /// A person's decision about a name; it always wins.
@@ -202,7 +228,7 @@ fn elimination_vote(
     }
     let other = labels.iter().find(|other| other.as_str() != label)?;
     let recognised = &base[other.as_str()];
-    let abstain = |why: String| Some(Vote { source: VoteSource::Elimination, name: None, evidence: why });
+    let abstain = |why: String| Some(Vote::new(VoteSource::Elimination, None, why));
     if !recognised.state.is_trustworthy() {
         return abstain(format!("the other voice ({other}) is not recognised with confidence"));
     }
@@ -210,16 +236,125 @@ fn elimination_vote(
     let remaining: Vec<&Person> =
         roster.iter().filter(|person| name_key(&person.name) != other_name).collect();
     match remaining.as_slice() {
-        [person] => Some(Vote {
-            source: VoteSource::Elimination,
-            name: Some(person.name.clone()),
-            evidence: format!(
-                "two-person conversation; {other} is {}",
-                recognised.name.as_deref().unwrap_or("")
-            ),
-        }),
+        [person] => Some(Vote::new(
+            VoteSource::Elimination,
+            Some(person.name.clone()),
+            format!("two-person conversation; {other} is {}", recognised.name.as_deref().unwrap_or("")),
+        )),
         _ => abstain(format!("{other}'s name is not on the roster")),
     }
+}
+
+/// What resolving an episode's names needs, published as `episodes/<id>/names.json` so the Worker can
+/// resolve again — elimination included — the moment an editor's decision arrives, without a build.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NameInputs {
+    pub names: Names,
+    /// The speaker labels of each run.
+    pub runs: Vec<Vec<String>>,
+    pub roster: Vec<Person>,
+}
+
+impl NameInputs {
+    /// Every label and its report, with `decisions` (label → decision) taking the place of any stored
+    /// human decision of the same label.
+    pub fn resolve_with(&self, decisions: &BTreeMap<String, HumanDecision>) -> BTreeMap<String, LabelReport> {
+        let mut names = self.names.clone();
+        for (label, decision) in decisions {
+            names.labels.entry(label.clone()).or_default().human = Some(decision.clone());
+        }
+        resolve_all(&names, &self.runs, &self.roster)
+    }
+
+    pub fn has_label(&self, label: &str) -> bool {
+        self.runs.iter().flatten().any(|known| known == label) || self.names.labels.contains_key(label)
+    }
+}
+
+/// The longest name and note an editor may set.
+pub const MAX_DECISION_NAME_CHARS: usize = 200;
+pub const MAX_DECISION_NOTE_CHARS: usize = 500;
+
+/// The body of `PUT /api/episodes/:id/speakers/:label`: `{name, note}`, every problem reported.
+pub fn decision_from_body(body: &serde_json::Value) -> Result<(String, Option<String>), Vec<Diagnostic>> {
+    let mut problems = Vec::new();
+    let Some(object) = body.as_object() else {
+        return Err(vec![Diagnostic::new("(body)", "must be a JSON object {name, note}")]);
+    };
+    for key in object.keys().filter(|key| !["name", "note"].contains(&key.as_str())) {
+        problems.push(Diagnostic::new(key.as_str(), "unknown field; send only name and note"));
+    }
+    let name = match object.get("name") {
+        Some(serde_json::Value::String(name)) => {
+            let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+            if name.is_empty() {
+                problems.push(Diagnostic::new("name", "must not be empty"));
+            } else if name.chars().count() > MAX_DECISION_NAME_CHARS {
+                problems.push(Diagnostic::new(
+                    "name",
+                    format!("must be at most {MAX_DECISION_NAME_CHARS} characters"),
+                ));
+            }
+            name
+        }
+        Some(_) => {
+            problems.push(Diagnostic::new("name", "must be a string"));
+            String::new()
+        }
+        None => {
+            problems.push(Diagnostic::new("name", "is required: the person's name"));
+            String::new()
+        }
+    };
+    let note = match object.get("note") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(note)) if note.chars().count() > MAX_DECISION_NOTE_CHARS => {
+            problems.push(Diagnostic::new(
+                "note",
+                format!("must be at most {MAX_DECISION_NOTE_CHARS} characters"),
+            ));
+            None
+        }
+        Some(serde_json::Value::String(note)) => {
+            Some(note.trim().to_string()).filter(|note| !note.is_empty())
+        }
+        Some(_) => {
+            problems.push(Diagnostic::new("note", "must be a string"));
+            None
+        }
+    };
+    if problems.is_empty() { Ok((name, note)) } else { Err(problems) }
+}
+
+/// One item of the speaker-decision feed (`GET /api/episodes/changes`), which `builder sync` commits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SpeakerChange {
+    pub seq: u64,
+    /// The episode id (`ep_…`).
+    pub episode: String,
+    pub label: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The editor's handle.
+    pub editor: String,
+    /// ISO 8601 UTC.
+    pub at: String,
+}
+
+impl SpeakerChange {
+    pub fn decision(&self) -> HumanDecision {
+        HumanDecision { name: self.name.clone(), by: self.editor.clone(), note: self.note.clone() }
+    }
+}
+
+/// A page of the speaker-decision feed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpeakerChangePage {
+    pub items: Vec<SpeakerChange>,
+    pub next_since: Option<u64>,
 }
 
 /// Problems of a names file that the types cannot express.
@@ -267,7 +402,7 @@ mod tests {
             "voice" => VoteSource::VoiceMatch,
             other => panic!("{other}"),
         };
-        Vote { source, name: (name != "-").then(|| name.to_string()), evidence: String::new() }
+        Vote::new(source, (name != "-").then(|| name.to_string()), "")
     }
 
     fn check(specs: &str, human: Option<&str>, expect: Expect) {
@@ -376,13 +511,55 @@ mod tests {
     }
 
     #[test]
+    fn a_decision_body_reports_every_problem() {
+        let check = |body: serde_json::Value, expect: Expect| {
+            let shown = match decision_from_body(&body) {
+                Ok(ok) => format!("{ok:?}"),
+                Err(problems) => problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"),
+            };
+            expect.assert_eq(&shown);
+        };
+        check(
+            serde_json::json!({"name": "  Ana   Lima ", "note": " asked her "}),
+            expect![[r#"("Ana Lima", Some("asked her"))"#]],
+        );
+        check(serde_json::json!({"name": "Ana"}), expect![[r#"("Ana", None)"#]]);
+        check(
+            serde_json::json!({"name": " ", "note": 3, "who": "x"}),
+            expect![[r#"
+                who: unknown field; send only name and note
+                name: must not be empty
+                note: must be a string"#]],
+        );
+        check(serde_json::json!([1]), expect!["(body): must be a JSON object {name, note}"]);
+    }
+
+    #[test]
+    fn a_decision_arriving_later_resolves_the_other_voice_by_elimination() {
+        let inputs = NameInputs {
+            names: names(&[("S0", "asr=Ana"), ("S1", "llm=Bea")]),
+            runs: vec![vec!["S0".into(), "S1".into()]],
+            roster: roster(&["Ana", "Bea"]),
+        };
+        let before = inputs.resolve_with(&BTreeMap::new());
+        assert_eq!(before["S1"].name_state, NameState::Tentative);
+        let decision = HumanDecision { name: "Ana".into(), by: "ed".into(), note: None };
+        let after = inputs.resolve_with(&[("S0".to_string(), decision)].into());
+        assert_eq!(
+            (after["S0"].name_state, after["S1"].name_state),
+            (NameState::Human, NameState::Confident)
+        );
+        assert!(inputs.has_label("S1") && !inputs.has_label("S9"));
+    }
+
+    #[test]
     fn stored_elimination_votes_and_double_votes_are_rejected() {
         let mut bad = names(&[("S0", "asr=Ana asr=Bea")]);
-        bad.labels.get_mut("S0").unwrap().votes.push(Vote {
-            source: VoteSource::Elimination,
-            name: Some("Ana".into()),
-            evidence: String::new(),
-        });
+        bad.labels.get_mut("S0").unwrap().votes.push(Vote::new(
+            VoteSource::Elimination,
+            Some("Ana".into()),
+            "",
+        ));
         let problems: Vec<String> = validate(&bad).iter().map(ToString::to_string).collect();
         expect![[r#"
             [

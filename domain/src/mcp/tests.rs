@@ -1,0 +1,211 @@
+//! The `/mcp` framing: one message in, what the edge does out.
+
+use expect_test::{Expect, expect};
+use serde_json::json;
+
+use super::*;
+
+fn check(body: &str, headers: &Headers, expect: Expect) {
+    let shown = match handle(body.as_bytes(), headers, "test") {
+        Step::Reply { status, body } => {
+            let mut body = body;
+            // The tool list is long and has its own freshness test; show its size only.
+            if let Some(tools) = body.pointer_mut("/result/tools") {
+                *tools = json!(format!("{} tools", tools.as_array().map_or(0, Vec::len)));
+            }
+            format!("{status} {body}")
+        }
+        Step::Accepted => "202".to_string(),
+        Step::Call(call) => format!("call {} {:?} {:?}", call.tool.name, call.era, call.input),
+    };
+    expect.assert_eq(&shown);
+}
+
+fn none() -> Headers {
+    Headers::default()
+}
+
+fn stateless_header() -> Headers {
+    Headers { protocol_version: Some("2026-07-28".into()), method: None }
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+#[test]
+fn malformed_messages_are_json_rpc_errors() {
+    check(
+        "{not json",
+        &none(),
+        expect![[
+            r#"400 {"error":{"code":-32700,"message":"Parse error: key must be a string at line 1 column 2"},"id":null,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        &none(),
+        expect![[
+            r#"400 {"error":{"code":-32600,"message":"Invalid request: batches are not supported; send one message"},"id":null,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+        &none(),
+        expect![[
+            r#"400 {"error":{"code":-32600,"message":"Invalid request: `jsonrpc` must be \"2.0\""},"id":7,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#,
+        &none(),
+        expect![[
+            r#"200 {"error":{"code":-32601,"message":"Method not found: resources/list"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bake_cake"}}"#,
+        &none(),
+        expect![[
+            r#"200 {"error":{"code":-32602,"message":"Invalid params: no tool `bake_cake`; see tools/list"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+}
+
+#[test]
+fn notifications_and_responses_are_accepted_without_a_body() {
+    check(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &none(), expect!["202"]);
+    check(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        &none(),
+        expect!["202"],
+    );
+    check(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, &none(), expect!["202"]);
+}
+
+#[test]
+fn initialize_echoes_a_version_it_speaks_and_offers_its_newest_otherwise() {
+    let init = |version: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+        )
+    };
+    let version_of = |body: &str| match handle(body.as_bytes(), &none(), "test") {
+        Step::Reply { body, .. } => body["result"]["protocolVersion"].clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(version_of(&init("2025-06-18")), json!("2025-06-18"));
+    assert_eq!(version_of(&init("2024-11-05")), json!("2025-11-25"));
+    assert_eq!(version_of(&init("2026-07-28")), json!("2025-11-25"));
+}
+
+#[test]
+fn stateless_requests_carry_their_version_and_get_the_new_envelope() {
+    check(
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#),
+        &stateless_header(),
+        expect![[
+            r#"200 {"id":1,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"commonplace","title":"Commonplace","version":"test"}},"cacheScope":"public","capabilities":{"tools":{"listChanged":false}},"instructions":"Commonplace: open recipes (en, he, pt; CC0 unless a recipe says otherwise) and quote attribution for podcast transcripts (each transcript keeps its show's licence; Changelog transcripts are CC BY-SA 4.0). Reading needs no key. Tools that write (create, fork, update, AI, diet versions) need `Authorization: Bearer <key>`; a person makes a key on /kitchen. You may change only your own recipes: fork someone else's first. Check every quote attribution whose `trust` is `review`.","resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],"ttlMs":3600000}}"#
+        ]],
+    );
+    check(
+        &format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
+        &stateless_header(),
+        expect![[
+            r#"200 {"id":2,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"commonplace","title":"Commonplace","version":"test"}},"cacheScope":"public","resultType":"complete","tools":"13 tools","ttlMs":3600000}}"#
+        ]],
+    );
+    // The handshake era gets the old shape: a 2025-11-25 client may reject fields it does not know.
+    check(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        &Headers { protocol_version: Some("2025-11-25".into()), method: None },
+        expect![[r#"200 {"id":2,"jsonrpc":"2.0","result":{"tools":"13 tools"}}"#]],
+    );
+    // `ping` and `initialize` are gone from the stateless revision.
+    check(
+        &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{{META}}}}}"#),
+        &stateless_header(),
+        expect![[
+            r#"404 {"error":{"code":-32601,"message":"Method not found: ping"},"id":3,"jsonrpc":"2.0"}"#
+        ]],
+    );
+}
+
+#[test]
+fn version_negotiation_and_header_checks() {
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        &none(),
+        expect![[
+            r#"400 {"error":{"code":-32022,"data":{"requested":"2027-01-01","supported":["2026-07-28"]},"message":"Unsupported protocol version `2027-01-01`"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#),
+        &Headers { protocol_version: Some("2025-11-25".into()), method: None },
+        expect![[
+            r#"400 {"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version is `2025-11-25` but `_meta` says `2026-07-28`"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#),
+        &Headers { protocol_version: Some("2026-07-28".into()), method: Some("tools/call".into()) },
+        expect![[
+            r#"400 {"error":{"code":-32020,"message":"Header mismatch: Mcp-Method is `tools/call` but the body's method is `tools/list`"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        &none(),
+        expect![[
+            r#"400 {"error":{"code":-32602,"message":"Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities` (an object)"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        &Headers { protocol_version: Some("1999-01-01".into()), method: None },
+        expect![[
+            r#"400 {"error":{"code":-32600,"data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"message":"Unsupported MCP-Protocol-Version `1999-01-01`"},"id":1,"jsonrpc":"2.0"}"#
+        ]],
+    );
+}
+
+#[test]
+fn tool_calls_are_typed_and_bad_arguments_become_tool_errors() {
+    check(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_recipes","arguments":{"q":"soup","vegan":true,"course":"soup"}}}"#,
+        &none(),
+        expect![[
+            r#"call search_recipes Handshake Ok(SearchRecipes(SearchRecipes { q: Some("soup"), gf: None, vegan: Some(true), vegetarian: None, dairy_free: None, nut_free: None, course: Some(Soup), max_min: None, lang: None, limit: None, cursor: None }))"#
+        ]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"make_diet_version","arguments":{"slug":"hummus","kind":"keto"}}}"#,
+        &none(),
+        expect![[
+            r#"call make_diet_version Handshake Err("the arguments do not fit the input schema: unknown variant `keto`, expected one of `gf`, `vegan`, `both`")"#
+        ]],
+    );
+    let params = SearchRecipes {
+        q: Some("soup".into()),
+        gf: Some(true),
+        vegan: Some(false),
+        limit: Some(5),
+        ..Default::default()
+    }
+    .params();
+    assert_eq!(
+        params,
+        [("q", "soup"), ("gf", "1"), ("limit", "5")].map(|(k, v)| (k.to_string(), v.to_string()))
+    );
+}
+
+#[test]
+fn failures_tell_the_agent_its_next_step() {
+    let update = tool("update_recipe").expect("listed");
+    let problem = json!({"status": 403, "detail": "`hummus` belongs to commonplace"});
+    let ToolOutcome::Failed { message, .. } = failure(update, Some("hummus"), problem) else { panic!() };
+    assert!(message.contains("Call fork_recipe with {\"slug\": \"hummus\"}"), "{message}");
+    let create = tool("create_recipe").expect("listed");
+    let problem = json!({"status": 401, "detail": "send `Authorization: Bearer <key>`"});
+    let ToolOutcome::Failed { message, .. } = failure(create, None, problem) else { panic!() };
+    assert!(message.contains("/kitchen"), "{message}");
+}

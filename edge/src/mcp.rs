@@ -1,0 +1,161 @@
+//! `POST /mcp`: the MCP server for agents, over streamable HTTP without sessions. Each POST carries one
+//! JSON-RPC message and gets one JSON answer (no SSE: no tool streams progress).
+//!
+//! `domain::mcp` does the framing (versions, errors, envelopes) and types each tool's arguments; this
+//! module checks `Origin`, runs a tool by calling the same function its HTTP route calls, and turns an
+//! [`ApiError`] into a tool error that tells the agent what to do next. Keys are checked per tool, only
+//! for tools that write, so listing tools and reading never need one.
+
+use domain::mcp::{self, Headers, Step, ToolInput, ToolOutcome};
+use domain::write::MAX_BODY_BYTES;
+use serde_json::Value;
+use worker::{Env, Request, Response};
+
+use crate::error::ApiError;
+use crate::store::KeyOwner;
+use crate::{ai, auth, http, overlay, quotes, recipes, store, variants, writes};
+
+const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+const INSTANCE: &str = "/mcp";
+
+/// `POST /mcp`.
+pub async fn post(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    if let Some(origin) = req.headers().get("Origin")?
+        && !origin_allowed(&origin, &req, env)?
+    {
+        // DNS rebinding defence (MCP transport spec): a browser page of another site may not drive tools.
+        let body = mcp::error(
+            Value::Null,
+            mcp::FORBIDDEN_ORIGIN,
+            format!("Origin `{origin}` may not use this MCP server"),
+            None,
+        );
+        return reply(403, Some(&body));
+    }
+    let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
+    let bytes =
+        if declared.is_some_and(|len| len > MAX_BODY_BYTES) { Vec::new() } else { req.bytes().await? };
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES) || bytes.len() > MAX_BODY_BYTES {
+        let message = format!("Invalid request: messages may be at most {MAX_BODY_BYTES} bytes");
+        return reply(413, Some(&mcp::error(Value::Null, mcp::INVALID_REQUEST, message, None)));
+    }
+    let headers = Headers {
+        protocol_version: req.headers().get("MCP-Protocol-Version")?,
+        method: req.headers().get("Mcp-Method")?,
+    };
+    match mcp::handle(&bytes, &headers, SERVER_VERSION) {
+        Step::Reply { status, body } => reply(status, Some(&body)),
+        Step::Accepted => reply(202, None),
+        Step::Call(call) => {
+            let outcome = match &call.input {
+                Ok(input) => match run(&req, env, input).await {
+                    Ok(value) => ToolOutcome::Done(value),
+                    Err(err) => mcp::failure(call.tool, slug_of(input), err.problem(INSTANCE)),
+                },
+                Err(reason) => mcp::bad_arguments(call.tool, reason),
+            };
+            match mcp::tool_reply(&call, outcome, SERVER_VERSION) {
+                Step::Reply { status, body } => reply(status, Some(&body)),
+                _ => Err(ApiError::Internal("a tool reply is always a reply".into())),
+            }
+        }
+    }
+}
+
+/// Same-origin requests, and origins listed in `MCP_ALLOWED_ORIGINS` (comma-separated). Clients that
+/// are not browsers send no `Origin` and are not checked here.
+fn origin_allowed(origin: &str, req: &Request, env: &Env) -> Result<bool, ApiError> {
+    let own = req.url()?.origin().ascii_serialization();
+    if origin == own {
+        return Ok(true);
+    }
+    let listed = env.var("MCP_ALLOWED_ORIGINS").map(|var| var.to_string()).unwrap_or_default();
+    Ok(listed.split(',').map(str::trim).any(|allowed| !allowed.is_empty() && allowed == origin))
+}
+
+fn reply(status: u16, body: Option<&Value>) -> Result<Response, ApiError> {
+    let mut response = match body {
+        Some(body) => Response::from_bytes(body.to_string().into_bytes())?,
+        None => Response::empty()?,
+    }
+    .with_status(status);
+    let headers = response.headers_mut();
+    if body.is_some() {
+        headers.set("Content-Type", "application/json")?;
+    }
+    headers.set("Cache-Control", "no-store")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// The recipe a tool call is about, for the next-step message of a refusal.
+fn slug_of(input: &ToolInput) -> Option<&str> {
+    match input {
+        ToolInput::GetRecipe(args) | ToolInput::ForkRecipe(args) => Some(&args.slug),
+        ToolInput::UpdateRecipe(args) => Some(&args.slug),
+        ToolInput::AiChangeRecipe(args) => Some(&args.slug),
+        ToolInput::MakeDietVersion(args) => Some(&args.slug),
+        _ => None,
+    }
+}
+
+fn structured(value: impl serde::Serialize) -> Result<Value, ApiError> {
+    serde_json::to_value(value).map_err(|err| ApiError::Internal(format!("serialising: {err}")))
+}
+
+/// The key's owner with this write counted, as the HTTP write routes do it.
+async fn writer(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
+    let caller = auth::caller(req, env).await?;
+    auth::count_write(env, &caller).await?;
+    Ok(caller)
+}
+
+/// Runs one tool: each arm is the function its HTTP route calls.
+async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiError> {
+    match input {
+        ToolInput::SearchRecipes(args) => structured(recipes::search_page(env, &args.params()).await?),
+        ToolInput::GetRecipe(args) => {
+            let db = store::db(env)?;
+            let (published, _) = overlay::current(env, &db, &args.slug)
+                .await?
+                .ok_or_else(|| ApiError::NotFound(format!("no recipe `{}`", args.slug)))?;
+            structured(published)
+        }
+        ToolInput::CreateRecipe(args) => {
+            let caller = writer(req, env).await?;
+            structured(writes::create_recipe(env, &caller, args.recipe.clone()).await?)
+        }
+        ToolInput::ForkRecipe(args) => {
+            let caller = writer(req, env).await?;
+            structured(writes::fork_recipe(env, &caller, &args.slug).await?)
+        }
+        ToolInput::UpdateRecipe(args) => {
+            let caller = writer(req, env).await?;
+            let (body, if_match) = args.body_and_if_match();
+            structured(writes::change_recipe(env, &caller, &args.slug, body, if_match.as_deref()).await?)
+        }
+        ToolInput::AiWriteRecipe(args) => {
+            let caller = auth::caller(req, env).await?;
+            let request = domain::ai::parse_request(&args.body()).map_err(ApiError::Invalid)?;
+            structured(ai::ai_write(env, &caller, &request).await?.published)
+        }
+        ToolInput::AiChangeRecipe(args) => {
+            let caller = auth::caller(req, env).await?;
+            let request = domain::ai::parse_request(&args.body()).map_err(ApiError::Invalid)?;
+            structured(ai::ai_change(env, &caller, &args.slug, &request).await?.published)
+        }
+        ToolInput::MakeDietVersion(args) => {
+            let caller = auth::caller(req, env).await?;
+            structured(variants::diet_version(env, &caller, &args.slug, args.kind.code()).await?.published)
+        }
+        ToolInput::AttributeQuote(args) => structured(quotes::attribution(env, &args.params()).await?),
+        ToolInput::SearchTranscripts(args) => structured(quotes::phrase_search(env, &args.params()).await?),
+        ToolInput::GetTranscript(args) => {
+            structured(quotes::transcript_view(env, &args.episode_id, &args.params()).await?)
+        }
+        ToolInput::SpeakerStats(args) => {
+            structured(quotes::speakers_view(env, &args.episode_id, &args.params()).await?)
+        }
+        ToolInput::ListEpisodes(args) => structured(quotes::episode_page(env, &args.params()).await?),
+    }
+}

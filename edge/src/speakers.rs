@@ -1,0 +1,273 @@
+//! Speaker names set by people (issue 7): `PUT /api/episodes/:id/speakers/:label` for editors, the
+//! public feed of those decisions (`GET /api/episodes/changes`) that `builder sync` commits to git,
+//! and the overlay that makes every quote answer show a decision at once.
+//!
+//! A decision lives in D1 (`migrations/0003_speaker_decisions.sql`) until the next build carries it in
+//! names.json. Reads that name speakers ask D1 for the episode's decisions; only when there are some do
+//! they fetch `episodes/<id>/names.json` (the votes, labels and roster the build resolved) and resolve
+//! again with the decisions in place — so elimination follows a decision at once, exactly as the next
+//! build will. A decision is never overwritten by a source; only a newer decision replaces it. The SQL
+//! of this table lives here, next to its only routes.
+
+use std::collections::BTreeMap;
+
+use domain::quote::phrase;
+use domain::transcript::names::{
+    HumanDecision, LabelReport, NameInputs, SpeakerChange, SpeakerChangePage, decision_from_body,
+};
+use domain::transcript::url::is_episode_id;
+use domain::transcript::{Canonical, NameState, Speaker};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use worker::{Env, Request, Response};
+
+use crate::assets::fetch_bytes;
+use crate::auth::{self, now_iso};
+use crate::error::ApiError;
+use crate::http;
+use crate::store::{self, Arg};
+use crate::writes::json_body;
+
+/// Roles that may set speaker names.
+const EDITOR_ROLES: &[&str] = &["editor", "admin"];
+const DEFAULT_LIMIT: u32 = 100;
+const MAX_LIMIT: u32 = 1000;
+
+/// `%xx` escapes of a path segment decoded (labels such as `Ana Lima` arrive as `Ana%20Lima`).
+fn decode_segment(segment: &str) -> Result<String, ApiError> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut idx = 0;
+    while idx < bytes.len() {
+        if bytes[idx] == b'%' {
+            let hex = segment.get(idx + 1..idx + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(byte) = hex else {
+                return Err(ApiError::NotFound(format!("`{segment}` is not a well-formed path segment")));
+            };
+            out.push(byte);
+            idx += 3;
+        } else {
+            out.push(bytes[idx]);
+            idx += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| ApiError::NotFound(format!("`{segment}` is not UTF-8")))
+}
+
+async fn name_inputs(env: &Env, id: &str) -> Result<Option<NameInputs>, ApiError> {
+    if !is_episode_id(id) {
+        return Ok(None);
+    }
+    let Some(bytes) = fetch_bytes(env, format!("episodes/{id}/names.json")).await? else { return Ok(None) };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|err| ApiError::Internal(format!("episodes/{id}/names.json: {err}")))
+}
+
+#[derive(Debug, Deserialize)]
+struct DecisionRow {
+    seq: u64,
+    episode_id: String,
+    label: String,
+    name: String,
+    note: Option<String>,
+    editor: String,
+    at: String,
+}
+
+impl DecisionRow {
+    fn change(self) -> SpeakerChange {
+        SpeakerChange {
+            seq: self.seq,
+            episode: self.episode_id,
+            label: self.label,
+            name: self.name,
+            note: self.note,
+            editor: self.editor,
+            at: self.at,
+        }
+    }
+}
+
+/// The decisions in force for the given episodes: the newest row of each label.
+async fn decisions_of(
+    env: &Env,
+    ids: &[&str],
+) -> Result<BTreeMap<String, BTreeMap<String, HumanDecision>>, ApiError> {
+    if ids.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let ids_json = serde_json::to_string(ids).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let rows: Vec<DecisionRow> = store::all(
+        &store::db(env)?,
+        "SELECT seq, episode_id, label, name, note, editor, at FROM speaker_decisions d \
+         WHERE episode_id IN (SELECT value FROM json_each(?1)) \
+         AND seq = (SELECT MAX(seq) FROM speaker_decisions \
+                    WHERE episode_id = d.episode_id AND label = d.label)",
+        &[Arg::Text(&ids_json)],
+    )
+    .await?;
+    let mut out: BTreeMap<String, BTreeMap<String, HumanDecision>> = BTreeMap::new();
+    for row in rows {
+        let change = row.change();
+        out.entry(change.episode.clone()).or_default().insert(change.label.clone(), change.decision());
+    }
+    Ok(out)
+}
+
+/// The episode's names with its decisions in force, or `None` when it has none (the built answer stands).
+async fn current_reports(env: &Env, id: &str) -> Result<Option<BTreeMap<String, LabelReport>>, ApiError> {
+    let decisions = decisions_of(env, &[id]).await?;
+    let Some(decided) = decisions.get(id) else { return Ok(None) };
+    let Some(inputs) = name_inputs(env, id).await? else { return Ok(None) };
+    Ok(Some(inputs.resolve_with(decided)))
+}
+
+fn speakers_of(reports: &BTreeMap<String, LabelReport>) -> BTreeMap<String, Speaker> {
+    reports
+        .iter()
+        .map(|(label, report)| {
+            (label.clone(), Speaker { name: report.name.clone(), name_state: report.name_state })
+        })
+        .collect()
+}
+
+/// The canonical transcript with the decisions in force, or `None` when the built one stands.
+pub async fn with_decisions(env: &Env, canonical: &Canonical) -> Result<Option<Canonical>, ApiError> {
+    let Some(reports) = current_reports(env, &canonical.episode.id).await? else { return Ok(None) };
+    let mut speakers = canonical.speakers.clone();
+    speakers.extend(speakers_of(&reports));
+    Ok(Some(Canonical { speakers, ..canonical.clone() }))
+}
+
+/// The built episode record with the decisions in force.
+pub async fn record_with_decisions(env: &Env, id: &str, bytes: Vec<u8>) -> Result<Vec<u8>, ApiError> {
+    let Some(reports) = current_reports(env, id).await? else { return Ok(bytes) };
+    let mut record: Value = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
+    record["names"] = serde_json::to_value(&reports).map_err(|err| ApiError::Internal(err.to_string()))?;
+    Ok(record.to_string().into_bytes())
+}
+
+/// Search hits with the decisions in force. (The `speaker` filter still finds people by the names of
+/// the last build: the index has a bitmap per name, not per label.)
+pub async fn hits_with_decisions(env: &Env, answer: &mut phrase::Answer) -> Result<(), ApiError> {
+    let mut ids: Vec<&str> = answer.hits.iter().map(|hit| hit.episode.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let decisions = decisions_of(env, &ids).await?;
+    for (id, decided) in &decisions {
+        let Some(inputs) = name_inputs(env, id).await? else { continue };
+        let reports = inputs.resolve_with(decided);
+        for hit in answer.hits.iter_mut().filter(|hit| &hit.episode.id == id) {
+            if let Some(report) = reports.get(&hit.speaker) {
+                hit.name = report.name.clone();
+                hit.name_state = report.name_state;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `PUT /api/episodes/:id/speakers/:label` with `{name, note}`: an editor names a voice.
+///
+/// Order of checks: key (401), role (403), rate limit (429), episode and label (404), body (415, 413,
+/// 400, 422).
+pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    if !EDITOR_ROLES.contains(&caller.role.as_str()) {
+        return Err(ApiError::Forbidden(format!(
+            "setting a speaker's name needs the editor role; `{}` has the role `{}`",
+            caller.handle, caller.role
+        )));
+    }
+    let rate = auth::count_write(env, &caller).await?;
+    let label = decode_segment(label)?;
+    let inputs =
+        name_inputs(env, id).await?.ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
+    if !inputs.has_label(&label) {
+        return Err(ApiError::NotFound(format!("episode `{id}` has no speaker label `{label}`")));
+    }
+    let body = json_body(&mut req).await?;
+    let (name, note) = decision_from_body(&body).map_err(ApiError::Invalid)?;
+    let now = now_iso();
+    #[derive(Deserialize)]
+    struct Seq {
+        seq: u64,
+    }
+    let row: Option<Seq> = store::first(
+        &store::db(env)?,
+        "INSERT INTO speaker_decisions (episode_id, label, name, note, account_id, editor, at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING seq",
+        &[
+            Arg::Text(id),
+            Arg::Text(&label),
+            Arg::Text(&name),
+            note.as_deref().map_or(Arg::Null, Arg::Text),
+            Arg::Int(caller.account_id),
+            Arg::Text(&caller.handle),
+            Arg::Text(&now),
+        ],
+    )
+    .await?;
+    let seq =
+        row.map(|row| row.seq).ok_or_else(|| ApiError::Internal("the decision was not stored".into()))?;
+    let decisions = decisions_of(env, &[id]).await?;
+    let reports = inputs.resolve_with(decisions.get(id).unwrap_or(&BTreeMap::new()));
+    let report = reports.get(&label);
+    let body = json!({
+        "episode": id,
+        "speaker": label,
+        "name": report.and_then(|r| r.name.clone()),
+        "name_state": report.map_or(NameState::Human, |r| r.name_state),
+        "human": report.and_then(|r| r.human.clone()),
+        "seq": seq,
+        "at": now,
+    });
+    let mut response = Response::from_bytes(body.to_string().into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "no-store")?;
+    headers.set("RateLimit", &rate.header())?;
+    headers.set("RateLimit-Policy", &rate.policy())?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first.
+pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
+    let (mut since, mut limit) = (0u64, DEFAULT_LIMIT);
+    let mut problems = Vec::new();
+    for (key, value) in req.url()?.query_pairs() {
+        match key.as_ref() {
+            "since" | "cursor" => match value.parse() {
+                Ok(n) => since = n,
+                Err(_) => problems.push(domain::Diagnostic::new(key, "must be a decision sequence number")),
+            },
+            "limit" => match value.parse() {
+                Ok(n) if (1..=MAX_LIMIT).contains(&n) => limit = n,
+                _ => problems.push(domain::Diagnostic::new("limit", format!("must be 1 to {MAX_LIMIT}"))),
+            },
+            other => problems.push(domain::Diagnostic::new(other, "unknown parameter")),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::BadParameters(problems));
+    }
+    let rows: Vec<DecisionRow> = store::all(
+        &store::db(env)?,
+        "SELECT seq, episode_id, label, name, note, editor, at FROM speaker_decisions \
+         WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
+    )
+    .await?;
+    let full = rows.len() == limit as usize;
+    let items: Vec<SpeakerChange> = rows.into_iter().map(DecisionRow::change).collect();
+    let next_since = if full { items.last().map(|c| c.seq) } else { None };
+    let last = items.last().map_or(since, |c| c.seq);
+    let mut body = serde_json::to_value(SpeakerChangePage { items, next_since })
+        .map_err(|err| ApiError::Internal(err.to_string()))?;
+    body["next_cursor"] = json!(next_since.map(|seq| seq.to_string()));
+    body["last_seq"] = json!(last);
+    http::public_json(&body, 0)
+}

@@ -1,0 +1,209 @@
+//! Shared diet versions: `POST /api/r/{slug}/variant/{gf|vegan|both}`, made once and then returned to
+//! every key holder.
+//!
+//! "Once" is a D1 row, not a lock in memory (isolates share nothing): the first caller inserts the
+//! `(source_slug, kind)` claim row of `diet_versions` — its primary key lets exactly one insert win —
+//! and is the only one that asks the model. The others read the row and poll until it says `made`
+//! (and answer with the version) or `failed` (and answer 502). The version and the claim's `made` are
+//! written in one batch, so no caller ever sees `made` without the recipe. A `making` row whose maker
+//! died is taken over once it is older than the upstream time budget, with a compare-and-set on
+//! `attempt` so that again only one caller wins.
+
+use std::time::Duration;
+
+use domain::ai::{Expect, MAX_ATTEMPTS};
+use domain::diet::{self, Kind};
+use domain::recipe::{GeneratedBy, Published, SITE_OWNER, ServerFields, VariantOf};
+use domain::write::default_note;
+use worker::{Delay, Env, Request, Response};
+
+use crate::ai::{self, AiOutcome};
+use crate::auth::{self, now_iso};
+use crate::error::ApiError;
+use crate::overlay::{self};
+use crate::store::{self, DietClaim, KeyOwner, NewRow};
+use crate::writes;
+
+/// How often a waiting caller looks at the claim row.
+const POLL: Duration = Duration::from_millis(250);
+/// Slugs tried when `<slug>-gf` and its successors are taken by people's recipes.
+const SLUG_ATTEMPTS: usize = 16;
+
+/// Seconds after which a `making` claim counts as abandoned: every attempt's upstream budget plus
+/// a margin for storing.
+fn stale_after_s(env: &Env) -> u64 {
+    let timeout_ms: u64 =
+        env.var("AI_TIMEOUT_MS").ok().and_then(|v| v.to_string().parse().ok()).unwrap_or(30_000);
+    timeout_ms * MAX_ATTEMPTS as u64 / 1000 + 15
+}
+
+/// `POST /api/r/{slug}/variant/{kind}` as a function (the MCP tool `make_diet_version` calls it too).
+pub async fn diet_version(
+    env: &Env,
+    caller: &KeyOwner,
+    slug: &str,
+    kind: &str,
+) -> Result<AiOutcome, ApiError> {
+    let kind = Kind::parse(kind).ok_or_else(|| {
+        ApiError::BadParameters(vec![domain::Diagnostic::new("kind", "must be gf, vegan or both")])
+    })?;
+    let db = store::db(env)?;
+    let (source, _) = overlay::current(env, &db, slug)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?;
+    if diet::satisfies(&source.recipe, kind) {
+        return Ok(AiOutcome { status: 200, published: source, rate: None });
+    }
+    let stale_s = stale_after_s(env);
+    let mut waited = false;
+    let deadline = auth::now_s() + stale_s;
+    loop {
+        let now = auth::now_s();
+        let claim = store::diet_claim(&db, slug, kind.code()).await?;
+        let attempt = match claim {
+            Some(DietClaim { state, variant_slug: Some(made), .. }) if state == "made" => {
+                let (published, _) = overlay::current(env, &db, &made).await?.ok_or_else(|| {
+                    ApiError::Internal(format!("diet version `{made}` is registered but missing"))
+                })?;
+                return Ok(AiOutcome { status: 200, published, rate: None });
+            }
+            Some(DietClaim { state, error, .. }) if state == "failed" && waited => {
+                return Err(ApiError::Upstream(
+                    error.unwrap_or_else(|| "the diet version could not be made".into()),
+                ));
+            }
+            Some(DietClaim { state, claimed_s, .. }) if state == "making" && claimed_s + stale_s > now => {
+                if now > deadline {
+                    return Err(ApiError::Upstream(
+                        "the diet version is still being made; ask again soon".into(),
+                    ));
+                }
+                waited = true;
+                Delay::from(POLL).await;
+                continue;
+            }
+            // Failed before we came, or abandoned: try to take it over.
+            Some(DietClaim { attempt, .. }) => {
+                ai::provider(env)?;
+                if !store::retake_diet_claim(
+                    &db,
+                    slug,
+                    kind.code(),
+                    attempt,
+                    now,
+                    now.saturating_sub(stale_s),
+                )
+                .await?
+                {
+                    continue;
+                }
+                attempt + 1
+            }
+            None => {
+                // Without a provider nobody could make it: say so before claiming.
+                ai::provider(env)?;
+                if !store::claim_diet(&db, slug, kind.code(), now).await? {
+                    continue;
+                }
+                1
+            }
+        };
+        return make(env, caller, &source, kind, attempt).await;
+    }
+}
+
+/// Asks the model for the version and stores it; the claim (held by us at `attempt`) ends `made` or
+/// `failed`.
+async fn make(
+    env: &Env,
+    caller: &KeyOwner,
+    source: &Published,
+    kind: Kind,
+    attempt: i64,
+) -> Result<AiOutcome, ApiError> {
+    let db = store::db(env)?;
+    let fail = |err: ApiError| async {
+        let why = match &err {
+            ApiError::UpstreamInvalid(problems) => {
+                problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+            }
+            ApiError::Upstream(why) | ApiError::AiRefused(why) | ApiError::Internal(why) => why.clone(),
+            other => format!("{other:?}"),
+        };
+        let _ = store::fail_diet_claim(&db, &source.slug, kind.code(), attempt, &why).await;
+        err
+    };
+    let provider = match ai::provider(env) {
+        Ok(provider) => provider,
+        Err(err) => return Err(fail(err).await),
+    };
+    let charge = match ai::charge(env, caller).await {
+        Ok(charge) => charge,
+        Err(err) => return Err(fail(err).await),
+    };
+    let messages = domain::ai::variant_messages(&source.recipe, kind);
+    let digest_of = messages.last().map(|m| m.content.clone()).unwrap_or_default();
+    let work = async {
+        let mut recipe =
+            ai::generate(env, &provider, messages, Expect::Variant(kind), Some(&source.recipe)).await?;
+        // A diet version is a derivative: it keeps the source's licence (CC0 stays CC0, CC BY keeps
+        // its attribution).
+        recipe.licence = source.recipe.licence.clone();
+        let site = store::site_account(&db).await?;
+        let now = now_iso();
+        let base = diet::variant_slug(&source.slug, kind);
+        let built = overlay::built(env).await?;
+        for _ in 0..SLUG_ATTEMPTS {
+            let taken = store::slugs_like(&db, &base).await?;
+            let slug = domain::slug::first_free(&base, |s| built.contains(s) || taken.iter().any(|t| t == s));
+            let published = Published {
+                slug: slug.clone(),
+                recipe: recipe.clone(),
+                server: ServerFields {
+                    owner: SITE_OWNER.to_string(),
+                    forked_from: None,
+                    variant_of: Some(VariantOf { slug: source.slug.clone(), kind: kind.code().to_string() }),
+                    created_at: Some(now.clone()),
+                    updated_at: Some(now.clone()),
+                    version: 1,
+                    generated_by: Some(GeneratedBy {
+                        model: provider.model().to_string(),
+                        prompt_sha256: domain::ai::prompt_sha256(&digest_of),
+                    }),
+                },
+            };
+            let doc = writes::to_json(&published)?;
+            let note = format!(
+                "{} ({})",
+                default_note(domain::write::ChangeKind::Create, &slug, None),
+                kind.describe()
+            );
+            let row = NewRow {
+                slug: &slug,
+                account_id: site,
+                owner: SITE_OWNER,
+                forked_from: None,
+                doc: &doc,
+                kind: "create",
+                note: &note,
+                now: &now,
+            };
+            match store::insert_diet_version(&db, &row, &source.slug, kind.code(), attempt).await {
+                Ok(()) => return Ok(published),
+                Err(err) if store::is_unique_violation(&err) => continue,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Err(ApiError::Conflict(format!("no free slug for `{base}`; try again")))
+    };
+    match ai::charged(env, &charge, work).await {
+        Ok(published) => Ok(AiOutcome { status: 201, published, rate: Some(charge.decision) }),
+        Err(err) => Err(fail(err).await),
+    }
+}
+
+/// `POST /api/r/{slug}/variant/{kind}`.
+pub async fn route(req: Request, env: &Env, slug: &str, kind: &str) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    ai::respond(&diet_version(env, &caller, slug, kind).await?)
+}

@@ -1,0 +1,203 @@
+//! Speaker names set by editors (issue 7) through the real Worker: who may set one (401 without a key,
+//! 403 without the editor role), every quote answer showing a decision at once, the decision feed, and
+//! `builder sync` committing each decision into the episode's names.json.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, ensure};
+use serde_json::{Value, json};
+use tests::Worker;
+use tests::kitchen::key_for;
+
+const SOURDOUGH: &str = "https://commonplace.example/shows/kitchen-table/1-sourdough-slowly";
+const SOURDOUGH_DIR: &str = "content/shows/kitchen-table/sourdough-slowly";
+
+struct Answer {
+    status: u16,
+    body: Value,
+}
+
+async fn put(w: &Worker, key: Option<&str>, path: &str, body: Value) -> Result<Answer> {
+    let mut request = reqwest::Client::new().put(w.url(path)).json(&body);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    let response = request.send().await?;
+    let status = response.status().as_u16();
+    let text = response.text().await?;
+    Ok(Answer { status, body: serde_json::from_str(&text).unwrap_or(Value::String(text)) })
+}
+
+async fn get(w: &Worker, path: &str) -> Result<Value> {
+    let response = reqwest::get(w.url(path)).await?;
+    ensure!(response.status() == 200, "{path}: {}", response.status());
+    Ok(response.json().await?)
+}
+
+async fn episode_id(w: &Worker) -> Result<String> {
+    let list = get(w, "/api/episodes?limit=100").await?;
+    let found = list["items"].as_array().unwrap().iter().find(|e| e["source_url"] == SOURDOUGH);
+    Ok(found.context("no sourdough episode")?["id"].as_str().unwrap().to_string())
+}
+
+/// A key whose account has the `editor` role (no route grants a role; an operator does it in D1).
+async fn editor_key(w: &Worker, handle: &str) -> Result<String> {
+    let key = key_for(w, handle).await?;
+    w.d1_execute(&format!("UPDATE accounts SET role = 'editor' WHERE handle = '{handle}'"))?;
+    Ok(key)
+}
+
+pub async fn speaker_names_need_a_key_and_the_editor_role(w: Arc<Worker>) -> Result<()> {
+    let id = episode_id(&w).await?;
+    let path = format!("/api/episodes/{id}/speakers/SPEAKER_01");
+    let body = json!({"name": "Someone Else", "note": "a test"});
+
+    let anonymous = put(&w, None, &path, body.clone()).await?;
+    ensure!(anonymous.status == 401, "{} {}", anonymous.status, anonymous.body);
+    let cook = key_for(&w, "speaker-cook").await?;
+    let forbidden = put(&w, Some(&cook), &path, body.clone()).await?;
+    ensure!(forbidden.status == 403, "{} {}", forbidden.status, forbidden.body);
+    ensure!(forbidden.body["detail"].as_str().unwrap().contains("editor role"), "{}", forbidden.body);
+
+    let editor = editor_key(&w, "speaker-checker").await?;
+    let unknown =
+        put(&w, Some(&editor), &format!("/api/episodes/{id}/speakers/SPEAKER_09"), body.clone()).await?;
+    ensure!(unknown.status == 404, "{} {}", unknown.status, unknown.body);
+    let invalid = put(&w, Some(&editor), &path, json!({"name": " ", "who": 1})).await?;
+    ensure!(invalid.status == 422, "{} {}", invalid.status, invalid.body);
+    let fields: Vec<&str> =
+        invalid.body["errors"].as_array().unwrap().iter().filter_map(|e| e["field"].as_str()).collect();
+    ensure!(fields == ["who", "name"], "{fields:?}");
+
+    // Nothing was stored by any of these: the shared worker's names are as built.
+    let transcript = get(&w, &format!("/api/episodes/{id}/transcript?speaker=Ben+Okafor")).await?;
+    ensure!(!transcript["segments"].as_array().unwrap().is_empty(), "{transcript}");
+    Ok(())
+}
+
+fn builder(args: &[&str]) -> Result<String> {
+    let bin = tests::root().join("target/release/builder");
+    let output =
+        Command::new(&bin).args(args).output().with_context(|| format!("running {}", bin.display()))?;
+    ensure!(output.status.success(), "builder {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    Ok(String::from_utf8_lossy(&output.stderr).to_string())
+}
+
+/// A content repo holding the sourdough episode's records (no runs: sync needs only the episode id).
+fn init_repo(repo_dir: &Path) -> Result<()> {
+    let episode_dir = repo_dir.join(SOURDOUGH_DIR);
+    std::fs::create_dir_all(&episode_dir)?;
+    for file in ["episode.json", "names.json"] {
+        std::fs::copy(tests::root().join(SOURDOUGH_DIR).join(file), episode_dir.join(file))?;
+    }
+    let repo = git2::Repository::init(repo_dir)?;
+    let mut index = repo.index()?;
+    for file in ["episode.json", "names.json"] {
+        index.add_path(&Path::new(SOURDOUGH_DIR).join(file))?;
+    }
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let sig =
+        git2::Signature::new("commonplace", "site@commonplace.invalid", &git2::Time::new(1_700_000_000, 0))?;
+    repo.commit(Some("HEAD"), &sig, &sig, "Add the sourdough episode", &tree, &[])?;
+    Ok(())
+}
+
+pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git(_shared: Arc<Worker>) -> Result<()> {
+    // A worker of its own: the decision must not leak into the other tests' answers.
+    let w = Worker::start().await?;
+    let id = episode_id(&w).await?;
+    let editor = editor_key(&w, "speaker-editor").await?;
+    let named = put(
+        &w,
+        Some(&editor),
+        &format!("/api/episodes/{id}/speakers/SPEAKER_01"),
+        json!({"name": "Benedict Okafor", "note": "his full name, from the show notes"}),
+    )
+    .await?;
+    ensure!(named.status == 200, "{} {}", named.status, named.body);
+    ensure!(named.body["name_state"] == "human" && named.body["name"] == "Benedict Okafor", "{}", named.body);
+    ensure!(named.body["human"]["by"] == "speaker-editor", "{}", named.body);
+    // `B` of the other run was withheld (its sources disagree); a person settles it.
+    let settled =
+        put(&w, Some(&editor), &format!("/api/episodes/{id}/speakers/B"), json!({"name": "Ben Okafor"}))
+            .await?;
+    ensure!(settled.status == 200, "{} {}", settled.status, settled.body);
+
+    // Every answer that names speakers shows the decision at once.
+    let transcript = get(&w, &format!("/api/episodes/{id}/transcript?from=7&to=10")).await?;
+    let segment = &transcript["segments"][0];
+    ensure!(segment["speaker"] == "SPEAKER_01" && segment["name"] == "Benedict Okafor", "{transcript}");
+    ensure!(segment["name_state"] == "human", "{transcript}");
+    let speakers = get(&w, &format!("/api/episodes/{id}/speakers")).await?;
+    let guest =
+        speakers["speakers"].as_array().unwrap().iter().find(|s| s["speaker"] == "SPEAKER_01").unwrap();
+    ensure!(guest["name"] == "Benedict Okafor" && guest["name_state"] == "human", "{speakers}");
+    let quote = "I've kept the same starter alive for 12 years";
+    let attribution = get(
+        &w,
+        &format!(
+            "/api/attribute?source_url={}&quote={}",
+            url::form_urlencoded::byte_serialize(SOURDOUGH.as_bytes()).collect::<String>(),
+            url::form_urlencoded::byte_serialize(quote.as_bytes()).collect::<String>()
+        ),
+    )
+    .await?;
+    ensure!(
+        attribution["name"] == "Benedict Okafor" && attribution["name_state"] == "human",
+        "{attribution}"
+    );
+    ensure!(attribution["trust"] == "high", "{attribution}");
+    let search = get(&w, "/api/search?q=outlived+two+ovens").await?;
+    let hit = &search["hits"][0];
+    ensure!(hit["name"] == "Benedict Okafor" && hit["name_state"] == "human", "{search}");
+    let record = get(&w, &format!("/api/episodes/{id}")).await?;
+    ensure!(record["names"]["B"]["name_state"] == "human", "{}", record["names"]);
+    ensure!(
+        record["names"]["SPEAKER_01"]["human"]["note"] == "his full name, from the show notes",
+        "{}",
+        record["names"]
+    );
+
+    // The public feed lists both decisions, oldest first.
+    let feed = get(&w, "/api/episodes/changes?since=0").await?;
+    let labels: Vec<&str> =
+        feed["items"].as_array().unwrap().iter().filter_map(|i| i["label"].as_str()).collect();
+    ensure!(labels == ["SPEAKER_01", "B"], "{feed}");
+
+    // `builder sync` commits each decision into names.json; a rerun commits nothing.
+    let dir = tests::root().join(format!("tests/.work/speakers-sync-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let repo_dir = dir.join("repo");
+    init_repo(&repo_dir)?;
+    let repo_arg = repo_dir.to_string_lossy().to_string();
+    builder(&["sync", "--api", &w.base, "--repo", &repo_arg])?;
+    let repo = git2::Repository::open(&repo_dir)?;
+    let head = repo.head()?.peel_to_commit()?;
+    ensure!(
+        head.summary() == Some("Name B as Ben Okafor in content/shows/kitchen-table/sourdough-slowly"),
+        "{:?}",
+        head.summary()
+    );
+    ensure!(head.author().name() == Some("speaker-editor"), "{:?}", head.author().name());
+    let first = head.parent(0)?;
+    ensure!(
+        first.message().unwrap_or_default().contains("his full name, from the show notes"),
+        "{:?}",
+        first.message()
+    );
+    let names: Value =
+        serde_json::from_slice(&std::fs::read(repo_dir.join(SOURDOUGH_DIR).join("names.json"))?)?;
+    ensure!(names["labels"]["SPEAKER_01"]["human"]["name"] == "Benedict Okafor", "{names}");
+    ensure!(
+        names["labels"]["SPEAKER_01"]["votes"].as_array().unwrap().len() == 2,
+        "the votes were kept: {names}"
+    );
+    ensure!(names["labels"]["B"]["human"]["by"] == "speaker-editor", "{names}");
+    builder(&["sync", "--api", &w.base, "--repo", &repo_arg])?;
+    ensure!(repo.head()?.peel_to_commit()?.id() == head.id(), "a second sync committed again");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
