@@ -320,6 +320,31 @@ const ROUTES: &[Route] = &[
         example: "curl -s '{base}/api/search?q=open+source'",
     },
     Route {
+        method: "put",
+        path: "/api/episodes/{id}/speakers/{label}",
+        summary: "Name a speaker as a person (keys with the editor role); shown at once, never overwritten by \
+                  any identification source, synced to git by `builder sync`",
+        key: true,
+        query: &[],
+        body: Some("SpeakerDecision"),
+        ok: (200, Answer::Json("Object")),
+        errors: &[400, 401, 403, 404, 413, 415, 422, 429],
+        example: "curl -s -X PUT -H 'Authorization: Bearer $KEY' -H 'Content-Type: application/json' \
+                  --data '{\"name\":\"Jerod Santo\",\"note\":\"introduces himself at 0:04\"}' \
+                  {base}/api/episodes/ep_abcdefghij/speakers/A",
+    },
+    Route {
+        method: "get",
+        path: "/api/episodes/changes",
+        summary: "The public feed of speaker-name decisions, oldest first (what `builder sync` commits)",
+        key: false,
+        query: &[("since", "the last seq you have; 0 for all"), ("limit", "1-100")],
+        body: None,
+        ok: (200, Answer::Json("Object")),
+        errors: &[400],
+        example: "curl -s '{base}/api/episodes/changes?since=0'",
+    },
+    Route {
         method: "post",
         path: "/mcp",
         summary: "The MCP server (streamable HTTP, stateless): one JSON-RPC message per POST, JSON answers; \
@@ -423,6 +448,12 @@ pub fn openapi() -> Value {
             "properties": {"jsonrpc": {"const": "2.0"}}}),
     );
     components.insert("Object".into(), json!({"type": "object"}));
+    components.insert(
+        "SpeakerDecision".into(),
+        json!({"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string", "description": "the person's name as it should be shown"},
+            "note": {"type": "string", "description": "how you know, in a sentence"}}}),
+    );
     components.insert(
         "Problem".into(),
         json!({"type": "object", "description": "RFC 9457 problem details", "required": ["type", "title", "status"],
