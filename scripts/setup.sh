@@ -28,7 +28,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_ver
     || cargo install --quiet --force wasm-bindgen-cli --version "$bindgen_version"
 fi
 
-if [ "$(worker-build --version 2>/dev/null | awk '{print $2}')" != "$WORKER_BUILD_VERSION" ]; then
+# `worker-build --version` prints the bare version.
+if [ "$(worker-build --version 2>/dev/null | awk '{print $NF}')" != "$WORKER_BUILD_VERSION" ]; then
   say "installing worker-build $WORKER_BUILD_VERSION (a few minutes, once)"
   cargo install --quiet --locked --force worker-build --version "$WORKER_BUILD_VERSION"
 fi
