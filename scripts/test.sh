@@ -15,5 +15,6 @@ echo "== build content and worker"
 bash scripts/build.sh
 echo "== tests"
 cargo test --workspace --exclude edge --exclude tests
+cargo test -p tests --test builds
 # Last, so the run closes on its "N passed, N failed" line. The harness would build again; build.sh just did.
 COMMONPLACE_SKIP_BUILD=1 cargo test -p tests --test integration

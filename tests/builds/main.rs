@@ -1,0 +1,93 @@
+//! The builder as a contributor and a publisher run it: every diagnostic at once, byte-identical
+//! output for one commit, and an incremental rebuild that equals a full one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tests::{corpus, root};
+
+fn builder() -> PathBuf {
+    let release = root().join("target/release/builder");
+    if !release.exists() {
+        let status =
+            Command::new("cargo").args(["build", "--quiet", "--release", "-p", "builder"]).status().unwrap();
+        assert!(status.success());
+    }
+    release
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(builder()).args(args).current_dir(root()).output().expect("the builder runs")
+}
+
+/// Every file under `dir` with its bytes, by relative path.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().to_string_lossy().to_string();
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+fn assert_same_tree(a: &Path, b: &Path) {
+    let (a, b) = (tree(a), tree(b));
+    let names = |t: &BTreeMap<String, Vec<u8>>| t.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "the two builds hold different files");
+    for (path, bytes) in &a {
+        assert!(bytes == &b[path], "{path} differs");
+    }
+}
+
+#[test]
+fn a_bad_content_folder_lists_every_problem_and_writes_nothing() {
+    let out = root().join("tests/.work/builds-bad-out");
+    let _ = std::fs::remove_dir_all(&out);
+    let output = run(&["build", "--content", "tests/data/bad-content", "--out", out.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let expected = expect_test::expect![[r#"
+        recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
+        recipes/Bad_Name.json: (json): line 2 column 0: EOF while parsing an object at line 2 column 0
+        recipes/two-mistakes.json: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
+        recipes/two-mistakes.json: cook_min: must be between 0 and 10080
+        recipes/two-mistakes.json: texts.en.ingredients[0].q: must be a number greater than 0
+        recipes/two-mistakes.json: texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
+    "#]];
+    expected.assert_eq(&String::from_utf8_lossy(&output.stdout));
+    assert!(!out.exists(), "a failed build wrote {}", out.display());
+}
+
+#[test]
+fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
+    let work = root().join("tests/.work/builds-incremental");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let repo = work.join("repo");
+    let first = corpus::write_git_repo(&root(), &repo, 300, 5).unwrap();
+    let slug = corpus::first_slug(&repo).unwrap();
+    let second = corpus::commit_one_change(&repo, &slug, "Less salt.").unwrap();
+    let (incremental, full, again) = (work.join("incremental"), work.join("full"), work.join("again"));
+    let build = |rev: &str, out: &Path| {
+        let output =
+            run(&["build", "--git", repo.to_str().unwrap(), "--rev", rev, "--out", out.to_str().unwrap()]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stderr).to_string()
+    };
+    build(&first, &incremental);
+    let said = build(&second, &incremental);
+    assert!(said.contains("rebuilt 1 changed of 300"), "not incremental: {said}");
+    build(&second, &full);
+    build(&second, &again);
+    assert_same_tree(&incremental, &full);
+    assert_same_tree(&full, &again);
+    let _ = std::fs::remove_dir_all(&work);
+}
