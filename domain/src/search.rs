@@ -468,7 +468,7 @@ fn radix_sort(keys: &mut Vec<u64>) {
     }
 }
 
-fn group_by_prefix(
+pub(crate) fn group_by_prefix(
     entries: &[(String, u32, Vec<u8>)],
     members: &[usize],
     prefix_len: usize,
@@ -505,13 +505,13 @@ fn shard_bytes(
     postcard::to_allocvec(&shard).expect("shard serialises")
 }
 
-fn bitmap_bytes(bitmap: &RoaringBitmap) -> Vec<u8> {
+pub(crate) fn bitmap_bytes(bitmap: &RoaringBitmap) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(bitmap.serialized_size());
     bitmap.serialize_into(&mut bytes).expect("writing to a Vec cannot fail");
     bytes
 }
 
-fn hashed_name(kind: &str, bytes: &[u8]) -> String {
+pub(crate) fn hashed_name(kind: &str, bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     format!("{kind}-{hex}.bin")
@@ -795,7 +795,7 @@ fn partition(
     partition(close_only, rest, score + weight * 0.5, out);
 }
 
-fn require(files: &impl Files, names: Vec<String>) -> Result<(), Need> {
+pub(crate) fn require(files: &impl Files, names: impl IntoIterator<Item = String>) -> Result<(), Need> {
     let mut missing: Vec<String> = names.into_iter().filter(|name| files.get(name).is_none()).collect();
     missing.sort();
     missing.dedup();
@@ -902,7 +902,7 @@ fn load_postings(files: &impl Files, source: &PostingsSource) -> Result<[Roaring
     }
 }
 
-fn read_bitmap(files: &impl Files, file: &str) -> Result<RoaringBitmap, Corrupt> {
+pub(crate) fn read_bitmap(files: &impl Files, file: &str) -> Result<RoaringBitmap, Corrupt> {
     let bytes = files.get(file).ok_or_else(|| corrupt(file))?;
     RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(file))
 }

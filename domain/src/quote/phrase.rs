@@ -18,13 +18,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::Diagnostic;
 use crate::quote::normalise;
 use crate::quote::round_ms;
 use crate::quote::views::{Page, fold_name};
-use crate::search::{Corrupt, Files, IndexFile, Need, SearchError};
+use crate::search::{
+    Corrupt, Files, IndexFile, SearchError, bitmap_bytes, group_by_prefix, hashed_name, require,
+};
 use crate::transcript::{Canonical, EpisodeRef, NameState};
 
 pub const FORMAT_VERSION: u32 = 1;
@@ -280,22 +281,6 @@ impl IndexBuilder {
     }
 }
 
-fn group_by_prefix(
-    entries: &[(String, u32, Vec<u8>)],
-    members: &[usize],
-    prefix_len: usize,
-) -> Vec<(String, Vec<usize>)> {
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for &i in members {
-        let prefix: String = entries[i].0.chars().take(prefix_len).collect();
-        match groups.last_mut() {
-            Some((last, group)) if *last == prefix => group.push(i),
-            _ => groups.push((prefix, vec![i])),
-        }
-    }
-    groups
-}
-
 fn write_shard(
     entries: &[(String, u32, Vec<u8>)],
     external: &[Option<String>],
@@ -316,18 +301,6 @@ fn write_shard(
             .collect(),
     };
     store("dict", postcard::to_allocvec(&shard).expect("shard serialises"))
-}
-
-fn bitmap_bytes(bitmap: &RoaringBitmap) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(bitmap.serialized_size());
-    bitmap.serialize_into(&mut bytes).expect("writing to a Vec cannot fail");
-    bytes
-}
-
-fn hashed_name(kind: &str, bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{kind}-{hex}.bin")
 }
 
 /// A parsed `GET /api/search`.
@@ -403,19 +376,12 @@ fn corrupt(file: &str) -> Corrupt {
     Corrupt(format!("quote index file {file} does not decode"))
 }
 
-fn require(files: &impl Files, names: impl IntoIterator<Item = String>) -> Result<(), Need> {
-    let mut missing: Vec<String> = names.into_iter().filter(|name| files.get(name).is_none()).collect();
-    missing.sort();
-    missing.dedup();
-    if missing.is_empty() { Ok(()) } else { Err(Need(missing)) }
-}
-
 fn shard_for<'m>(manifest: &'m Manifest, term: &str) -> Option<&'m str> {
     let ends: Vec<usize> = term.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
     ends.iter().rev().find_map(|&end| manifest.shards.get(&term[..end])).map(String::as_str)
 }
 
-fn read_bitmap(bytes: &[u8], file: &str) -> Result<RoaringBitmap, Corrupt> {
+fn decode_bitmap(bytes: &[u8], file: &str) -> Result<RoaringBitmap, Corrupt> {
     RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(file))
 }
 
@@ -481,7 +447,7 @@ pub fn search(manifest: &Manifest, query: &Query, files: &impl Files) -> Result<
     let speaker_passages = match &speaker_file {
         None => None,
         Some(None) => Some(RoaringBitmap::new()),
-        Some(Some(file)) => Some(read_bitmap(files.get(file).expect("required"), file)?),
+        Some(Some(file)) => Some(decode_bitmap(files.get(file).expect("required"), file)?),
     };
     let mut matches: Vec<(u32, Option<u32>)> = Vec::new();
     if words.is_empty() {
@@ -490,8 +456,8 @@ pub fn search(manifest: &Manifest, query: &Query, files: &impl Files) -> Result<
         let mut bitmaps = Vec::with_capacity(postings.len());
         for p in &postings {
             bitmaps.push(match p {
-                Postings::Inline(bytes) => read_bitmap(bytes, "inline")?,
-                Postings::File(name) => read_bitmap(files.get(name).expect("required"), name)?,
+                Postings::Inline(bytes) => decode_bitmap(bytes, "inline")?,
+                Postings::File(name) => decode_bitmap(files.get(name).expect("required"), name)?,
                 Postings::Absent => unreachable!("checked above"),
             });
         }
