@@ -20,3 +20,20 @@ impl std::fmt::Display for Diagnostic {
         write!(f, "{}: {}", self.field, self.reason)
     }
 }
+
+/// Query parameters with each name once, in order. A repeated name is a problem rather than a
+/// silent "last one wins", so a caller never gets an answer to a question they did not ask.
+pub fn once_each<'a>(
+    params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut kept: Vec<(&'a str, &'a str)> = Vec::new();
+    for (key, value) in params {
+        if kept.iter().any(|(seen, _)| *seen == key) {
+            problems.push(Diagnostic::new(key, "is given more than once"));
+        } else {
+            kept.push((key, value));
+        }
+    }
+    kept
+}

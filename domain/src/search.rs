@@ -934,13 +934,7 @@ impl Query {
             limit: DEFAULT_LIMIT,
         };
         let mut problems = Vec::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for (key, value) in params {
-            if seen.contains(&key) {
-                problems.push(Diagnostic::new(key, "is given more than once"));
-                continue;
-            }
-            seen.push(key);
+        for (key, value) in crate::diagnostic::once_each(params, &mut problems) {
             match key {
                 "q" if value.chars().count() > 200 => {
                     problems.push(Diagnostic::new("q", "is longer than 200 characters"))

@@ -317,13 +317,7 @@ pub fn parse_query<'a>(
 ) -> Result<Query, Vec<Diagnostic>> {
     let mut query = Query { q: None, speaker: None, page: Page::default() };
     let mut problems = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for (key, value) in params {
-        if seen.contains(&key) {
-            problems.push(Diagnostic::new(key, "is given more than once"));
-            continue;
-        }
-        seen.push(key);
+    for (key, value) in crate::diagnostic::once_each(params, &mut problems) {
         match key {
             "q" if value.chars().count() > MAX_QUERY_CHARS => {
                 problems.push(Diagnostic::new("q", format!("is longer than {MAX_QUERY_CHARS} characters")))

@@ -23,13 +23,7 @@ pub fn parse_filters<'a>(
 ) -> Result<Filters, Vec<Diagnostic>> {
     let mut filters = Filters::default();
     let mut problems = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for (key, value) in params {
-        if seen.contains(&key) {
-            problems.push(Diagnostic::new(key, "is given more than once"));
-            continue;
-        }
-        seen.push(key);
+    for (key, value) in crate::diagnostic::once_each(params, &mut problems) {
         match key {
             "speaker" if allow_speaker => {
                 if value.trim().is_empty() {
