@@ -20,6 +20,7 @@ pub mod kitchen;
 pub mod oauth;
 pub mod openai;
 pub mod runner;
+pub mod scripted;
 
 /// The repository root.
 pub fn root() -> PathBuf {

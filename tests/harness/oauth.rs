@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
+
+use crate::scripted::{Listener, listen};
 
 pub const CLIENT_ID: &str = "commonplace-test-client";
 pub const CLIENT_SECRET: &str = "commonplace-test-secret";
@@ -35,31 +37,21 @@ struct Shared {
 pub struct GitHub {
     pub base: String,
     shared: Arc<Mutex<Shared>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for GitHub {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _server: Listener,
 }
 
 impl GitHub {
     pub async fn start(user: User) -> Result<GitHub> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let base = format!("http://{}", listener.local_addr()?);
         let shared = Arc::new(Mutex::new(Shared::default()));
         let state = shared.clone();
-        let task = tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let state = state.clone();
-                let user = user.clone();
-                tokio::spawn(async move {
-                    let _ = serve(stream, state, user).await;
-                });
+        let server = listen(move |stream| {
+            let (state, user) = (state.clone(), user.clone());
+            async move {
+                let _ = serve(stream, state, user).await;
             }
-        });
-        Ok(GitHub { base, shared, task })
+        })
+        .await?;
+        Ok(GitHub { base: format!("http://{}", server.addr), shared, _server: server })
     }
 
     pub fn api(&self) -> String {

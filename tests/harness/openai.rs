@@ -12,7 +12,9 @@ use std::time::Duration;
 use anyhow::Result;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
+
+use crate::scripted::{Listener, listen};
 
 pub const API_KEY: &str = "sk-scripted-test-key";
 pub const MODEL: &str = "scripted-chef-1";
@@ -54,30 +56,21 @@ pub struct ScriptedAi {
     /// `http://127.0.0.1:PORT/v1`, what `AI_BASE_URL` takes.
     pub base: String,
     shared: Arc<Mutex<Shared>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for ScriptedAi {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _server: Listener,
 }
 
 impl ScriptedAi {
     pub async fn start() -> Result<ScriptedAi> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let base = format!("http://{}/v1", listener.local_addr()?);
         let shared = Arc::new(Mutex::new(Shared::default()));
         let state = shared.clone();
-        let task = tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let state = state.clone();
-                tokio::spawn(async move {
-                    let _ = serve(stream, state).await;
-                });
+        let server = listen(move |stream| {
+            let state = state.clone();
+            async move {
+                let _ = serve(stream, state).await;
             }
-        });
-        Ok(ScriptedAi { base, shared, task })
+        })
+        .await?;
+        Ok(ScriptedAi { base: format!("http://{}/v1", server.addr), shared, _server: server })
     }
 
     /// Requests whose first user message contains `needle` get `replies`, one per call, the last
