@@ -2,23 +2,22 @@
 //!
 //! A full build streams the recipes in chunks into a fresh folder beside `dist/` and swaps it in only
 //! when every file is valid, so a bad file never leaves a half-written site and every problem is listed
-//! in one run. It also saves a build state (`<out>.state`): per recipe its card and term ids, and every
-//! output file's checksum. A later `--git` build of a descendant commit reads the git diff between the
-//! two commits and redoes only the changed recipes, then rewrites the site-wide files from the state.
+//! in one run. It also saves a small build state (`<out>.state`: the commit, and per recipe its slug,
+//! version, facets and dump line length). A later `--git` build of a descendant commit redoes only the
+//! changed recipes from there (`rebuild.rs`).
 //!
 //! The output is a function of the content alone: files are written in a fixed order, nothing reads
 //! the clock, and maps are sorted, so the same commit always builds byte-identical output, whether
 //! fully or incrementally.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write as _;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use domain::recipe::{self, Published};
-use domain::search::{Card, DocTerms, IndexBuilder};
+use domain::search::{CARDS_PER_SHARD, Card, DocFacets, DocTerms, IndexBuilder, Manifest};
 use domain::text::Stemmers;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -26,11 +25,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::source::{ContentFile, Entry, Reader, Source};
-use crate::{opendata, pages};
+use crate::{history, jsonl, opendata, pages};
 
 /// Recipes read, validated and rendered together; bounds the memory a build holds at once.
 const CHUNK: usize = 4096;
-const STATE_FORMAT: u32 = 2;
+pub(crate) const STATE_FORMAT: u32 = 3;
 /// Recipes per course listed on the home page and in llms.txt.
 const SHOWN_PER_COURSE: usize = 24;
 
@@ -97,7 +96,7 @@ pub fn check(source: &Source) -> Result<ExitCode> {
     }
 }
 
-fn report(problems: &[String]) -> ExitCode {
+pub(crate) fn report(problems: &[String]) -> ExitCode {
     for problem in problems {
         println!("{problem}");
     }
@@ -115,12 +114,12 @@ pub struct Written {
 
 /// Writes files under the output folder and remembers what it wrote.
 pub struct Out {
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     written: Mutex<Vec<Written>>,
 }
 
 impl Out {
-    fn new(root: &Path) -> Out {
+    pub(crate) fn new(root: &Path) -> Out {
         Out { root: root.to_path_buf(), written: Mutex::new(Vec::new()) }
     }
 
@@ -134,13 +133,13 @@ impl Out {
     }
 
     /// Notes a file that is already in place with these contents.
-    fn record(&self, path: &str, sha256: &str, bytes: u64) -> Written {
+    pub(crate) fn record(&self, path: &str, sha256: &str, bytes: u64) -> Written {
         let written = Written { path: path.to_string(), sha256: sha256.to_string(), bytes };
         self.written.lock().expect("no writer panics while holding the lock").push(written.clone());
         written
     }
 
-    fn into_written(self) -> Vec<Written> {
+    pub(crate) fn into_written(self) -> Vec<Written> {
         self.written.into_inner().expect("no writer panicked")
     }
 }
@@ -160,35 +159,30 @@ fn progress(len: usize, what: &str) -> ProgressBar {
 }
 
 /// What one recipe adds to the site-wide files; kept in the build state between builds.
-#[derive(Debug, Serialize, Deserialize)]
-struct DocState {
-    path: String,
-    slug: String,
-    version: u64,
-    card: Card,
-    /// Title, ingredient and other terms, as ids into [`State::vocabulary`].
-    terms: [Vec<u32>; 3],
-    /// The length of its line in `recipes.jsonl`, newline included, so a rebuild can copy it over.
-    jsonl_len: u64,
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct DocState {
+    pub slug: String,
+    pub version: u64,
+    pub facets: DocFacets,
+    /// The length of its line in the `recipes.jsonl` dump, newline included.
+    pub jsonl_len: u64,
 }
 
+/// What a rebuild needs from the last build, besides its output: small, so it loads in milliseconds.
 #[derive(Debug, Serialize, Deserialize)]
-struct State {
-    format: u32,
-    source_key: String,
-    commit: String,
-    vocabulary: Vec<String>,
-    /// In path order, which is the search document-id order.
-    docs: Vec<DocState>,
-    /// Every output file: path → (sha256, bytes).
-    files: BTreeMap<String, (String, u64)>,
+pub(crate) struct State {
+    pub format: u32,
+    pub source_key: String,
+    pub commit: String,
+    /// In search document-id order.
+    pub docs: Vec<DocState>,
 }
 
 fn state_path(out_dir: &Path) -> PathBuf {
     sibling(out_dir, "state")
 }
 
-fn sibling(out_dir: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn sibling(out_dir: &Path, suffix: &str) -> PathBuf {
     let name = out_dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "dist".into());
     out_dir.with_file_name(format!("{name}.{suffix}"))
 }
@@ -199,19 +193,27 @@ fn load_state(out_dir: &Path, source: &Source) -> Option<State> {
     (state.format == STATE_FORMAT && state.source_key == source.key() && out_dir.is_dir()).then_some(state)
 }
 
-/// A rendered recipe on its way into the site.
-struct Processed {
-    path: String,
-    slug: String,
-    version: u64,
-    json: String,
-    card: Card,
-    terms: DocTerms,
+pub(crate) fn save_state(out_dir: &Path, state: &State) -> Result<()> {
+    let bytes = postcard::to_allocvec(state)?;
+    let path = state_path(out_dir);
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(())
 }
 
-struct Tools {
-    renderer: pages::Renderer,
-    stemmers: Stemmers,
+/// A rendered recipe on its way into the site.
+pub(crate) struct Processed {
+    pub slug: String,
+    pub version: u64,
+    pub json: String,
+    pub card: Card,
+    pub terms: DocTerms,
+}
+
+pub(crate) struct Tools {
+    pub renderer: pages::Renderer,
+    pub stemmers: Stemmers,
 }
 
 fn process(
@@ -229,7 +231,6 @@ fn process(
     out.write(&format!("r/{}.json", published.slug), json.as_bytes())?;
     out.write(&format!("r/{}.html", published.slug), tools.renderer.recipe_page(&published)?.as_bytes())?;
     Ok(Ok(Processed {
-        path: entry.path.clone(),
         slug: published.slug.clone(),
         version: published.server.version,
         json,
@@ -239,7 +240,7 @@ fn process(
 }
 
 /// Processes entries chunk by chunk, in order, handing each valid recipe to `each`; returns the problems.
-fn process_all(
+pub(crate) fn process_all(
     source: &Source,
     entries: &[&Entry],
     out: &Out,
@@ -277,36 +278,55 @@ pub fn build(source: &Source, out_dir: &Path) -> Result<ExitCode> {
     let state = load_state(out_dir, source);
     timings.lap("load state");
     if let Some(state) = state
-        && let Some(code) = incremental(source, out_dir, state, &tools)?
+        && let Some(code) = crate::rebuild::rebuild(source, out_dir, state, &tools)?
     {
         return Ok(code);
     }
     full(source, out_dir, &tools)
 }
 
+/// The recipe files of a listing in search document-id order: by the commit that last added each
+/// (oldest first), then by path, so recipes added later get later ids and a rebuild can append them.
+/// Without history (a work tree), by path.
+fn in_document_order<'l>(entries: &'l [Entry], steps: Option<&[history::Step]>) -> Vec<&'l Entry> {
+    let births = steps.map(history::births).unwrap_or_default();
+    let mut ordered: Vec<(usize, &Entry)> = entries
+        .iter()
+        .map(|entry| {
+            let slug = entry.path.strip_prefix("recipes/").and_then(|p| p.strip_suffix(".json"));
+            (slug.and_then(|slug| births.get(slug)).copied().unwrap_or(0), entry)
+        })
+        .collect();
+    ordered.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    ordered.into_iter().map(|(_, entry)| entry).collect()
+}
+
 fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
+    let mut timings = Timings::new();
     let listing = source.list("recipes/")?;
+    let steps = match source {
+        Source::Git { repo, rev, path } => history::walk(repo, rev, path, None)?,
+        Source::WorkTree(_) => None,
+    };
+    timings.lap("history");
     let staging = sibling(out_dir, "building");
     if staging.exists() {
         std::fs::remove_dir_all(&staging).with_context(|| format!("clearing {}", staging.display()))?;
     }
+    std::fs::create_dir_all(&staging)?;
     let out = Out::new(&staging);
     let mut index = IndexBuilder::default();
     let mut docs = Vec::with_capacity(listing.entries.len());
-    std::fs::create_dir_all(&staging)?;
-    let mut jsonl = JsonlWriter::create(&staging)?;
-    let entries: Vec<&Entry> = listing.entries.iter().collect();
+    let mut dump = jsonl::Writer::default();
+    let entries = in_document_order(&listing.entries, steps.as_deref());
     let problems = process_all(source, &entries, &out, tools, |p| {
-        let terms = index.add(p.card.clone(), &p.terms);
-        jsonl.line(&p.json)?;
-        let jsonl_len = p.json.len() as u64 + 1;
+        index.add(p.card.clone(), &p.terms);
+        dump.line(&out, &p.json)?;
         docs.push(DocState {
-            path: p.path,
             slug: p.slug,
             version: p.version,
-            card: p.card,
-            terms,
-            jsonl_len,
+            facets: p.card.facets(),
+            jsonl_len: p.json.len() as u64 + 1,
         });
         Ok(())
     })?;
@@ -314,15 +334,28 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
         let _ = std::fs::remove_dir_all(&staging);
         return Ok(report(&problems));
     }
-    jsonl.finish(&out)?;
-    let vocabulary = index.vocabulary().to_vec();
-    write_site(source, &out, index, &docs, None, None)?;
-
-    let mut files = BTreeMap::new();
-    for w in out.into_written() {
-        files.insert(w.path, (w.sha256, w.bytes));
+    dump.finish(&out)?;
+    timings.lap("recipes");
+    let built = index.finish();
+    for file in &built.files {
+        out.write(&format!("search/{}", file.name), &file.bytes)?;
     }
-    opendata::write_manifests(&staging, &as_written(&files))?;
+    out.write("search/manifest.json", serde_json::to_string(&built.manifest)?.as_bytes())?;
+    timings.lap("index");
+    if let Some(steps) = &steps {
+        for (slug, items) in history::histories(steps) {
+            if docs.iter().any(|d| d.slug == slug) {
+                out.write(&format!("r/{slug}.history.json"), serde_json::to_string(&items)?.as_bytes())?;
+            }
+        }
+    }
+    timings.lap("histories");
+    write_site_wide(source, &out, &docs, &built.manifest, &built.facet_counts)?;
+
+    let sums: BTreeMap<String, String> = out.into_written().into_iter().map(|w| (w.path, w.sha256)).collect();
+    let sums: Vec<(&str, &str)> = sums.iter().map(|(path, sha)| (path.as_str(), sha.as_str())).collect();
+    opendata::write_manifests(&staging, &sums, &dump_names(&docs))?;
+    timings.lap("site-wide files and checksums");
     let old = sibling(out_dir, "old");
     let _ = std::fs::remove_dir_all(&old);
     if out_dir.exists() {
@@ -334,211 +367,46 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
 
     let commit = listing.commit.as_ref().map(|c| c.id.clone()).unwrap_or_default();
     let n_docs = docs.len();
-    save_state(
-        out_dir,
-        State { format: STATE_FORMAT, source_key: source.key(), commit, vocabulary, docs, files },
-    )?;
+    save_state(out_dir, &State { format: STATE_FORMAT, source_key: source.key(), commit, docs })?;
     let at = listing.commit.map(|c| format!(" at commit {}", &c.id[..12])).unwrap_or_default();
     eprintln!("built {n_docs} recipes from {}{at} into {}", source.describe(), out_dir.display());
     Ok(ExitCode::SUCCESS)
 }
 
-/// Rebuilds from the state after the changes between its commit and the source's; `None` when the
-/// state cannot be used (not a git source, or the old commit is gone) and a full build must run.
-fn incremental(source: &Source, out_dir: &Path, state: State, tools: &Tools) -> Result<Option<ExitCode>> {
-    let mut timings = Timings::new();
-    if state.commit.is_empty() {
-        return Ok(None);
-    }
-    let Some(changes) = source.changes_since(&state.commit, "recipes/")? else { return Ok(None) };
-    let Some(commit) = source.list_commit()? else { return Ok(None) };
-
-    // Validate and render the changed recipes aside, so a bad file leaves the site as it was.
-    let staging = sibling(out_dir, "building");
-    let _ = std::fs::remove_dir_all(&staging);
-    let out = Out::new(&staging);
-    let entries: Vec<&Entry> = changes.iter().filter_map(|c| c.entry.as_ref()).collect();
-    let mut processed = Vec::new();
-    let problems = process_all(source, &entries, &out, tools, |p| {
-        processed.push(p);
-        Ok(())
-    })?;
-    if !problems.is_empty() {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Ok(Some(report(&problems)));
-    }
-    let mut files = state.files;
-    for w in out.into_written() {
-        let target = out_dir.join(&w.path);
-        std::fs::create_dir_all(target.parent().expect("files sit in folders"))?;
-        std::fs::rename(staging.join(&w.path), &target)?;
-        files.insert(w.path, (w.sha256, w.bytes));
-    }
-    let _ = std::fs::remove_dir_all(&staging);
-
-    timings.lap("diff and changed recipes");
-    let changed: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-    let old_jsonl = std::fs::read(out_dir.join("recipes.jsonl")).context("reading the last recipes.jsonl")?;
-    if old_jsonl.len() as u64 != state.docs.iter().map(|d| d.jsonl_len).sum::<u64>() {
-        return Ok(None);
-    }
-    timings.lap("  read jsonl");
-    let mut index = IndexBuilder::default();
-    for term in &state.vocabulary {
-        index.intern(term);
-    }
-    timings.lap("  vocabulary");
-    let mut merged: BTreeMap<String, (DocState, Line)> = BTreeMap::new();
-    let mut removed_slugs = Vec::new();
-    let mut offset = 0usize;
-    for doc in state.docs {
-        let range = offset..offset + doc.jsonl_len as usize;
-        offset = range.end;
-        if changed.contains(doc.path.as_str()) {
-            removed_slugs.push(doc.slug.clone());
-        } else {
-            merged.insert(doc.path.clone(), (doc, Line::Old(range)));
-        }
-    }
-    let mut changed_slugs = BTreeSet::new();
-    for p in processed {
-        let ids = [&p.terms.title, &p.terms.ingredients, &p.terms.other]
-            .map(|list| list.iter().map(|term| index.intern(term)).collect::<Vec<u32>>());
-        changed_slugs.insert(p.slug.clone());
-        let jsonl_len = p.json.len() as u64 + 1;
-        let doc = DocState {
-            path: p.path.clone(),
-            slug: p.slug,
-            version: p.version,
-            card: p.card,
-            terms: ids,
-            jsonl_len,
-        };
-        merged.insert(p.path, (doc, Line::New(p.json)));
-    }
-    for slug in removed_slugs.iter().filter(|slug| !changed_slugs.contains(*slug)) {
-        for path in [format!("r/{slug}.json"), format!("r/{slug}.html"), format!("r/{slug}.history.json")] {
-            let _ = std::fs::remove_file(out_dir.join(&path));
-            files.remove(&path);
-        }
-    }
-
-    timings.lap("  merge");
-    let out = Out::new(out_dir);
-    let mut jsonl = JsonlWriter::create(out_dir)?;
-    let mut docs = Vec::with_capacity(merged.len());
-    let (mut t_index, mut t_jsonl) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
-    for (_, (doc, line)) in merged {
-        let t = std::time::Instant::now();
-        index.add_ids(doc.card.clone(), [&doc.terms[0], &doc.terms[1], &doc.terms[2]]);
-        t_index += t.elapsed();
-        let t = std::time::Instant::now();
-        match line {
-            Line::Old(range) => jsonl.raw(&old_jsonl[range])?,
-            Line::New(json) => jsonl.line(&json)?,
-        }
-        t_jsonl += t.elapsed();
-        docs.push(doc);
-    }
-    if timings.enabled {
-        eprintln!("    add_ids {:.3} s, jsonl {:.3} s", t_index.as_secs_f64(), t_jsonl.as_secs_f64());
-    }
-    drop(old_jsonl);
-    jsonl.finish(&out)?;
-    let vocabulary = index.vocabulary().to_vec();
-    timings.lap("merge and jsonl");
-    let live = write_site(source, &out, index, &docs, Some(&changed_slugs), Some(&files))?;
-    timings.lap("site-wide files");
-    for w in out.into_written() {
-        files.insert(w.path, (w.sha256, w.bytes));
-    }
-    remove_stale_index_files(out_dir, &mut files, &live);
-    opendata::write_manifests(out_dir, &as_written(&files))?;
-    timings.lap("checksums");
-
-    let n_changed = changes.len();
-    let n_docs = docs.len();
-    timings.lap("state");
-    save_state(
-        out_dir,
-        State {
-            format: STATE_FORMAT,
-            source_key: source.key(),
-            commit: commit.clone(),
-            vocabulary,
-            docs,
-            files,
-        },
-    )?;
-    eprintln!(
-        "rebuilt {n_changed} changed of {n_docs} recipes from {} at commit {} into {}",
-        source.describe(),
-        &commit[..12.min(commit.len())],
-        out_dir.display()
-    );
-    Ok(Some(ExitCode::SUCCESS))
-}
-
-/// The site-wide files: search index, slug list, histories, home page, open data.
-fn write_site(
+/// The files every build rewrites whole: slug list, home page, open data, the quote service, and the
+/// agents' files. `manifest` is the index already written under `out`, whose card shards give the
+/// recipes the home page and llms.txt show.
+pub(crate) fn write_site_wide(
     source: &Source,
     out: &Out,
-    index: IndexBuilder,
     docs: &[DocState],
-    only_histories_of: Option<&BTreeSet<String>>,
-    previous: Option<&BTreeMap<String, (String, u64)>>,
-) -> Result<BTreeSet<String>> {
-    let mut timings = Timings::new();
-    let built = index.finish();
-    timings.lap("  index");
-    let mut live: BTreeSet<String> = built.files.iter().map(|f| format!("search/{}", f.name)).collect();
-    live.insert("search/manifest.json".to_string());
-    built.files.par_iter().try_for_each(|file| -> Result<()> {
-        let path = format!("search/{}", file.name);
-        // Most index files are the same as last build's: leave those in place.
-        let sha = sha256_hex(&file.bytes);
-        let unchanged =
-            previous.and_then(|files| files.get(&path)) == Some(&(sha.clone(), file.bytes.len() as u64));
-        if unchanged && out.root.join(&path).exists() {
-            out.record(&path, &sha, file.bytes.len() as u64);
-        } else {
-            out.write(&path, &file.bytes)?;
-        }
-        Ok(())
-    })?;
-    out.write("search/manifest.json", serde_json::to_string(&built.manifest)?.as_bytes())?;
-    timings.lap("  index files");
-
+    manifest: &Manifest,
+    facet_counts: &BTreeMap<String, u64>,
+) -> Result<()> {
     // Every built slug with its version, in search document-id order: the Worker uses it to keep new
     // slugs unique, to retire overlay rows this build has published, and to hide replaced documents.
     let slugs: Vec<(&str, u64)> = docs.iter().map(|d| (d.slug.as_str(), d.version)).collect();
     out.write("slugs.json", serde_json::to_string(&slugs)?.as_bytes())?;
-    if let Source::Git { repo, rev, path } = source {
-        let known: BTreeSet<&str> = docs.iter().map(|d| d.slug.as_str()).collect();
-        for (slug, items) in crate::history::recipe_histories(repo, rev, path)? {
-            let wanted = only_histories_of.is_none_or(|only| only.contains(&slug));
-            if wanted && known.contains(slug.as_str()) {
-                out.write(&format!("r/{slug}.history.json"), serde_json::to_string(&items)?.as_bytes())?;
-            }
-        }
-    }
 
-    timings.lap("  slugs and histories");
     // The home page and llms.txt show a handful per course; search and the dumps hold the rest.
     let mut per_course: BTreeMap<domain::recipe::Course, usize> = BTreeMap::new();
-    let cards: Vec<&Card> = docs
+    let shown: Vec<u32> = docs
         .iter()
-        .map(|d| &d.card)
-        .filter(|card| {
-            let shown = per_course.entry(card.course).or_default();
+        .enumerate()
+        .filter(|(_, doc)| {
+            let shown = per_course.entry(doc.facets.course).or_default();
             *shown += 1;
             *shown <= SHOWN_PER_COURSE
         })
+        .map(|(id, _)| id as u32)
         .collect();
+    let cards = shown_cards(out, manifest, &shown)?;
+    let cards: Vec<&Card> = cards.iter().collect();
     let renderer = pages::Renderer::new()?;
-    out.write("index.html", renderer.home_page(&cards, &built.facet_counts)?.as_bytes())?;
+    out.write("index.html", renderer.home_page(&cards, facet_counts)?.as_bytes())?;
     out.write("404.html", renderer.not_found_page()?.as_bytes())?;
-    opendata::write(out, &opendata::Inputs { cards: &cards, facets: &built.facet_counts })?;
+    let dump_parts = dump_names(docs);
+    opendata::write(out, &opendata::Inputs { cards: &cards, facets: facet_counts, dump_parts: &dump_parts })?;
     // The quote service (shows, episodes, transcripts) is rebuilt whole, and adds its part of llms.txt.
     let quotes_llms = crate::quotes::build_into(source, out)?;
     let mut llms = std::fs::read_to_string(out.root.join("llms.txt")).context("reading llms.txt back")?;
@@ -548,96 +416,46 @@ fn write_site(
     out.write("llms.txt", llms.as_bytes())?;
     out.write("llms-full.txt", crate::agents::llms_full(&llms).as_bytes())?;
     out.write("openapi.json", serde_json::to_string_pretty(&crate::agents::openapi())?.as_bytes())?;
-    Ok(live)
-}
-
-fn as_written(files: &BTreeMap<String, (String, u64)>) -> Vec<Written> {
-    files
-        .iter()
-        .filter(|(path, _)| !matches!(path.as_str(), "SHA256SUMS" | "datapackage.json"))
-        .map(|(path, (sha256, bytes))| Written { path: path.clone(), sha256: sha256.clone(), bytes: *bytes })
-        .collect()
-}
-
-/// Drops index files that the new index no longer uses.
-fn remove_stale_index_files(
-    out_dir: &Path,
-    files: &mut BTreeMap<String, (String, u64)>,
-    live: &BTreeSet<String>,
-) {
-    let stale: Vec<String> =
-        files.keys().filter(|path| path.starts_with("search/") && !live.contains(*path)).cloned().collect();
-    for path in stale {
-        let _ = std::fs::remove_file(out_dir.join(&path));
-        files.remove(&path);
-    }
-}
-
-fn save_state(out_dir: &Path, state: State) -> Result<()> {
-    let bytes = postcard::to_allocvec(&state)?;
-    let path = state_path(out_dir);
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path)?;
     Ok(())
 }
 
-/// A line of `recipes.jsonl`: a byte range of the last build's file, or a new document.
-enum Line {
-    Old(std::ops::Range<usize>),
-    New(String),
+pub(crate) fn dump_names(docs: &[DocState]) -> Vec<String> {
+    jsonl::parts(docs.iter().map(|d| d.jsonl_len)).into_iter().map(|(name, _)| name).collect()
 }
 
-/// Writes `recipes.jsonl` line by line, hashing as it goes.
-struct JsonlWriter {
-    file: std::io::BufWriter<std::fs::File>,
-    hasher: Sha256,
-    bytes: u64,
-}
-
-impl JsonlWriter {
-    fn create(dir: &Path) -> Result<JsonlWriter> {
-        let file = std::fs::File::create(dir.join("recipes.jsonl")).context("creating recipes.jsonl")?;
-        Ok(JsonlWriter {
-            file: std::io::BufWriter::with_capacity(1 << 20, file),
-            hasher: Sha256::new(),
-            bytes: 0,
-        })
+/// The cards of documents `ids`, read back from the card shards under `out`.
+fn shown_cards(out: &Out, manifest: &Manifest, ids: &[u32]) -> Result<Vec<Card>> {
+    let mut shards: BTreeMap<String, Vec<Card>> = BTreeMap::new();
+    let mut cards = Vec::with_capacity(ids.len());
+    for id in ids {
+        let name = manifest.card_file(*id);
+        if !shards.contains_key(&name) {
+            let bytes = std::fs::read(out.root.join("search").join(&name))
+                .with_context(|| format!("reading {name}"))?;
+            shards.insert(
+                name.clone(),
+                postcard::from_bytes(&bytes).with_context(|| format!("decoding {name}"))?,
+            );
+        }
+        let card =
+            shards[&name].get((id % CARDS_PER_SHARD) as usize).with_context(|| format!("{name} is short"))?;
+        cards.push(card.clone());
     }
-
-    fn line(&mut self, json: &str) -> Result<()> {
-        self.raw(json.as_bytes())?;
-        self.raw(b"\n")
-    }
-
-    /// Bytes already in line form (a line copied from the last build, newline included).
-    fn raw(&mut self, bytes: &[u8]) -> Result<()> {
-        self.file.write_all(bytes)?;
-        self.hasher.update(bytes);
-        self.bytes += bytes.len() as u64;
-        Ok(())
-    }
-
-    fn finish(mut self, out: &Out) -> Result<()> {
-        self.file.flush()?;
-        let sha: String = self.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        out.record("recipes.jsonl", &sha, self.bytes);
-        Ok(())
-    }
+    Ok(cards)
 }
 
 /// Phase timings on stderr when `BUILDER_TIMINGS=1`, for finding where a build spends its time.
-struct Timings {
-    enabled: bool,
+pub(crate) struct Timings {
+    pub enabled: bool,
     last: std::time::Instant,
 }
 
 impl Timings {
-    fn new() -> Timings {
+    pub fn new() -> Timings {
         Timings { enabled: std::env::var_os("BUILDER_TIMINGS").is_some(), last: std::time::Instant::now() }
     }
 
-    fn lap(&mut self, phase: &str) {
+    pub fn lap(&mut self, phase: &str) {
         if self.enabled {
             eprintln!("  {phase}: {:.3} s", self.last.elapsed().as_secs_f64());
         }

@@ -2,17 +2,21 @@
 //! per commit that changed `recipes/<slug>.json` (commit, author, date, message). The Worker serves it
 //! from `GET /api/r/{slug}/history`, after the API changes the build does not have yet.
 //!
-//! One walk over the first-parent history compares each commit's recipes folder with its parent's, so
-//! the cost is the number of commits plus the number of changed files, not commits × recipes.
+//! One walk over the first-parent history diffs each commit's recipes folder with its parent's (git2
+//! skips what is the same), so the cost is the number of commits plus the number of changed files. A
+//! rebuild walks only the commits since its last build. The same walk says when each recipe file was
+//! last added, which orders the search documents: new recipes come after the ones already built.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result};
-use serde::Serialize;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::source;
 
 /// One commit in a recipe's history.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     pub commit: String,
     pub author: String,
@@ -20,53 +24,104 @@ pub struct Item {
     pub message: String,
 }
 
-/// The history of every recipe file under `<content_path>/recipes/` reachable from `rev`.
-pub fn recipe_histories(
+/// One commit on the first-parent line and the recipe files it changed against its parent, by slug.
+#[derive(Debug)]
+pub struct Step {
+    pub item: Item,
+    /// Added or changed.
+    pub changed: Vec<String>,
+    /// Not in the parent: a new recipe, or one added again.
+    pub added: Vec<String>,
+    pub deleted: Vec<String>,
+}
+
+/// The first-parent commits from `rev` back to `since` (not included), oldest first, with what each
+/// changed under `<content_path>/recipes/`. Without `since`, back to the first commit. `None` when
+/// `since` is not on `rev`'s first-parent line, so a rebuild cannot start from it.
+pub fn walk(
     repo_path: &Path,
     rev: &str,
     content_path: &str,
-) -> Result<BTreeMap<String, Vec<Item>>> {
-    let repo = git2::Repository::open(repo_path)
-        .with_context(|| format!("opening git repo {}", repo_path.display()))?;
-    let start = repo.revparse_single(rev)?.peel_to_commit()?;
-    let dir = format!("{}/recipes", content_path.trim_end_matches('/'));
-    let files_at = |commit: &git2::Commit| -> Result<HashMap<String, git2::Oid>> {
-        let tree = commit.tree()?;
-        let Ok(entry) = tree.get_path(Path::new(&dir)) else { return Ok(HashMap::new()) };
-        let sub = repo.find_tree(entry.id())?;
-        Ok(sub
-            .iter()
-            .filter_map(|e| {
-                let slug = e.name()?.strip_suffix(".json")?.to_string();
-                Some((slug, e.id()))
-            })
-            .collect())
+    since: Option<&str>,
+) -> Result<Option<Vec<Step>>> {
+    let repo = source::open(repo_path)?;
+    let stop = since.map(git2::Oid::from_str).transpose()?;
+    let recipes_of = |commit: &git2::Commit| -> Result<Option<git2::Tree>> {
+        source::subtree(&repo, &commit.tree()?, content_path, "recipes")
     };
-    let mut histories: BTreeMap<String, Vec<Item>> = BTreeMap::new();
-    let mut commit = Some(start);
+    let mut steps = Vec::new();
+    let mut commit = Some(source::resolve(&repo, rev)?);
     while let Some(current) = commit {
+        if Some(current.id()) == stop {
+            steps.reverse();
+            return Ok(Some(steps));
+        }
         let parent = current.parents().next();
-        let now = files_at(&current)?;
+        let now = recipes_of(&current)?;
         let before = match &parent {
-            Some(parent) => files_at(parent)?,
-            None => HashMap::new(),
+            Some(parent) => recipes_of(parent)?,
+            None => None,
         };
-        let changed: Vec<&String> =
-            now.iter().filter(|(slug, id)| before.get(*slug) != Some(*id)).map(|(slug, _)| slug).collect();
-        if !changed.is_empty() {
-            let item = Item {
-                commit: current.id().to_string(),
-                author: current.author().name().unwrap_or_default().to_string(),
-                date: iso_date(current.author().when().seconds()),
-                message: message_without_trailers(current.message().unwrap_or_default()),
-            };
-            for slug in changed {
-                histories.entry(slug.clone()).or_default().push(item.clone());
+        if now.as_ref().map(|t| t.id()) != before.as_ref().map(|t| t.id()) {
+            let diff = repo.diff_tree_to_tree(before.as_ref(), now.as_ref(), None)?;
+            let mut step =
+                Step { item: item_of(&current), changed: Vec::new(), added: Vec::new(), deleted: Vec::new() };
+            for delta in diff.deltas() {
+                let deleted = delta.status() == git2::Delta::Deleted;
+                let file = if deleted { delta.old_file() } else { delta.new_file() };
+                let Some(slug) = file.path().and_then(|p| p.to_str()).and_then(|p| p.strip_suffix(".json"))
+                else {
+                    continue;
+                };
+                let slug = slug.to_string();
+                match delta.status() {
+                    git2::Delta::Deleted => step.deleted.push(slug),
+                    git2::Delta::Added => {
+                        step.added.push(slug.clone());
+                        step.changed.push(slug);
+                    }
+                    _ => step.changed.push(slug),
+                }
             }
+            steps.push(step);
         }
         commit = parent;
     }
-    Ok(histories)
+    Ok(stop.is_none().then(|| {
+        steps.reverse();
+        steps
+    }))
+}
+
+fn item_of(commit: &git2::Commit) -> Item {
+    Item {
+        commit: commit.id().to_string(),
+        author: commit.author().name().unwrap_or_default().to_string(),
+        date: iso_date(commit.author().when().seconds()),
+        message: message_without_trailers(commit.message().unwrap_or_default()),
+    }
+}
+
+/// Each recipe's history in `steps` (oldest first), newest first.
+pub fn histories(steps: &[Step]) -> BTreeMap<&str, Vec<&Item>> {
+    let mut histories: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
+    for step in steps.iter().rev() {
+        for slug in &step.changed {
+            histories.entry(slug.as_str()).or_default().push(&step.item);
+        }
+    }
+    histories
+}
+
+/// For each recipe added in `steps`, the index of the step that last added it.
+pub fn births(steps: &[Step]) -> BTreeMap<&str, usize> {
+    let mut births = BTreeMap::new();
+    for (idx, step) in steps.iter().enumerate() {
+        for slug in &step.added {
+            births.insert(slug.as_str(), idx);
+        }
+    }
+    births
 }
 
 /// The message a person wrote: `builder sync`'s machine trailers are left out.

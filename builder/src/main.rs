@@ -8,9 +8,11 @@ mod build;
 mod history;
 mod identify;
 mod import;
+mod jsonl;
 mod opendata;
 mod pages;
 mod quotes;
+mod rebuild;
 mod source;
 mod sync;
 

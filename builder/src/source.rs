@@ -86,7 +86,10 @@ impl Reader {
 #[derive(Debug)]
 pub struct Change {
     pub path: String,
+    /// The file now; `None` when it is gone.
     pub entry: Option<Entry>,
+    /// The file at the older commit; `None` when it is new.
+    pub before: Option<Entry>,
 }
 
 impl Source {
@@ -163,10 +166,17 @@ impl Source {
             if delta.status() == git2::Delta::Renamed
                 && let Some(old_rel) = old_file.path().and_then(|p| p.to_str())
             {
-                changes.push(Change { path: format!("{prefix}/{old_rel}"), entry: None });
+                let old_path = format!("{prefix}/{old_rel}");
+                let before = Some(Entry { path: old_path.clone(), blob: Some(old_file.id()) });
+                changes.push(Change { path: old_path, entry: None, before });
             }
             let entry = (!deleted).then(|| Entry { path: path.clone(), blob: Some(new_file.id()) });
-            changes.push(Change { path, entry });
+            let existed = matches!(
+                delta.status(),
+                git2::Delta::Modified | git2::Delta::Deleted | git2::Delta::Typechange
+            );
+            let before = existed.then(|| Entry { path: path.clone(), blob: Some(old_file.id()) });
+            changes.push(Change { path, entry, before });
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(Some(changes))
@@ -187,15 +197,15 @@ impl Source {
     }
 }
 
-fn open(repo: &Path) -> Result<git2::Repository> {
+pub(crate) fn open(repo: &Path) -> Result<git2::Repository> {
     git2::Repository::open(repo).with_context(|| format!("opening git repo {}", repo.display()))
 }
 
-fn resolve<'r>(repo: &'r git2::Repository, rev: &str) -> Result<git2::Commit<'r>> {
+pub(crate) fn resolve<'r>(repo: &'r git2::Repository, rev: &str) -> Result<git2::Commit<'r>> {
     repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).with_context(|| format!("resolving {rev}"))
 }
 
-fn subtree<'r>(
+pub(crate) fn subtree<'r>(
     repo: &'r git2::Repository,
     tree: &git2::Tree,
     content_path: &str,

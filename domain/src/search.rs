@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use crate::recipe::{Course, FLAGS, Lang, Recipe};
 use crate::text::{Stemmers, query_words, within_one_edit, words};
 
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 pub const CARDS_PER_SHARD: u32 = 8;
 pub const SHARD_TARGET_BYTES: usize = 32 * 1024;
 /// Dictionary shards split by at most this many leading letters.
@@ -208,11 +208,74 @@ impl DocTerms {
     }
 }
 
-#[derive(Debug, Default)]
-struct TermPostings {
+/// The postings of one term: the documents that have it, and those that have it in a title or in an
+/// ingredient name.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct TermPostings {
     any: RoaringBitmap,
     title: RoaringBitmap,
     ingredients: RoaringBitmap,
+}
+
+impl TermPostings {
+    /// Postings small enough for the dictionary shard: document ids as gaps, and per document whether
+    /// the term is in its title (bit 1) or an ingredient (bit 2). A few bytes a document, where three
+    /// roaring bitmaps need some forty bytes even for one.
+    fn compact(&self) -> Vec<u8> {
+        let mut gaps = Vec::with_capacity(self.any.len() as usize);
+        let mut fields = Vec::with_capacity(self.any.len() as usize);
+        let mut last = 0;
+        for doc in &self.any {
+            gaps.push(doc - last);
+            last = doc;
+            fields.push(u8::from(self.title.contains(doc)) | (u8::from(self.ingredients.contains(doc)) << 1));
+        }
+        postcard::to_allocvec(&(gaps, fields)).expect("postings serialise")
+    }
+
+    fn from_compact(bytes: &[u8]) -> Option<TermPostings> {
+        let (gaps, fields): (Vec<u32>, Vec<u8>) = postcard::from_bytes(bytes).ok()?;
+        if gaps.len() != fields.len() {
+            return None;
+        }
+        let mut postings = TermPostings::default();
+        let mut doc = 0u32;
+        for (gap, field) in gaps.into_iter().zip(fields) {
+            doc = doc.checked_add(gap)?;
+            postings.any.insert(doc);
+            if field & 1 == 1 {
+                postings.title.insert(doc);
+            }
+            if field & 2 == 2 {
+                postings.ingredients.insert(doc);
+            }
+        }
+        Some(postings)
+    }
+
+    /// The three bitmaps as a postings file of its own.
+    fn file_bytes(&self) -> Vec<u8> {
+        let (any, title, ingredients) =
+            (bitmap_bytes(&self.any), bitmap_bytes(&self.title), bitmap_bytes(&self.ingredients));
+        let bytes = PostingsBytes { any: &any, title: &title, ingredients: &ingredients };
+        postcard::to_allocvec(&bytes).expect("postings serialise")
+    }
+
+    fn from_file(bytes: &[u8]) -> Option<TermPostings> {
+        let p: PostingsBytes = postcard::from_bytes(bytes).ok()?;
+        let decode = |bytes: &[u8]| RoaringBitmap::deserialize_from(bytes).ok();
+        Some(TermPostings {
+            any: decode(p.any)?,
+            title: decode(p.title)?,
+            ingredients: decode(p.ingredients)?,
+        })
+    }
+
+    fn remove(&mut self, doc: u32) {
+        self.any.remove(doc);
+        self.title.remove(doc);
+        self.ingredients.remove(doc);
+    }
 }
 
 /// Serialised postings of one term: three portable roaring bitmaps.
@@ -226,8 +289,9 @@ struct PostingsBytes<'a> {
 
 #[derive(Debug, Serialize, Deserialize)]
 enum Entry<'a> {
+    /// [`TermPostings::compact`] bytes.
     #[serde(borrow)]
-    Inline(PostingsBytes<'a>),
+    Inline(&'a [u8]),
     File(&'a str),
 }
 
@@ -254,10 +318,215 @@ pub struct BuiltIndex {
     pub facet_counts: BTreeMap<String, u64>,
 }
 
+/// What one recipe adds to the facet bitmaps; a builder keeps these between builds so a rebuild can
+/// redo the facets without the recipes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocFacets {
+    /// Diet flags as bits in [`FLAGS`] order.
+    pub flags: u8,
+    pub course: Course,
+    /// Languages as bits in [`Lang::ALL`] order.
+    pub langs: u8,
+    pub total_min: u32,
+}
+
+impl Card {
+    pub fn facets(&self) -> DocFacets {
+        let langs = Lang::ALL.iter().enumerate().fold(0u8, |bits, (idx, lang)| {
+            if self.texts.contains_key(lang) { bits | (1 << idx) } else { bits }
+        });
+        DocFacets { flags: self.flags, course: self.course, langs, total_min: self.prep_min + self.cook_min }
+    }
+}
+
+/// The facet part of an index, computed from every document's [`DocFacets`].
+struct FacetIndex {
+    facets: BTreeMap<String, String>,
+    max_total: Vec<(u32, String)>,
+    files: Vec<IndexFile>,
+    counts: BTreeMap<String, u64>,
+}
+
+fn facet_index(docs: &[DocFacets]) -> FacetIndex {
+    let mut bitmaps: BTreeMap<String, RoaringBitmap> = BTreeMap::new();
+    let mut totals: BTreeMap<u32, RoaringBitmap> = BTreeMap::new();
+    for (doc, facets) in docs.iter().enumerate() {
+        let doc = doc as u32;
+        for (idx, flag) in FLAGS.iter().enumerate() {
+            if (facets.flags >> idx) & 1 == 1 {
+                bitmaps.entry(flag.to_string()).or_default().insert(doc);
+            }
+        }
+        bitmaps.entry(format!("course:{}", facets.course.code())).or_default().insert(doc);
+        for (idx, lang) in Lang::ALL.iter().enumerate() {
+            if (facets.langs >> idx) & 1 == 1 {
+                bitmaps.entry(format!("lang:{}", lang.code())).or_default().insert(doc);
+            }
+        }
+        totals.entry(facets.total_min).or_default().insert(doc);
+    }
+    let mut index = FacetIndex {
+        facets: BTreeMap::new(),
+        max_total: Vec::new(),
+        files: Vec::new(),
+        counts: BTreeMap::new(),
+    };
+    let mut store = |kind: &str, bitmap: &RoaringBitmap| -> String {
+        let bytes = bitmap_bytes(bitmap);
+        let name = hashed_name(kind, &bytes);
+        index.files.push(IndexFile { name: name.clone(), bytes });
+        name
+    };
+    let mut facets = BTreeMap::new();
+    for (name, bitmap) in &bitmaps {
+        facets.insert(name.clone(), store("facet", bitmap));
+    }
+    let mut max_total = Vec::new();
+    let mut cumulative = RoaringBitmap::new();
+    for (total, bitmap) in &totals {
+        cumulative |= bitmap;
+        max_total.push((*total, store("time", &cumulative)));
+    }
+    index.facets = facets;
+    index.max_total = max_total;
+    index.counts = bitmaps.iter().map(|(name, bitmap)| (name.clone(), bitmap.len())).collect();
+    index
+}
+
+/// A term's postings as its dictionary entry holds them.
+#[derive(Debug, Clone, PartialEq)]
+enum Stored {
+    Inline(Vec<u8>),
+    File(String),
+}
+
+/// One dictionary entry on its way into a shard.
+#[derive(Debug, Clone, PartialEq)]
+struct DictEntry {
+    term: String,
+    df: u32,
+    stored: Stored,
+}
+
+impl DictEntry {
+    /// The entry of `term`, and the postings file it needs when its postings are too big to inline.
+    /// A postings file is named by the term and its contents, so no two terms share one and a rebuild
+    /// can drop a term's old file without asking who else uses it.
+    fn new(term: String, postings: &TermPostings) -> (DictEntry, Option<IndexFile>) {
+        let df = postings.any.len() as u32;
+        let compact = postings.compact();
+        if compact.len() <= INLINE_MAX_BYTES {
+            return (DictEntry { term, df, stored: Stored::Inline(compact) }, None);
+        }
+        let bytes = postings.file_bytes();
+        let mut named = Vec::with_capacity(term.len() + 1 + bytes.len());
+        named.extend_from_slice(term.as_bytes());
+        named.push(0);
+        named.extend_from_slice(&bytes);
+        let name = hashed_name("post", &named);
+        (DictEntry { term, df, stored: Stored::File(name.clone()) }, Some(IndexFile { name, bytes }))
+    }
+
+    /// What the entry adds to its shard, for deciding where shards split.
+    fn size(&self) -> usize {
+        self.term.len()
+            + match &self.stored {
+                Stored::Inline(bytes) => bytes.len(),
+                Stored::File(name) => name.len(),
+            }
+    }
+}
+
+/// Groups sorted dictionary entries into shards by prefix: a prefix whose entries pass
+/// [`SHARD_TARGET_BYTES`] splits by one more letter, up to [`MAX_SHARD_PREFIX`] letters, so a typo from
+/// the third letter on stays inside the word's shard. Returns each shard's prefix and bytes, sorted.
+fn layout(entries: &[DictEntry]) -> BTreeMap<String, Vec<u8>> {
+    let mut shards = BTreeMap::new();
+    let mut pending = vec![(1usize, (0..entries.len()).collect::<Vec<usize>>())];
+    while let Some((prefix_len, members)) = pending.pop() {
+        for (prefix, group) in groups_by_prefix(|i| &entries[i].term, &members, prefix_len) {
+            let size: usize = group.iter().map(|&i| entries[i].size()).sum();
+            let can_split = group.iter().any(|&i| entries[i].term.chars().count() > prefix_len);
+            if size > SHARD_TARGET_BYTES && can_split && prefix_len < MAX_SHARD_PREFIX {
+                // Terms no longer than the prefix stay in the shard of the prefix itself.
+                let (short, long): (Vec<usize>, Vec<usize>) =
+                    group.iter().partition(|&&i| entries[i].term.chars().count() <= prefix_len);
+                if !short.is_empty() {
+                    shards.insert(prefix.clone(), shard_bytes(entries, &short));
+                }
+                pending.push((prefix_len + 1, long));
+            } else {
+                shards.insert(prefix, shard_bytes(entries, &group));
+            }
+        }
+    }
+    shards
+}
+
+fn shard_bytes(entries: &[DictEntry], members: &[usize]) -> Vec<u8> {
+    let shard = Shard {
+        terms: members.iter().map(|&i| entries[i].term.as_str()).collect(),
+        entries: members
+            .iter()
+            .map(|&i| {
+                let entry = match &entries[i].stored {
+                    Stored::Inline(bytes) => Entry::Inline(bytes),
+                    Stored::File(name) => Entry::File(name),
+                };
+                (entries[i].df, entry)
+            })
+            .collect(),
+    };
+    postcard::to_allocvec(&shard).expect("shard serialises")
+}
+
+/// The entries of a shard file, owned.
+fn shard_entries(bytes: &[u8]) -> Option<Vec<DictEntry>> {
+    let shard: Shard = postcard::from_bytes(bytes).ok()?;
+    if shard.terms.len() != shard.entries.len() {
+        return None;
+    }
+    Some(
+        shard
+            .terms
+            .into_iter()
+            .zip(shard.entries)
+            .map(|(term, (df, entry))| DictEntry {
+                term: term.to_string(),
+                df,
+                stored: match entry {
+                    Entry::Inline(bytes) => Stored::Inline(bytes.to_vec()),
+                    Entry::File(name) => Stored::File(name.to_string()),
+                },
+            })
+            .collect(),
+    )
+}
+
+/// Files of an index apart from the facets: the manifest's shards, dictionary and card files.
+fn assemble(
+    shards: BTreeMap<String, Vec<u8>>,
+    facets: FacetIndex,
+    n_docs: u32,
+) -> (Manifest, Vec<IndexFile>) {
+    let manifest = Manifest {
+        version: FORMAT_VERSION,
+        n_docs,
+        shards: shards.keys().cloned().collect(),
+        facets: facets.facets,
+        max_total: facets.max_total,
+    };
+    let mut files = facets.files;
+    for (idx, bytes) in shards.into_values().enumerate() {
+        files.push(IndexFile { name: manifest.shard_file(idx), bytes });
+    }
+    (manifest, files)
+}
+
 /// Collects recipes in document-id order and writes the index files.
 #[derive(Debug, Default)]
 pub struct IndexBuilder {
-    /// Term → its id: its position in [`IndexBuilder::vocabulary`].
+    /// Term → its id: its position in `vocabulary`.
     term_ids: HashMap<String, u32>,
     vocabulary: Vec<String>,
     /// `(term id, document)` packed into one `u64`, for title, ingredient and other terms. Inverted
@@ -265,22 +534,22 @@ pub struct IndexBuilder {
     /// around memory and cost seconds at 100,000 recipes.
     pairs: [Vec<u64>; 3],
     cards: Vec<Card>,
-    facets: BTreeMap<String, RoaringBitmap>,
-    totals: BTreeMap<u32, RoaringBitmap>,
 }
 
 impl IndexBuilder {
-    /// Adds the next recipe; its document id is the number of recipes added before it. Returns the
-    /// recipe's terms as ids, so a later build can add it again with [`IndexBuilder::add_ids`].
-    pub fn add(&mut self, card: Card, terms: &DocTerms) -> [Vec<u32>; 3] {
-        let ids = [&terms.title, &terms.ingredients, &terms.other]
-            .map(|list| list.iter().map(|term| self.intern(term)).collect::<Vec<u32>>());
-        self.add_ids(card, [&ids[0], &ids[1], &ids[2]]);
-        ids
+    /// Adds the next recipe; its document id is the number of recipes added before it.
+    pub fn add(&mut self, card: Card, terms: &DocTerms) {
+        let doc = self.cards.len() as u32;
+        for (field, list) in [&terms.title, &terms.ingredients, &terms.other].into_iter().enumerate() {
+            for term in list {
+                let id = self.intern(term);
+                self.pairs[field].push((u64::from(id) << 32) | u64::from(doc));
+            }
+        }
+        self.cards.push(card);
     }
 
-    /// The id of a term, adding it to the vocabulary if it is new.
-    pub fn intern(&mut self, term: &str) -> u32 {
+    fn intern(&mut self, term: &str) -> u32 {
         if let Some(id) = self.term_ids.get(term) {
             return *id;
         }
@@ -290,58 +559,12 @@ impl IndexBuilder {
         id
     }
 
-    /// Every term seen so far, by id.
-    pub fn vocabulary(&self) -> &[String] {
-        &self.vocabulary
-    }
-
-    /// Adds the next recipe with its title, ingredient and other terms given as ids of [`IndexBuilder::intern`].
-    pub fn add_ids(&mut self, card: Card, [title, ingredients, other]: [&[u32]; 3]) {
-        let doc = self.cards.len() as u32;
-        for (field, list) in [title, ingredients, other].into_iter().enumerate() {
-            self.pairs[field].extend(list.iter().map(|id| (u64::from(*id) << 32) | u64::from(doc)));
-        }
-        for (idx, flag) in FLAGS.iter().enumerate() {
-            if card.flag(idx) == 1 {
-                self.facets.entry(flag.to_string()).or_default().insert(doc);
-            }
-        }
-        self.facets.entry(format!("course:{}", card.course.code())).or_default().insert(doc);
-        for lang in card.texts.keys() {
-            self.facets.entry(format!("lang:{}", lang.code())).or_default().insert(doc);
-        }
-        self.totals.entry(card.prep_min + card.cook_min).or_default().insert(doc);
-        self.cards.push(card);
-    }
-
     pub fn finish(self) -> BuiltIndex {
-        let mut files = Vec::new();
-        let mut store = |kind: &str, bytes: Vec<u8>| -> String {
-            let name = hashed_name(kind, &bytes);
-            files.push(IndexFile { name: name.clone(), bytes });
-            name
-        };
+        let doc_facets: Vec<DocFacets> = self.cards.iter().map(Card::facets).collect();
+        let facets = facet_index(&doc_facets);
+        let facet_counts = facets.counts.clone();
 
-        let mut facets = BTreeMap::new();
-        let mut facet_counts = BTreeMap::new();
-        for (name, bitmap) in &self.facets {
-            facet_counts.insert(name.clone(), bitmap.len());
-            facets.insert(name.clone(), store("facet", bitmap_bytes(bitmap)));
-        }
-        let mut max_total = Vec::new();
-        let mut cumulative = RoaringBitmap::new();
-        for (total, bitmap) in &self.totals {
-            cumulative |= bitmap;
-            max_total.push((*total, store("time", bitmap_bytes(&cumulative))));
-        }
-
-        let card_shards: Vec<Vec<u8>> = self
-            .cards
-            .chunks(CARDS_PER_SHARD as usize)
-            .map(|chunk| postcard::to_allocvec(chunk).expect("cards serialise"))
-            .collect();
-
-        // Terms sorted, postings serialised once; then grouped into shards by prefix.
+        // Terms sorted, postings encoded once; then grouped into shards by prefix.
         let postings = invert(self.pairs, self.vocabulary.len());
         let mut sorted: Vec<(String, TermPostings)> = self
             .vocabulary
@@ -350,58 +573,19 @@ impl IndexBuilder {
             .filter(|(_, postings)| !postings.any.is_empty())
             .collect();
         sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut entries: Vec<(String, u32, Vec<u8>)> = Vec::with_capacity(sorted.len());
-        for (term, postings) in sorted {
-            let any = bitmap_bytes(&postings.any);
-            let title = bitmap_bytes(&postings.title);
-            let ingredients = bitmap_bytes(&postings.ingredients);
-            let bytes = PostingsBytes { any: &any, title: &title, ingredients: &ingredients };
-            let encoded = postcard::to_allocvec(&bytes).expect("postings serialise");
-            entries.push((term, postings.any.len() as u32, encoded));
-        }
-        let mut external: Vec<Option<String>> = Vec::with_capacity(entries.len());
-        for (_, _, encoded) in &entries {
-            external.push((encoded.len() > INLINE_MAX_BYTES).then(|| store("post", encoded.clone())));
-        }
-
-        let mut shards: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        let all: Vec<usize> = (0..entries.len()).collect();
-        let mut pending = vec![(1usize, all)];
-        while let Some((prefix_len, members)) = pending.pop() {
-            for (prefix, group) in group_by_prefix(&entries, &members, prefix_len) {
-                let size: usize = group
-                    .iter()
-                    .map(|&i| {
-                        entries[i].0.len() + external[i].as_ref().map_or(entries[i].2.len(), |n| n.len())
-                    })
-                    .sum();
-                let can_split = group.iter().any(|&i| entries[i].0.chars().count() > prefix_len);
-                // Two letters at most: a typo from the third letter on stays inside the word's shard.
-                if size > SHARD_TARGET_BYTES && can_split && prefix_len < MAX_SHARD_PREFIX {
-                    // Terms no longer than the prefix stay in the shard of the prefix itself.
-                    let (short, long): (Vec<usize>, Vec<usize>) =
-                        group.iter().partition(|&&i| entries[i].0.chars().count() <= prefix_len);
-                    if !short.is_empty() {
-                        shards.insert(prefix.clone(), shard_bytes(&entries, &external, &short));
-                    }
-                    pending.push((prefix_len + 1, long));
-                } else {
-                    shards.insert(prefix, shard_bytes(&entries, &external, &group));
-                }
-            }
-        }
-
-        let manifest = Manifest {
-            version: FORMAT_VERSION,
-            n_docs: self.cards.len() as u32,
-            shards: shards.keys().cloned().collect(),
-            facets,
-            max_total,
-        };
-        for (idx, bytes) in shards.into_values().enumerate() {
-            files.push(IndexFile { name: manifest.shard_file(idx), bytes });
-        }
-        for (n, bytes) in card_shards.into_iter().enumerate() {
+        let mut postings_files = Vec::new();
+        let entries: Vec<DictEntry> = sorted
+            .into_iter()
+            .map(|(term, postings)| {
+                let (entry, file) = DictEntry::new(term, &postings);
+                postings_files.extend(file);
+                entry
+            })
+            .collect();
+        let (manifest, mut files) = assemble(layout(&entries), facets, self.cards.len() as u32);
+        files.extend(postings_files);
+        for (n, chunk) in self.cards.chunks(CARDS_PER_SHARD as usize).enumerate() {
+            let bytes = postcard::to_allocvec(chunk).expect("cards serialise");
             files.push(IndexFile { name: manifest.card_file(n as u32 * CARDS_PER_SHARD), bytes });
         }
         files.sort_by(|a, b| a.name.cmp(&b.name));
@@ -473,36 +657,24 @@ pub(crate) fn group_by_prefix(
     members: &[usize],
     prefix_len: usize,
 ) -> Vec<(String, Vec<usize>)> {
+    groups_by_prefix(|i| &entries[i].0, members, prefix_len)
+}
+
+/// Consecutive members whose terms share their first `prefix_len` letters, with that prefix.
+fn groups_by_prefix<'t>(
+    term: impl Fn(usize) -> &'t str,
+    members: &[usize],
+    prefix_len: usize,
+) -> Vec<(String, Vec<usize>)> {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for &i in members {
-        let prefix: String = entries[i].0.chars().take(prefix_len).collect();
+        let prefix: String = term(i).chars().take(prefix_len).collect();
         match groups.last_mut() {
             Some((last, group)) if *last == prefix => group.push(i),
             _ => groups.push((prefix, vec![i])),
         }
     }
     groups
-}
-
-fn shard_bytes(
-    entries: &[(String, u32, Vec<u8>)],
-    external: &[Option<String>],
-    members: &[usize],
-) -> Vec<u8> {
-    let shard = Shard {
-        terms: members.iter().map(|&i| entries[i].0.as_str()).collect(),
-        entries: members
-            .iter()
-            .map(|&i| {
-                let entry = match &external[i] {
-                    Some(name) => Entry::File(name),
-                    None => Entry::Inline(postcard::from_bytes(&entries[i].2).expect("own postings decode")),
-                };
-                (entries[i].1, entry)
-            })
-            .collect(),
-    };
-    postcard::to_allocvec(&shard).expect("shard serialises")
 }
 
 pub(crate) fn bitmap_bytes(bitmap: &RoaringBitmap) -> Vec<u8> {
@@ -593,7 +765,7 @@ struct Matched {
 }
 
 enum PostingsSource {
-    Inline { any: Vec<u8>, title: Vec<u8>, ingredients: Vec<u8> },
+    Inline(Vec<u8>),
     File(String),
 }
 
@@ -629,7 +801,7 @@ pub fn search(
         .flat_map(|m| m.exact.iter().chain(&m.close))
         .filter_map(|(_, source)| match source {
             PostingsSource::File(name) => Some(name.clone()),
-            PostingsSource::Inline { .. } => None,
+            PostingsSource::Inline(_) => None,
         })
         .collect();
     require(files, external)?;
@@ -878,28 +1050,23 @@ fn read_shard<'f>(files: &'f impl Files, file: &str) -> Result<Shard<'f>, Corrup
 
 fn own_postings((df, entry): &(u32, Entry<'_>)) -> (u32, PostingsSource) {
     let source = match entry {
-        Entry::Inline(p) => PostingsSource::Inline {
-            any: p.any.to_vec(),
-            title: p.title.to_vec(),
-            ingredients: p.ingredients.to_vec(),
-        },
+        Entry::Inline(bytes) => PostingsSource::Inline(bytes.to_vec()),
         Entry::File(name) => PostingsSource::File(name.to_string()),
     };
     (*df, source)
 }
 
 fn load_postings(files: &impl Files, source: &PostingsSource) -> Result<[RoaringBitmap; 3], Corrupt> {
-    let decode = |bytes: &[u8], file: &str| RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(file));
-    match source {
-        PostingsSource::Inline { any, title, ingredients } => {
-            Ok([decode(any, "inline")?, decode(title, "inline")?, decode(ingredients, "inline")?])
+    let postings = match source {
+        PostingsSource::Inline(bytes) => {
+            TermPostings::from_compact(bytes).ok_or_else(|| corrupt("inline postings"))?
         }
         PostingsSource::File(name) => {
             let bytes = files.get(name).ok_or_else(|| corrupt(name))?;
-            let p: PostingsBytes = postcard::from_bytes(bytes).map_err(|_| corrupt(name))?;
-            Ok([decode(p.any, name)?, decode(p.title, name)?, decode(p.ingredients, name)?])
+            TermPostings::from_file(bytes).ok_or_else(|| corrupt(name))?
         }
-    }
+    };
+    Ok([postings.any, postings.title, postings.ingredients])
 }
 
 pub(crate) fn read_bitmap(files: &impl Files, file: &str) -> Result<RoaringBitmap, Corrupt> {
@@ -916,6 +1083,9 @@ pub fn decode_cursor(cursor: &str) -> Option<usize> {
     let bytes = data_encoding::BASE64URL_NOPAD.decode(cursor.as_bytes()).ok()?;
     std::str::from_utf8(&bytes).ok()?.strip_prefix('o')?.parse().ok()
 }
+
+mod patch;
+pub use patch::{Changed, Patched, patch};
 
 #[cfg(test)]
 mod tests;

@@ -57,6 +57,14 @@ fn main() -> Result<()> {
         built.manifest.shards.len()
     );
 
+    let mut shard_sizes: Vec<(usize, &str)> = (0..built.manifest.shards.len())
+        .map(|idx| (files[&built.manifest.shard_file(idx)].len(), built.manifest.shards[idx].as_str()))
+        .collect();
+    shard_sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let largest: Vec<String> =
+        shard_sizes.iter().take(5).map(|(size, prefix)| format!("`{prefix}` {} KiB", size / 1024)).collect();
+    println!("largest dictionary shards: {}", largest.join(", "));
+
     let (queries, typos) = query_set(&docs, 1000);
     let mut paths = String::new();
     let mut times = Vec::with_capacity(queries.len());

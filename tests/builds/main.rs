@@ -72,22 +72,64 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
     let repo = work.join("repo");
-    let first = corpus::write_git_repo(&root(), &repo, 300, 5).unwrap();
-    let slug = corpus::first_slug(&repo).unwrap();
-    let second = corpus::commit_one_change(&repo, &slug, "Less salt.").unwrap();
-    let (incremental, full, again) = (work.join("incremental"), work.join("full"), work.join("again"));
+    // Two short of two dump parts, so adding recipes splits the dump.
+    let n = 2047;
+    let mut commits = vec![corpus::write_git_repo(&root(), &repo, n, 5).unwrap()];
+    let first = corpus::first_slug(&repo).unwrap();
+    commits.push(corpus::commit_one_change(&repo, &first, "Less salt.").unwrap());
+
+    // Two new recipes, one sorting before every other, and a change to one already built.
+    let with_words = |words: &str| {
+        let mut doc = corpus::recipe_at_head(&repo, &first).unwrap();
+        for text in doc["texts"].as_object_mut().unwrap().values_mut() {
+            text["summary"] = format!("{} {words}", text["summary"].as_str().unwrap()).into();
+        }
+        doc
+    };
+    let early = with_words("Aardvarkless quince jam.");
+    let mut late = with_words("Zucchini bread with quince.");
+    late["course"] = "baking".into();
+    let mut changed = corpus::recipe_at_head(&repo, &first).unwrap();
+    changed["course"] = "side".into();
+    let added = [
+        ("aaa-quince-jam", Some(early)),
+        ("zzz-zucchini-bread", Some(late)),
+        (first.as_str(), Some(changed)),
+    ];
+    commits.push(corpus::commit_recipes(&repo, &added, "Two new recipes").unwrap());
+    // Removing one moves the ids after it: a full build.
+    commits.push(corpus::commit_recipes(&repo, &[("aaa-quince-jam", None)], "Not a jam after all").unwrap());
+
     let build = |rev: &str, out: &Path| {
         let output =
             run(&["build", "--git", repo.to_str().unwrap(), "--rev", rev, "--out", out.to_str().unwrap()]);
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8_lossy(&output.stderr).to_string()
+        let said = |bytes: &[u8]| String::from_utf8_lossy(bytes).to_string();
+        assert!(output.status.success(), "{}{}", said(&output.stdout), said(&output.stderr));
+        said(&output.stderr)
     };
-    build(&first, &incremental);
-    let said = build(&second, &incremental);
-    assert!(said.contains("rebuilt 1 changed of 300"), "not incremental: {said}");
-    build(&second, &full);
-    build(&second, &again);
-    assert_same_tree(&incremental, &full);
-    assert_same_tree(&full, &again);
+    let incremental = work.join("incremental");
+    build(&commits[0], &incremental);
+    let expected = [
+        format!("rebuilt 1 changed of {n}"),
+        format!("rebuilt 3 changed of {}", n + 2),
+        format!("built {} recipes", n + 1),
+    ];
+    let mut dump_parts = Vec::new();
+    for (commit, said) in commits[1..].iter().zip(expected) {
+        let told = build(commit, &incremental);
+        assert!(told.contains(&said), "expected `{said}`: {told}");
+        let full = work.join("full");
+        let _ = std::fs::remove_dir_all(&full);
+        build(commit, &full);
+        assert_same_tree(&incremental, &full);
+        dump_parts
+            .push(tree(&incremental).into_keys().filter(|p| p.starts_with("recipes")).collect::<Vec<_>>());
+    }
+    let one = vec!["recipes.jsonl".to_string()];
+    let two = vec!["recipes-0001.jsonl".to_string(), "recipes-0002.jsonl".to_string()];
+    assert_eq!(dump_parts, [one.clone(), two, one], "2,048 recipes a part");
+    let again = work.join("again");
+    build(commits.last().unwrap(), &again);
+    assert_same_tree(&incremental, &again);
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -194,22 +194,40 @@ pub fn write_git_repo(root: &Path, repo_dir: &Path, n: usize, seed: u64) -> Resu
 
 /// Commits a change to one recipe (its summary) on top of HEAD; returns the new commit id.
 pub fn commit_one_change(repo_dir: &Path, slug: &str, note: &str) -> Result<String> {
-    let repo = git2::Repository::open(repo_dir)?;
-    let head = repo.head()?.peel_to_commit()?;
-    let tree = head.tree()?;
-    let path = format!("content/recipes/{slug}.json");
-    let entry = tree.get_path(Path::new(&path))?;
-    let blob = repo.find_blob(entry.id())?;
-    let mut doc: Value = serde_json::from_slice(blob.content())?;
+    let mut doc = recipe_at_head(repo_dir, slug)?;
     let texts = doc["texts"].as_object_mut().expect("recipe has texts");
     for text in texts.values_mut() {
         let summary = format!("{} {note}", text["summary"].as_str().unwrap_or_default());
         text["summary"] = Value::from(summary);
     }
-    let new_blob = repo.blob(serde_json::to_string_pretty(&doc)?.as_bytes())?;
+    commit_recipes(repo_dir, &[(slug, Some(doc))], note)
+}
+
+/// A recipe file at HEAD.
+pub fn recipe_at_head(repo_dir: &Path, slug: &str) -> Result<Value> {
+    let repo = git2::Repository::open(repo_dir)?;
+    let tree = repo.head()?.peel_to_tree()?;
+    let entry = tree.get_path(Path::new(&format!("content/recipes/{slug}.json")))?;
+    Ok(serde_json::from_slice(repo.find_blob(entry.id())?.content())?)
+}
+
+/// Commits recipe files on top of HEAD: each slug's new document, or `None` to remove it. Returns the
+/// new commit id.
+pub fn commit_recipes(repo_dir: &Path, changes: &[(&str, Option<Value>)], note: &str) -> Result<String> {
+    let repo = git2::Repository::open(repo_dir)?;
+    let head = repo.head()?.peel_to_commit()?;
+    let tree = head.tree()?;
     let recipes_tree = repo.find_tree(tree.get_path(Path::new("content/recipes"))?.id())?;
     let mut recipes = repo.treebuilder(Some(&recipes_tree))?;
-    recipes.insert(format!("{slug}.json"), new_blob, 0o100644)?;
+    for (slug, doc) in changes {
+        match doc {
+            Some(doc) => {
+                let blob = repo.blob(serde_json::to_string_pretty(doc)?.as_bytes())?;
+                recipes.insert(format!("{slug}.json"), blob, 0o100644)?;
+            }
+            None => recipes.remove(format!("{slug}.json"))?,
+        }
+    }
     let recipes = recipes.write()?;
     let content_tree = repo.find_tree(tree.get_path(Path::new("content"))?.id())?;
     let mut content = repo.treebuilder(Some(&content_tree))?;

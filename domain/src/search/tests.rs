@@ -38,8 +38,8 @@ struct Fixture {
     stemmers: Stemmers,
 }
 
-fn fixture() -> Fixture {
-    let recipes = vec![
+fn recipes() -> Vec<(&'static str, Recipe)> {
+    vec![
         ("bean-stew", recipe(Some("Bean stew"), json!({"vegan": 1, "vegetarian": 1, "dairy_free": 1}))),
         ("chicken-soup", recipe(Some("Chicken soup"), json!({"course": "soup", "cook_min": 90}))),
         (
@@ -71,7 +71,11 @@ fn fixture() -> Fixture {
                 }}),
             ),
         ),
-    ];
+    ]
+}
+
+fn fixture() -> Fixture {
+    let recipes = recipes();
     let stemmers = Stemmers::default();
     let mut builder = IndexBuilder::default();
     for (slug, recipe) in &recipes {
@@ -238,4 +242,70 @@ fn overlay_recipes_are_found_and_replace_their_built_version() {
     let (first, _, next) = run("chicken", 0, 2);
     let (rest, _, end) = run("chicken", next.unwrap(), 2);
     assert_eq!((first.len(), rest.as_slice(), end), (2, &["lemon-tart".to_string()][..], None));
+}
+
+/// Builds the index of `docs` in one go.
+fn built(docs: &[(String, Recipe)], stemmers: &Stemmers) -> BuiltIndex {
+    let mut builder = IndexBuilder::default();
+    for (slug, recipe) in docs {
+        builder.add(Card::from_recipe(slug, recipe), &DocTerms::of(recipe, stemmers));
+    }
+    builder.finish()
+}
+
+#[test]
+fn a_patched_index_is_the_index_a_full_build_writes() {
+    let stemmers = Stemmers::default();
+    // Enough copies that common words get postings files of their own.
+    let mut before: Vec<(String, Recipe)> = Vec::new();
+    for round in 0..12 {
+        for (slug, recipe) in recipes() {
+            before.push((format!("{slug}-{round}"), recipe));
+        }
+    }
+    let mut after = before.clone();
+    after[5].1 =
+        recipe(Some("Lentil curry"), json!({"course": "side", "vegan": 1, "vegetarian": 1, "dairy_free": 1}));
+    after[40].1 = recipe(Some("Lemon tart"), json!({"course": "dessert", "cook_min": 5}));
+    for (n, title) in ["Quince jam", "Bean stew again"].into_iter().enumerate() {
+        after.push((format!("new-{n}"), recipe(Some(title), json!({"gf": 1}))));
+    }
+    let old = built(&before, &stemmers);
+    let full = built(&after, &stemmers);
+
+    let terms = |docs: &[(String, Recipe)]| -> Vec<DocTerms> {
+        docs.iter().map(|(_, recipe)| DocTerms::of(recipe, &stemmers)).collect()
+    };
+    let (terms_before, terms_after) = (terms(&before), terms(&after));
+    let cards: Vec<Card> = after.iter().map(|(slug, recipe)| Card::from_recipe(slug, recipe)).collect();
+    let changed: Vec<Changed> = [5usize, 40, before.len(), before.len() + 1]
+        .into_iter()
+        .map(|doc| Changed {
+            doc: doc as u32,
+            before: terms_before.get(doc),
+            after: &terms_after[doc],
+            card: &cards[doc],
+        })
+        .collect();
+    let facets: Vec<DocFacets> = cards.iter().map(Card::facets).collect();
+    let mut files: HashMap<String, Vec<u8>> = old.files.into_iter().map(|f| (f.name, f.bytes)).collect();
+    assert!(files.keys().any(|name| name.starts_with("post-")), "the fixture has postings files");
+    let patched = patch(&old.manifest, &files, &changed, &facets).expect("every file is at hand");
+    for name in &patched.remove {
+        assert!(files.remove(name).is_some(), "{name} was not there to remove");
+    }
+    for file in patched.write {
+        files.insert(file.name, file.bytes);
+    }
+    assert_eq!(patched.manifest, full.manifest);
+    assert_eq!(patched.facet_counts, full.facet_counts);
+    let full_files: HashMap<String, Vec<u8>> = full.files.into_iter().map(|f| (f.name, f.bytes)).collect();
+    let mut names: Vec<&String> = files.keys().collect();
+    names.sort();
+    let mut full_names: Vec<&String> = full_files.keys().collect();
+    full_names.sort();
+    assert_eq!(names, full_names);
+    for (name, bytes) in &full_files {
+        assert!(files[name] == *bytes, "{name} differs");
+    }
 }
