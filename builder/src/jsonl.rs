@@ -110,17 +110,17 @@ pub fn patch(
             }
             let part = old_parts.partition_point(|(_, r)| r.end <= doc);
             let (old_name, old_range) = old_parts.get(part).context("a kept recipe is in the last dump")?;
-            if !old_files.contains_key(&part) {
-                let path = out.root.join(old_name);
-                old_files.insert(
-                    part,
-                    std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?,
-                );
-            }
+            let old_bytes = match old_files.entry(part) {
+                std::collections::btree_map::Entry::Occupied(bytes) => bytes.into_mut(),
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    let path = out.root.join(old_name);
+                    slot.insert(std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?)
+                }
+            };
             let base = offsets[old_range.start];
             let (from, to) = ((offsets[doc] - base) as usize, (offsets[doc + 1] - base) as usize);
             bytes.extend_from_slice(
-                old_files[&part].get(from..to).context("the last dump is shorter than its state")?,
+                old_bytes.get(from..to).context("the last dump is shorter than its state")?,
             );
         }
         rewritten.push((name.clone(), bytes));

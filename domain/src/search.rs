@@ -24,7 +24,7 @@ use crate::text::{Stemmers, query_words, within_one_edit, words};
 
 pub const FORMAT_VERSION: u32 = 2;
 pub const CARDS_PER_SHARD: u32 = 8;
-pub const SHARD_TARGET_BYTES: usize = 32 * 1024;
+pub const SHARD_TARGET_BYTES: usize = 16 * 1024;
 /// Dictionary shards split by at most this many leading letters.
 pub const MAX_SHARD_PREFIX: usize = 2;
 /// Postings larger than this get a file of their own instead of sitting in the dictionary shard.
@@ -219,8 +219,9 @@ pub(crate) struct TermPostings {
 
 impl TermPostings {
     /// Postings small enough for the dictionary shard: document ids as gaps, and per document whether
-    /// the term is in its title (bit 1) or an ingredient (bit 2). A few bytes a document, where three
-    /// roaring bitmaps need some forty bytes even for one.
+    /// the term is in its title (1) or else in an ingredient (2). A few bytes a document, where three
+    /// roaring bitmaps need some forty bytes even for one. Ranking asks about ingredients only where
+    /// the title did not match, so both encodings keep ingredient matches outside titles only.
     fn compact(&self) -> Vec<u8> {
         let mut gaps = Vec::with_capacity(self.any.len() as usize);
         let mut fields = Vec::with_capacity(self.any.len() as usize);
@@ -228,7 +229,8 @@ impl TermPostings {
         for doc in &self.any {
             gaps.push(doc - last);
             last = doc;
-            fields.push(u8::from(self.title.contains(doc)) | (u8::from(self.ingredients.contains(doc)) << 1));
+            let (in_title, in_ingredient) = (self.title.contains(doc), self.ingredients.contains(doc));
+            fields.push(if in_title { 1 } else { u8::from(in_ingredient) << 1 });
         }
         postcard::to_allocvec(&(gaps, fields)).expect("postings serialise")
     }
@@ -253,22 +255,23 @@ impl TermPostings {
         Some(postings)
     }
 
-    /// The three bitmaps as a postings file of its own.
+    /// A postings file of its own: three disjoint bitmaps (in a title; else in an ingredient; else
+    /// elsewhere), about half the bytes of storing "anywhere" beside the other two.
     fn file_bytes(&self) -> Vec<u8> {
-        let (any, title, ingredients) =
-            (bitmap_bytes(&self.any), bitmap_bytes(&self.title), bitmap_bytes(&self.ingredients));
-        let bytes = PostingsBytes { any: &any, title: &title, ingredients: &ingredients };
+        let ingredients = &self.ingredients - &self.title;
+        let elsewhere = &(&self.any - &self.title) - &ingredients;
+        let (title, ingredients, elsewhere) =
+            (bitmap_bytes(&self.title), bitmap_bytes(&ingredients), bitmap_bytes(&elsewhere));
+        let bytes = PostingsBytes { title: &title, ingredients: &ingredients, elsewhere: &elsewhere };
         postcard::to_allocvec(&bytes).expect("postings serialise")
     }
 
     fn from_file(bytes: &[u8]) -> Option<TermPostings> {
         let p: PostingsBytes = postcard::from_bytes(bytes).ok()?;
         let decode = |bytes: &[u8]| RoaringBitmap::deserialize_from(bytes).ok();
-        Some(TermPostings {
-            any: decode(p.any)?,
-            title: decode(p.title)?,
-            ingredients: decode(p.ingredients)?,
-        })
+        let (title, ingredients, elsewhere) =
+            (decode(p.title)?, decode(p.ingredients)?, decode(p.elsewhere)?);
+        Some(TermPostings { any: &(&title | &ingredients) | &elsewhere, title, ingredients })
     }
 
     fn remove(&mut self, doc: u32) {
@@ -278,13 +281,13 @@ impl TermPostings {
     }
 }
 
-/// Serialised postings of one term: three portable roaring bitmaps.
+/// A postings file: three disjoint portable roaring bitmaps.
 #[derive(Debug, Serialize, Deserialize)]
 struct PostingsBytes<'a> {
     #[serde(borrow)]
-    any: &'a [u8],
     title: &'a [u8],
     ingredients: &'a [u8],
+    elsewhere: &'a [u8],
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use domain::search::{Files, Manifest};
 use futures::future::try_join_all;
+use futures::{StreamExt as _, TryStreamExt as _};
 use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
@@ -95,9 +96,12 @@ impl IndexFiles {
 /// Serves a built file with the headers a public read carries.
 pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     let path = req.path();
-    let response = env.assets("ASSETS")?.fetch_request(req).await?;
+    let mut response = env.assets("ASSETS")?.fetch_request(req).await?;
     if response.status_code() == 404 {
-        return Err(ApiError::NotFound(not_found_detail(&path)));
+        match whole_dump(env, &path).await? {
+            Some(dump) => response = dump,
+            None => return Err(ApiError::NotFound(not_found_detail(&path))),
+        }
     }
     // Headers of a fetched response are immutable: copy them.
     let mut headers = Headers::new();
@@ -112,6 +116,37 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     let cache = if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" };
     headers.set("Cache-Control", cache)?;
     Ok(response.with_headers(headers))
+}
+
+/// `/recipes.jsonl` when the builder published the dump in parts (more than 2,048 recipes; see
+/// `builder/src/jsonl.rs`): the parts `datapackage.json` lists, streamed one after the other, so the
+/// documented address works at any size.
+async fn whole_dump(env: &Env, path: &str) -> Result<Option<Response>, ApiError> {
+    if path != "/recipes.jsonl" {
+        return Ok(None);
+    }
+    let Some(package) = fetch_bytes(env, "datapackage.json".into()).await? else { return Ok(None) };
+    let package: serde_json::Value = serde_json::from_slice(&package)
+        .map_err(|err| ApiError::Internal(format!("datapackage.json does not parse: {err}")))?;
+    let parts: Vec<String> = package["resources"]
+        .as_array()
+        .and_then(|resources| resources.iter().find(|r| r["name"] == "recipes"))
+        .and_then(|recipes| recipes["path"].as_array())
+        .map(|paths| paths.iter().filter_map(|p| p.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let assets = env.assets("ASSETS")?;
+    let stream = futures::stream::iter(parts)
+        .then(move |part| {
+            let assets = assets.clone();
+            async move { assets.fetch(format!("https://assets.local/{part}"), None).await?.stream() }
+        })
+        .try_flatten();
+    let mut response = Response::from_stream(stream)?;
+    response.headers_mut().set("Content-Type", "application/jsonl; charset=utf-8")?;
+    Ok(Some(response))
 }
 
 fn not_found_detail(path: &str) -> String {

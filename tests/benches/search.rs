@@ -69,6 +69,7 @@ fn main() -> Result<()> {
     let mut paths = String::new();
     let mut times = Vec::with_capacity(queries.len());
     let mut loaded_bytes = Vec::with_capacity(queries.len());
+    let mut heaviest = Vec::with_capacity(queries.len());
     for query in &queries {
         paths.push_str(&query_path(query));
         paths.push('\n');
@@ -77,7 +78,9 @@ fn main() -> Result<()> {
         let outcome = search(&built.manifest, query, &stemmers, &files);
         times.push(started.elapsed().as_secs_f64() * 1000.0);
         assert!(outcome.is_ok(), "a query failed with all files at hand");
-        loaded_bytes.push(manifest_bytes + bytes_to_load(&built.manifest, query, &stemmers, &files));
+        let (bytes, kinds) = bytes_to_load(&built.manifest, query, &stemmers, &files);
+        loaded_bytes.push(manifest_bytes + bytes);
+        heaviest.push((manifest_bytes + bytes, query.q.clone(), kinds));
     }
     // Recall is judged against the same query spelled right: of the recipes it puts in the first
     // page, how many the one-typo query puts there too.
@@ -114,6 +117,12 @@ fn main() -> Result<()> {
         loaded_bytes[pct(0.99)] / 1024,
         loaded_bytes[loaded_bytes.len() - 1] / 1024
     );
+    heaviest.sort_by(|a, b| b.0.cmp(&a.0));
+    for (bytes, q, kinds) in heaviest.iter().take(12) {
+        let kinds: Vec<String> =
+            kinds.iter().map(|(kind, (n, b))| format!("{n} {kind} {} KiB", b / 1024)).collect();
+        println!("heavy query `{q}`: {} KiB = {}", bytes / 1024, kinds.join(", "));
+    }
     println!(
         "\none-typo recall: {found}/{eligible} ({:.1} %) of the recipes the correctly spelled query finds",
         100.0 * found as f64 / eligible.max(1) as f64
@@ -127,18 +136,23 @@ fn bytes_to_load(
     query: &Query,
     stemmers: &Stemmers,
     all: &HashMap<String, Vec<u8>>,
-) -> usize {
+) -> (usize, std::collections::BTreeMap<String, (usize, usize)>) {
     let mut loaded: HashMap<String, Vec<u8>> = HashMap::new();
     let mut total = 0;
+    let mut kinds: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     loop {
         match search(manifest, query, stemmers, &loaded) {
-            Ok(_) => return total,
+            Ok(_) => return (total, kinds),
             Err(SearchError::Need(Need(names))) => {
                 for name in names {
                     let bytes = all[&name].clone();
                     // Card shards are the answer, not the index: counted apart from the index budget.
                     if !name.starts_with("cards-") {
                         total += bytes.len();
+                        let kind =
+                            kinds.entry(name.split('-').next().unwrap_or_default().to_string()).or_default();
+                        kind.0 += 1;
+                        kind.1 += bytes.len();
                     }
                     loaded.insert(name, bytes);
                 }
