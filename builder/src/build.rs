@@ -343,8 +343,9 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     out.write("search/manifest.json", serde_json::to_string(&built.manifest)?.as_bytes())?;
     timings.lap("index");
     if let Some(steps) = &steps {
+        let built: std::collections::HashSet<&str> = docs.iter().map(|d| d.slug.as_str()).collect();
         for (slug, items) in history::histories(steps) {
-            if docs.iter().any(|d| d.slug == slug) {
+            if built.contains(slug) {
                 out.write(&format!("r/{slug}.history.json"), serde_json::to_string(&items)?.as_bytes())?;
             }
         }

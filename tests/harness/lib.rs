@@ -59,10 +59,12 @@ fn wrangler(args: &[&str]) -> Command {
     cmd
 }
 
-/// Extra settings for one worker: `--var NAME:VALUE` pairs.
+/// Extra settings for one worker: `--var NAME:VALUE` pairs, and a built folder to serve instead of
+/// `dist/`.
 #[derive(Debug, Default, Clone)]
 pub struct Config {
     pub vars: Vec<(String, String)>,
+    pub assets: Option<PathBuf>,
 }
 
 /// A running worker; stopped on drop.
@@ -115,6 +117,11 @@ impl Worker {
             &inspector_arg,
             "--live-reload=false",
         ];
+        let assets = config.assets.as_ref().map(|dir| dir.to_string_lossy().to_string());
+        if let Some(dir) = &assets {
+            args.push("--assets");
+            args.push(dir);
+        }
         let vars: Vec<String> = config.vars.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         for var in &vars {
             args.push("--var");

@@ -31,6 +31,7 @@ impl AiSite {
         ];
         let worker = Worker::start_with(Config {
             vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..Config::default()
         })
         .await?;
         Ok(AiSite { worker, ai })

@@ -21,6 +21,7 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
             ("GITHUB_BASE_URL".into(), github.base.clone()),
             ("GITHUB_API_URL".into(), github.api()),
         ],
+        ..Config::default()
     })
     .await?;
     let browser = Browser::start().await?;
@@ -122,7 +123,11 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
 pub async fn local_sign_in_exists_only_in_dev(w: Arc<Worker>) -> Result<()> {
     // The shared worker runs with ENVIRONMENT=dev (wrangler.toml).
     Kitchen::sign_in(&w, "local-cook").await?;
-    let prod = Worker::start_with(Config { vars: vec![("ENVIRONMENT".into(), "production".into())] }).await?;
+    let prod = Worker::start_with(Config {
+        vars: vec![("ENVIRONMENT".into(), "production".into())],
+        ..Config::default()
+    })
+    .await?;
     let page = reqwest::get(prod.url("/kitchen")).await?.text().await?;
     ensure!(!page.contains("dev-login"), "the production kitchen offers a local sign-in");
     let answer = reqwest::Client::new()

@@ -27,6 +27,7 @@ fn main() -> std::process::ExitCode {
         recipes_read::open_data_files_are_served_and_checksummed,
         recipes_read::unknown_routes_and_methods_are_problems,
         recipes_read::preflight_allows_any_origin,
+        recipes_read::a_dump_in_parts_still_reads_as_one_file,
         pages::recipe_page_reads_right_to_left_in_hebrew_on_a_phone,
         pages::home_page_search_finds_a_recipe,
         // Quote attribution (issue 5).

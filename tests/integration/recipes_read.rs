@@ -232,3 +232,43 @@ pub async fn preflight_allows_any_origin(w: Arc<Worker>) -> Result<()> {
     ensure!(response.headers()["access-control-allow-origin"] == "*", "CORS");
     Ok(())
 }
+
+/// More than 2,048 recipes make a dump in parts (each well under a static asset's 25 MiB); the
+/// Worker still answers `/recipes.jsonl` with the whole dump, the parts one after the other.
+pub async fn a_dump_in_parts_still_reads_as_one_file(_: Arc<Worker>) -> Result<()> {
+    let work = tests::root().join("tests/.work/dump-in-parts");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    let (repo, dist) = (work.join("repo"), work.join("dist"));
+    tests::corpus::write_git_repo(&tests::root(), &repo, 2100, 11)?;
+    let built = std::process::Command::new(tests::root().join("target/release/builder"))
+        .args(["build", "--git", repo.to_str().unwrap(), "--rev", "HEAD", "--out", dist.to_str().unwrap()])
+        .output()?;
+    ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let w =
+        Worker::start_with(tests::Config { assets: Some(dist.clone()), ..tests::Config::default() }).await?;
+
+    let (status, headers, whole) = get(&w, "/recipes.jsonl").await?;
+    ensure!(status == 200, "{status}");
+    ensure!(headers["content-type"].to_str()?.starts_with("application/jsonl"), "{headers:?}");
+    let parts = ["recipes-0001.jsonl", "recipes-0002.jsonl"];
+    let on_disk: Vec<String> =
+        parts.iter().map(|p| std::fs::read_to_string(dist.join(p))).collect::<Result<_, _>>()?;
+    ensure!(whole == on_disk.concat(), "the whole dump is not the parts in order");
+    ensure!(whole.lines().count() == 2100, "{} lines", whole.lines().count());
+    for line in whole.lines().take(3) {
+        let recipe: Value = serde_json::from_str(line)?;
+        ensure!(recipe["slug"].is_string(), "{line}");
+    }
+    let (status, _, second) = get(&w, "/recipes-0002.jsonl").await?;
+    ensure!(status == 200 && second == on_disk[1], "part 2");
+    let (_, _, package) = get(&w, "/datapackage.json").await?;
+    let package: Value = serde_json::from_str(&package)?;
+    ensure!(package["resources"][0]["path"] == serde_json::json!(parts), "{package}");
+    ensure!(package["resources"][0]["bytes"].as_u64() == Some(whole.len() as u64), "{package}");
+    let (_, _, llms) = get(&w, "/llms.txt").await?;
+    ensure!(llms.contains("[recipes-0002.jsonl](/recipes-0002.jsonl)"), "llms.txt lists the parts");
+    drop(w);
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
