@@ -54,6 +54,7 @@ async fn main() -> Result<()> {
     ];
     let worker = Worker::start_with(Config {
         vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        ..Config::default()
     })
     .await?;
     let key = key_for(&worker, "ai-bencher").await?;

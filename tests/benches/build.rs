@@ -53,6 +53,12 @@ fn main() -> Result<()> {
         corpus::commit_one_change(&repo, &slug, &format!("Edited in round {round}."))?;
         build(&format!("rebuild after one recipe changed (#{round})"))?;
     }
+    // A new recipe, as `builder sync` commits one written through the API.
+    let mut added = corpus::recipe_at_head(&repo, &slug)?;
+    added["servings"] = 7.into();
+    let new_slug = format!("{slug}-again-{}", std::process::id());
+    corpus::commit_recipes(&repo, &[(new_slug.as_str(), Some(added))], "One more")?;
+    build("rebuild after one recipe was added")?;
     let files = walk_count(&out);
     println!("\noutput: {files} files in {}", out.display());
     let _ = std::fs::remove_dir_all(&trash);

@@ -117,7 +117,7 @@ fn main() -> Result<()> {
         loaded_bytes[pct(0.99)] / 1024,
         loaded_bytes[loaded_bytes.len() - 1] / 1024
     );
-    heaviest.sort_by(|a, b| b.0.cmp(&a.0));
+    heaviest.sort_by_key(|h| std::cmp::Reverse(h.0));
     for (bytes, q, kinds) in heaviest.iter().take(12) {
         let kinds: Vec<String> =
             kinds.iter().map(|(kind, (n, b))| format!("{n} {kind} {} KiB", b / 1024)).collect();

@@ -49,8 +49,11 @@ async fn main() -> Result<()> {
     let n: usize = std::env::var("BENCH_CREATES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let concurrency: usize =
         std::env::var("BENCH_CONCURRENCY").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
-    let worker =
-        Worker::start_with(Config { vars: vec![("WRITES_PER_MINUTE".into(), "1000000".into())] }).await?;
+    let worker = Worker::start_with(Config {
+        vars: vec![("WRITES_PER_MINUTE".into(), "1000000".into())],
+        ..Config::default()
+    })
+    .await?;
     let key = Arc::new(key_for(&worker, "bencher").await?);
     let client = reqwest::Client::new();
     let base = Arc::new(worker.base.clone());
