@@ -3,9 +3,10 @@
 //! The index is a set of immutable files with content-hashed names plus one `manifest.json`. A query
 //! touches only the files it needs, so the Worker loads a few dozen KiB even for 100,000 recipes:
 //! - dictionary shards, one per term prefix (a shard that grows past [`SHARD_TARGET_BYTES`] splits by a
-//!   longer prefix), each a sorted term list with the postings of rare terms inline;
-//! - postings of common terms in files of their own: three roaring bitmaps, the recipes with the term
-//!   anywhere, in a title, and in an ingredient name;
+//!   longer prefix, up to two letters), each a sorted term list with the postings of rare terms inline
+//!   (document gaps and a field code per document: a few bytes each);
+//! - postings of common terms in files of their own, named by term and content: three disjoint
+//!   roaring bitmaps, the recipes with the term in a title, else in an ingredient name, else elsewhere;
 //! - facet bitmaps: one per diet flag, per course, and per "total time ≤ T" for each T that occurs;
 //! - card shards of [`CARDS_PER_SHARD`] recipes, for the result page.
 //!
