@@ -277,10 +277,16 @@ pub fn build(source: &Source, out_dir: &Path) -> Result<ExitCode> {
     let mut timings = Timings::new();
     let state = load_state(out_dir, source);
     timings.lap("load state");
-    if let Some(state) = state
-        && let Some(code) = crate::rebuild::rebuild(source, out_dir, state, &tools)?
-    {
-        return Ok(code);
+    if let Some(state) = state {
+        match crate::rebuild::rebuild(source, out_dir, state, &tools) {
+            Ok(Some(code)) => return Ok(code),
+            Ok(None) => {}
+            // A full build writes a fresh folder and swaps it in, so whatever the rebuild left is replaced.
+            Err(err) => eprintln!(
+                "the last build in {} cannot be reused ({err:#}); building everything",
+                out_dir.display()
+            ),
+        }
     }
     full(source, out_dir, &tools)
 }

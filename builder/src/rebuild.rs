@@ -13,7 +13,7 @@
 //! that is not a first-parent descendant of the last build's, and anything else it cannot prove safe
 //! fall back to a full build (`None`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -43,14 +43,17 @@ pub(crate) fn rebuild(
         state.docs.iter().enumerate().map(|(id, d)| (d.slug.clone(), id as u32)).collect();
     let slug_of =
         |path: &str| path.strip_prefix("recipes/").and_then(|p| p.strip_suffix(".json")).map(str::to_string);
+    // A recipe removed and added again moves to the end, even when its file came back the same.
+    if births.keys().any(|slug| ids.contains_key(*slug)) {
+        return Ok(None);
+    }
     let mut changed_entries = Vec::new();
     let mut new_entries = Vec::new();
     for change in &changes {
         let slug = slug_of(&change.path).unwrap_or_default();
         match (&change.entry, ids.get(slug.as_str())) {
-            // Gone, or gone and added again: the ids after it move.
+            // Gone: the ids after it move.
             (None, _) => return Ok(None),
-            (Some(_), Some(_)) if births.contains_key(slug.as_str()) => return Ok(None),
             (Some(entry), Some(_)) => changed_entries.push(entry),
             (Some(entry), None) => new_entries.push((births.get(slug.as_str()).copied().unwrap_or(0), entry)),
         }
@@ -127,10 +130,10 @@ pub(crate) fn rebuild(
     removed.extend(jsonl::patch(&out, &old_lens, &new_lens, &new_lines)?);
     timings.lap("dump");
 
-    // Histories: this build's commits, newest first, before what the last build wrote.
-    let live: BTreeSet<&str> = processed.keys().map(String::as_str).collect();
+    // Histories: this build's commits, newest first, before what the last build wrote. A recipe
+    // changed and changed back has new commits but no diff, so this asks the walk, not the diff.
     for (slug, items) in history::histories(&steps) {
-        if !live.contains(slug) {
+        if !processed.contains_key(slug) && !ids.contains_key(slug) {
             continue;
         }
         let path = format!("r/{slug}.history.json");

@@ -97,8 +97,20 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
         (first.as_str(), Some(changed)),
     ];
     commits.push(corpus::commit_recipes(&repo, &added, "Two new recipes").unwrap());
+    // A change and its revert, built as one step: no diff, but two more commits in the history.
+    let before = corpus::recipe_at_head(&repo, "zzz-zucchini-bread").unwrap();
+    let mut tried = before.clone();
+    tried["servings"] = 12.into();
+    corpus::commit_recipes(&repo, &[("zzz-zucchini-bread", Some(tried))], "Feeds a crowd").unwrap();
+    commits.push(
+        corpus::commit_recipes(&repo, &[("zzz-zucchini-bread", Some(before))], "No, it does not").unwrap(),
+    );
     // Removing one moves the ids after it: a full build.
     commits.push(corpus::commit_recipes(&repo, &[("aaa-quince-jam", None)], "Not a jam after all").unwrap());
+    // Removed and added back the same, as two commits: it takes the last id, so a full build too.
+    let again = corpus::recipe_at_head(&repo, &first).unwrap();
+    corpus::commit_recipes(&repo, &[(first.as_str(), None)], "Gone").unwrap();
+    commits.push(corpus::commit_recipes(&repo, &[(first.as_str(), Some(again))], "Back").unwrap());
 
     let build = |rev: &str, out: &Path| {
         let output =
@@ -112,6 +124,8 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     let expected = [
         format!("rebuilt 1 changed of {n}"),
         format!("rebuilt 3 changed of {}", n + 2),
+        format!("rebuilt 0 changed of {}", n + 2),
+        format!("built {} recipes", n + 1),
         format!("built {} recipes", n + 1),
     ];
     let mut dump_parts = Vec::new();
@@ -127,9 +141,20 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     }
     let one = vec!["recipes.jsonl".to_string()];
     let two = vec!["recipes-0001.jsonl".to_string(), "recipes-0002.jsonl".to_string()];
-    assert_eq!(dump_parts, [one.clone(), two, one], "2,048 recipes a part");
+    assert_eq!(dump_parts, [one.clone(), two.clone(), two, one.clone(), one], "2,048 recipes a part");
     let again = work.join("again");
     build(commits.last().unwrap(), &again);
+    assert_same_tree(&incremental, &again);
+
+    // A last build that was tampered with is not patched: the builder says so and builds everything.
+    std::fs::remove_file(incremental.join("search/manifest.json")).unwrap();
+    let last = corpus::commit_one_change(&repo, &first, "A pinch more.").unwrap();
+    let told = build(&last, &incremental);
+    assert!(
+        told.contains("cannot be reused") && told.contains(&format!("built {} recipes", n + 1)),
+        "{told}"
+    );
+    build(&last, &again);
     assert_same_tree(&incremental, &again);
     let _ = std::fs::remove_dir_all(&work);
 }
