@@ -6,6 +6,7 @@
 //! document-id order), loaded once per isolate: a deploy brings a new isolate and a new list.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use domain::recipe::Published;
@@ -16,28 +17,36 @@ use crate::error::ApiError;
 use crate::store::{self, OverlayRow};
 use crate::{assets, http};
 
-/// The built recipes: slug and version, sorted by slug (= search document id order).
+/// The built recipes: by slug, the search document id and the version.
 #[derive(Debug, Default)]
 pub struct Built {
-    slugs: Vec<(String, u64)>,
+    slugs: HashMap<String, (u32, u64)>,
 }
 
 impl Built {
-    fn position(&self, slug: &str) -> Option<usize> {
-        self.slugs.binary_search_by(|(built, _)| built.as_str().cmp(slug)).ok()
+    /// From `slugs.json`: every built slug with its version, in search document-id order (the order
+    /// recipe files were added to the content repo, not the slugs' order).
+    fn from_list(list: Vec<(String, u64)>) -> Built {
+        Built {
+            slugs: list
+                .into_iter()
+                .enumerate()
+                .map(|(id, (slug, version))| (slug, (id as u32, version)))
+                .collect(),
+        }
     }
 
     pub fn version(&self, slug: &str) -> Option<u64> {
-        self.position(slug).map(|idx| self.slugs[idx].1)
+        self.slugs.get(slug).map(|(_, version)| *version)
     }
 
     pub fn contains(&self, slug: &str) -> bool {
-        self.position(slug).is_some()
+        self.slugs.contains_key(slug)
     }
 
     /// The search document id of a built recipe.
     pub fn doc_id(&self, slug: &str) -> Option<u32> {
-        self.position(slug).map(|idx| idx as u32)
+        self.slugs.get(slug).map(|(id, _)| *id)
     }
 }
 
@@ -56,7 +65,7 @@ pub async fn built(env: &Env) -> Result<Rc<Built>, ApiError> {
         .ok_or_else(|| ApiError::Internal("slugs.json is missing: run the builder".into()))?;
     let slugs: Vec<(String, u64)> =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("slugs.json: {err}")))?;
-    let built = Rc::new(Built { slugs });
+    let built = Rc::new(Built::from_list(slugs));
     BUILT.with(|cell| *cell.borrow_mut() = Some(built.clone()));
     Ok(built)
 }

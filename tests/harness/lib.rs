@@ -59,12 +59,14 @@ fn wrangler(args: &[&str]) -> Command {
     cmd
 }
 
-/// Extra settings for one worker: `--var NAME:VALUE` pairs, and a built folder to serve instead of
-/// `dist/`.
+/// Extra settings for one worker: `--var NAME:VALUE` pairs, a built folder to serve instead of
+/// `dist/`, and the local D1 state of an earlier worker to carry on from (see
+/// [`Worker::stop_keeping_state`]) instead of a fresh one.
 #[derive(Debug, Default, Clone)]
 pub struct Config {
     pub vars: Vec<(String, String)>,
     pub assets: Option<PathBuf>,
+    pub state: Option<PathBuf>,
 }
 
 /// A running worker; stopped on drop.
@@ -73,6 +75,7 @@ pub struct Worker {
     pub base: String,
     child: Child,
     state: PathBuf,
+    keep_state: bool,
     log: PathBuf,
 }
 
@@ -86,8 +89,14 @@ impl Worker {
         let work = root().join("tests/.work");
         std::fs::create_dir_all(&work)?;
         let port = free_port()?;
-        let state = work.join(format!("d1-{}-{port}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&state);
+        let state = match &config.state {
+            Some(state) => state.clone(),
+            None => {
+                let state = work.join(format!("d1-{}-{port}", std::process::id()));
+                let _ = std::fs::remove_dir_all(&state);
+                state
+            }
+        };
         let state_arg = state.to_string_lossy().to_string();
 
         let migrate = wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", &state_arg])
@@ -135,7 +144,8 @@ impl Worker {
         // If this test process dies abruptly, the kernel stops wrangler too.
         unsafe_free_parent_death_signal(&mut cmd);
         let child = cmd.spawn().context("starting wrangler dev")?;
-        let worker = Worker { base: format!("http://127.0.0.1:{port}"), child, state, log };
+        let worker =
+            Worker { base: format!("http://127.0.0.1:{port}"), child, state, keep_state: false, log };
         worker.wait_ready().await?;
         Ok(worker)
     }
@@ -178,11 +188,22 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Stops the worker and hands back its local D1 state, for a next worker to start from, as a
+    /// deploy of a new build keeps the database.
+    pub fn stop_keeping_state(mut self) -> PathBuf {
+        self.keep_state = true;
+        self.state.clone()
+    }
+}
+
 impl Drop for Worker {
     fn drop(&mut self) {
         stop_group(self.child.id() as i32);
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.state);
+        if !self.keep_state {
+            let _ = std::fs::remove_dir_all(&self.state);
+        }
         // Keep the log of a failed run to read; a clean one is noise.
         if !std::thread::panicking() && std::env::var_os("COMMONPLACE_KEEP_LOGS").is_none() {
             let _ = std::fs::remove_file(&self.log);
