@@ -4,6 +4,8 @@
 #   scripts/bench-e2e.sh [DIST] [PATHS_FILE] [DURATION]
 # e.g. after `cargo bench -p tests --bench build` and `--bench search`:
 #   scripts/bench-e2e.sh tests/.work/bench-dist-100000 tests/.work/bench-queries.txt 30s
+# or, for phrase search over the whole Changelog corpus, after `scripts/bench-quotes.sh`:
+#   scripts/bench-e2e.sh tests/.work/corpus-dist tests/.work/phrase-queries.txt 30s
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST=$(realpath "${1:-dist}")
@@ -13,11 +15,14 @@ PORT=${PORT:-8799}
 WORK=tests/.work/e2e
 rm -rf "$WORK" && mkdir -p "$WORK"
 # wrangler dev watches every asset file (inotify), and one Workers deploy holds at most 20,000 files:
-# a larger build is served as the search index and slug list only (hard links), which is all
-# /api/recipes reads; per-recipe files at that scale live in R2.
+# a larger build is served as the two search indexes and the lists they need only (hard links),
+# which is all /api/recipes and /api/search read; per-recipe and per-episode files at that scale
+# live in R2.
 if [ "$(find "$DIST" -type f | head -20001 | wc -l)" -gt 20000 ]; then
   mkdir -p "$WORK/dist"
-  cp -al "$DIST/search" "$DIST/slugs.json" "$WORK/dist/"
+  for part in search quotes slugs.json shows.json episodes.json; do
+    if [ -e "$DIST/$part" ]; then cp -al "$DIST/$part" "$WORK/dist/"; fi
+  done
   DIST=$(realpath "$WORK/dist")
 fi
 cat > "$WORK/wrangler.toml" <<TOML

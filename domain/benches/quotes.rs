@@ -219,6 +219,8 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
     let mut times = Vec::new();
     let mut loaded = Vec::new();
     let mut hits = 0u64;
+    // The same queries as request paths, for `scripts/bench-e2e.sh` to replay through the Worker.
+    let mut paths = String::new();
     for round in 0..600 {
         let episode = &corpus[rng.below(corpus.len())];
         let segment = &episode.canonical.segments[rng.below(episode.canonical.segments.len())];
@@ -235,6 +237,11 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
         ) else {
             continue;
         };
+        paths.push_str(&format!("/api/search?q={}&limit=10", url_encode(&q)));
+        if let Some(speaker) = &speaker {
+            paths.push_str(&format!("&speaker={}", url_encode(speaker)));
+        }
+        paths.push('\n');
         // The bytes a Worker would load: every file the search asks for, round by round.
         let mut have: HashMap<String, Vec<u8>> = HashMap::new();
         loop {
@@ -254,6 +261,8 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
         times.push(started.elapsed().as_secs_f64() * 1000.0);
         hits += answer.total;
     }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    std::fs::write(root.join("tests/.work/phrase-queries.txt"), paths).unwrap();
     times.sort_by(f64::total_cmp);
     loaded.sort_by(f64::total_cmp);
     println!(
@@ -271,6 +280,16 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
         percentile(&loaded, 0.99),
         hits as f64 / times.len() as f64
     );
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986).
+fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 #[derive(Default)]
