@@ -189,7 +189,8 @@ async fn start_session(env: &Env, account_id: i64) -> Result<Response, ApiError>
     let token = random_hex()?;
     let csrf = random_hex()?;
     let db = store::db(env)?;
-    store::add_session(&db, &sha256_hex(&token), account_id, &csrf, &now_iso(), now_s() + SESSION_S).await?;
+    let now = now_s();
+    store::add_session(&db, &sha256_hex(&token), account_id, &csrf, &now_iso(), now, now + SESSION_S).await?;
     redirect(
         "/kitchen",
         &[

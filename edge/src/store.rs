@@ -225,20 +225,29 @@ pub async fn session(db: &D1Database, token_hash: &str, now_s: u64) -> Result<Op
     .await
 }
 
+/// Starts a session, and drops the sessions that have expired (nothing else ever reads them again).
 pub async fn add_session(
     db: &D1Database,
     token_hash: &str,
     account_id: i64,
     csrf: &str,
     now: &str,
+    now_s: u64,
     expires_s: u64,
 ) -> Result<(), ApiError> {
-    run(
+    let expired = stmt(db, "DELETE FROM sessions WHERE expires_s <= ?1", &[Arg::Int(now_s as i64)])?;
+    let insert = stmt(
         db,
         "INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) VALUES (?1, ?2, ?3, ?4, ?5)",
-        &[Arg::Text(token_hash), Arg::Int(account_id), Arg::Text(csrf), Arg::Text(now), Arg::Int(expires_s as i64)],
-    )
-    .await?;
+        &[
+            Arg::Text(token_hash),
+            Arg::Int(account_id),
+            Arg::Text(csrf),
+            Arg::Text(now),
+            Arg::Int(expires_s as i64),
+        ],
+    )?;
+    batch(db, vec![expired, insert]).await?;
     Ok(())
 }
 

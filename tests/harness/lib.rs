@@ -189,6 +189,24 @@ impl Worker {
 }
 
 impl Worker {
+    /// Runs one SQL query on this worker's local D1 and returns its rows, as `wrangler d1 execute
+    /// --json` prints them.
+    pub fn d1_query(&self, sql: &str) -> Result<Vec<serde_json::Value>> {
+        let state = self.state.to_string_lossy().to_string();
+        let output =
+            wrangler(&["d1", "execute", "DB", "--local", "--persist-to", &state, "--json", "--command", sql])
+                .stdin(Stdio::null())
+                .output()
+                .context("running wrangler d1 execute")?;
+        if !output.status.success() {
+            bail!("wrangler d1 execute failed: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        let answer: serde_json::Value = serde_json::from_slice(&output.stdout).with_context(|| {
+            format!("wrangler d1 execute said {}", String::from_utf8_lossy(&output.stdout))
+        })?;
+        Ok(answer[0]["results"].as_array().cloned().unwrap_or_default())
+    }
+
     /// Stops the worker and hands back its local D1 state, for a next worker to start from, as a
     /// deploy of a new build keeps the database.
     pub fn stop_keeping_state(mut self) -> PathBuf {

@@ -138,3 +138,21 @@ pub async fn local_sign_in_exists_only_in_dev(w: Arc<Worker>) -> Result<()> {
     ensure!(answer.status() == 404, "{}", answer.status());
     Ok(())
 }
+
+/// A session past its expiry is never read again; the next sign-in deletes such rows.
+pub async fn expired_sessions_are_dropped_at_the_next_sign_in(w: Arc<Worker>) -> Result<()> {
+    Kitchen::sign_in(&w, "stale-cook").await?;
+    w.d1_execute(
+        "INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) \
+         SELECT 'expired-session', id, 'x', '2020-01-01T00:00:00Z', 1 FROM accounts WHERE handle = 'stale-cook'",
+    )?;
+    let count = |w: &Worker| -> Result<u64> {
+        let rows = w.d1_query("SELECT COUNT(*) AS n FROM sessions WHERE token_hash = 'expired-session'")?;
+        rows.first().and_then(|row| row["n"].as_u64()).context("a count")
+    };
+    ensure!(count(&w)? == 1, "the expired session was not planted");
+    let again = Kitchen::sign_in(&w, "stale-cook").await?;
+    ensure!(count(&w)? == 0, "the expired session is still there");
+    ensure!(again.page().await?.contains("stale-cook"), "the new session works");
+    Ok(())
+}

@@ -72,6 +72,7 @@ fn main() -> std::process::ExitCode {
         ai::twenty_concurrent_both_requests_call_upstream_once_and_make_one_recipe,
         kitchen::github_sign_in_key_lifecycle_in_a_browser,
         kitchen::local_sign_in_exists_only_in_dev,
+        kitchen::expired_sessions_are_dropped_at_the_next_sign_in,
         sync::sync_commits_each_change_and_the_next_build_publishes_it,
         // Speaker names set by editors (issue 7).
         speakers::speaker_names_need_a_key_and_the_editor_role,
