@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::source;
@@ -45,12 +45,15 @@ pub fn walk(
     since: Option<&str>,
 ) -> Result<Option<Vec<Step>>> {
     let repo = source::open(repo_path)?;
+    let odb = repo.odb()?;
     let stop = since.map(git2::Oid::from_str).transpose()?;
-    let recipes_of = |commit: &git2::Commit| -> Result<Option<git2::Tree>> {
-        source::subtree(&repo, &commit.tree()?, content_path, "recipes")
+    let recipes_of = |commit: &git2::Commit| -> Result<Option<git2::Oid>> {
+        Ok(source::subtree(&repo, &commit.tree()?, content_path, "recipes")?.map(|tree| tree.id()))
     };
     let mut steps = Vec::new();
     let mut commit = Some(source::resolve(&repo, rev)?);
+    // The folder of the commit before, parsed once: it is the next commit's "now".
+    let mut cached: Option<(git2::Oid, Vec<TreeEntry>)> = None;
     while let Some(current) = commit {
         if Some(current.id()) == stop {
             steps.reverse();
@@ -62,28 +65,21 @@ pub fn walk(
             Some(parent) => recipes_of(parent)?,
             None => None,
         };
-        if now.as_ref().map(|t| t.id()) != before.as_ref().map(|t| t.id()) {
-            let diff = repo.diff_tree_to_tree(before.as_ref(), now.as_ref(), None)?;
+        if now != before {
+            let now_entries = match (now, cached.take()) {
+                (Some(oid), Some((cached_oid, entries))) if cached_oid == oid => entries,
+                (Some(oid), _) => tree_entries(&odb, oid)?,
+                (None, _) => Vec::new(),
+            };
+            let before_entries = match before {
+                Some(oid) => tree_entries(&odb, oid)?,
+                None => Vec::new(),
+            };
             let mut step =
                 Step { item: item_of(&current), changed: Vec::new(), added: Vec::new(), deleted: Vec::new() };
-            for delta in diff.deltas() {
-                let deleted = delta.status() == git2::Delta::Deleted;
-                let file = if deleted { delta.old_file() } else { delta.new_file() };
-                let Some(slug) = file.path().and_then(|p| p.to_str()).and_then(|p| p.strip_suffix(".json"))
-                else {
-                    continue;
-                };
-                let slug = slug.to_string();
-                match delta.status() {
-                    git2::Delta::Deleted => step.deleted.push(slug),
-                    git2::Delta::Added => {
-                        step.added.push(slug.clone());
-                        step.changed.push(slug);
-                    }
-                    _ => step.changed.push(slug),
-                }
-            }
+            compare(&before_entries, &now_entries, &mut step);
             steps.push(step);
+            cached = before.map(|oid| (oid, before_entries));
         }
         commit = parent;
     }
@@ -91,6 +87,83 @@ pub fn walk(
         steps.reverse();
         steps
     }))
+}
+
+/// One entry of a tree object: its name, its object id, and whether it is a folder.
+struct TreeEntry {
+    name: Vec<u8>,
+    oid: [u8; 20],
+    folder: bool,
+}
+
+impl TreeEntry {
+    /// Git orders a folder's entries as if a folder's name ended in `/`.
+    fn cmp_key(&self, other: &TreeEntry) -> std::cmp::Ordering {
+        fn key(e: &TreeEntry) -> impl Iterator<Item = u8> + '_ {
+            e.name.iter().copied().chain(e.folder.then_some(b'/'))
+        }
+        key(self).cmp(key(other))
+    }
+}
+
+/// The entries of a tree, read from the raw object (`<mode> <name>\0<20-byte id>` each): a
+/// recipes folder of 100,000 files parses in milliseconds, where git2's tree diff takes a tenth of a
+/// second per commit.
+fn tree_entries(odb: &git2::Odb, oid: git2::Oid) -> Result<Vec<TreeEntry>> {
+    let object = odb.read(oid)?;
+    let data = object.data();
+    let mut entries = Vec::with_capacity(data.len() / 48);
+    let mut at = 0;
+    while at < data.len() {
+        let space = data[at..].iter().position(|b| *b == b' ').context("a tree entry without a mode")? + at;
+        let nul = data[space..].iter().position(|b| *b == 0).context("a tree entry without a name")? + space;
+        let oid: [u8; 20] = data.get(nul + 1..nul + 21).context("a tree entry without an id")?.try_into()?;
+        entries.push(TreeEntry {
+            name: data[space + 1..nul].to_vec(),
+            oid,
+            folder: data[at..space] == *b"40000",
+        });
+        at = nul + 21;
+    }
+    Ok(entries)
+}
+
+/// What changed from `before` to `now` (both in git's order), as recipe slugs: files named `*.json`.
+fn compare(before: &[TreeEntry], now: &[TreeEntry], step: &mut Step) {
+    let slug = |e: &TreeEntry| -> Option<String> {
+        if e.folder {
+            return None;
+        }
+        std::str::from_utf8(&e.name).ok()?.strip_suffix(".json").map(str::to_string)
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < before.len() || j < now.len() {
+        let order = match (before.get(i), now.get(j)) {
+            (Some(b), Some(n)) => b.cmp_key(n),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                step.deleted.extend(slug(&before[i]));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                if let Some(slug) = slug(&now[j]) {
+                    step.added.push(slug.clone());
+                    step.changed.push(slug);
+                }
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                if before[i].oid != now[j].oid {
+                    step.changed.extend(slug(&now[j]));
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
 }
 
 fn item_of(commit: &git2::Commit) -> Item {
@@ -146,6 +219,70 @@ pub fn iso_date(seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Commits `files` (path → contents; `None` removes) on top of HEAD.
+    fn commit(repo: &git2::Repository, files: &[(&str, Option<&str>)], message: &str) {
+        let mut index = repo.index().unwrap();
+        for (path, contents) in files {
+            let full = repo.workdir().unwrap().join(path);
+            match contents {
+                Some(contents) => {
+                    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                    std::fs::write(&full, contents).unwrap();
+                    index.add_path(Path::new(path)).unwrap();
+                }
+                None => {
+                    std::fs::remove_file(&full).unwrap();
+                    index.remove_path(Path::new(path)).unwrap();
+                }
+            }
+        }
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig =
+            git2::Signature::new("t", "t@commonplace.invalid", &git2::Time::new(1_700_000_000, 0)).unwrap();
+        let parents: Vec<git2::Commit> =
+            repo.head().ok().map(|h| h.peel_to_commit().unwrap()).into_iter().collect();
+        let parents: Vec<&git2::Commit> = parents.iter().collect();
+        repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).unwrap();
+        index.write().unwrap();
+    }
+
+    #[test]
+    fn the_walk_names_added_changed_and_deleted_recipes_per_commit() {
+        let dir = std::env::temp_dir().join(format!("commonplace-history-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let repo = git2::Repository::init(&dir).unwrap();
+        let at = |name: &str| format!("content/recipes/{name}");
+        commit(
+            &repo,
+            &[(&at("b.json"), Some("1")), (&at("a-b.json"), Some("1")), ("README", Some("x"))],
+            "Start",
+        );
+        commit(&repo, &[("README", Some("y"))], "Not a recipe");
+        commit(
+            &repo,
+            &[(&at("b.json"), Some("2")), (&at("a.json"), Some("1")), (&at("a/x.json"), Some("1"))],
+            "More",
+        );
+        commit(&repo, &[(&at("a-b.json"), None)], "Less");
+        let steps = walk(&dir, "HEAD", "content", None).unwrap().unwrap();
+        let seen: Vec<String> = steps
+            .iter()
+            .map(|s| format!("{}: +{:?} ~{:?} -{:?}", s.item.message, s.added, s.changed, s.deleted))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                r#"Start: +["a-b", "b"] ~["a-b", "b"] -[]"#,
+                r#"More: +["a"] ~["a", "b"] -[]"#,
+                r#"Less: +[] ~[] -["a-b"]"#,
+            ]
+        );
+        let since = walk(&dir, "HEAD", "content", Some(&steps[1].item.commit)).unwrap().unwrap();
+        assert_eq!(since.iter().map(|s| s.item.message.as_str()).collect::<Vec<_>>(), ["Less"]);
+        assert_eq!(births(&steps).get("a"), Some(&1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn trailers_are_dropped_and_dates_are_utc() {

@@ -59,6 +59,12 @@ fn main() -> Result<()> {
     let new_slug = format!("{slug}-again-{}", std::process::id());
     corpus::commit_recipes(&repo, &[(new_slug.as_str(), Some(added))], "One more")?;
     build("rebuild after one recipe was added")?;
+    // A day of API writes, synced one commit each: the rebuild walks every one of them.
+    let commits: usize = std::env::var("BENCH_SYNC_COMMITS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    for round in 0..commits {
+        corpus::commit_one_change(&repo, &slug, &format!("Synced change {round}."))?;
+    }
+    build(&format!("rebuild after {commits} commits that each changed a recipe"))?;
     let files = walk_count(&out);
     println!("\noutput: {files} files in {}", out.display());
     let _ = std::fs::remove_dir_all(&trash);
