@@ -123,6 +123,9 @@ impl SourceArgs {
     }
 }
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // libgit2 hashes every object it reads to check its id by default; git itself does not (that is
     // `git fsck`'s job). The history walk reads a recipes folder of up to megabytes per commit, and

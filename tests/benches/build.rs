@@ -56,7 +56,7 @@ fn main() -> Result<()> {
     // A new recipe, as `builder sync` commits one written through the API.
     let mut added = corpus::recipe_at_head(&repo, &slug)?;
     added["servings"] = 7.into();
-    let new_slug = format!("{slug}-again-{}", std::process::id());
+    let new_slug = format!("added-in-bench-{}", std::process::id());
     corpus::commit_recipes(&repo, &[(new_slug.as_str(), Some(added))], "One more")?;
     build("rebuild after one recipe was added")?;
     // A day of API writes, synced one commit each: the rebuild walks every one of them.
