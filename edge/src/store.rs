@@ -335,21 +335,34 @@ pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), work
         ],
     )
     .map_err(api_to_worker)?;
-    let feed = stmt(
+    let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.doc, row.now)?;
+    batch(db, vec![insert, feed]).await?;
+    Ok(())
+}
+
+/// The feed item of a recipe's first version (a create or a fork).
+fn first_feed_item(
+    db: &D1Database,
+    slug: &str,
+    kind: &str,
+    owner: &str,
+    note: &str,
+    doc: &str,
+    now: &str,
+) -> Result<D1PreparedStatement, worker::Error> {
+    stmt(
         db,
         "INSERT INTO changes (slug, version, kind, owner, note, doc, at) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6)",
         &[
-            Arg::Text(row.slug),
-            Arg::Text(row.kind),
-            Arg::Text(row.owner),
-            Arg::Text(row.note),
-            Arg::Text(row.doc),
-            Arg::Text(row.now),
+            Arg::Text(slug),
+            Arg::Text(kind),
+            Arg::Text(owner),
+            Arg::Text(note),
+            Arg::Text(doc),
+            Arg::Text(now),
         ],
     )
-    .map_err(api_to_worker)?;
-    batch(db, vec![insert, feed]).await?;
-    Ok(())
+    .map_err(api_to_worker)
 }
 
 fn api_to_worker(err: ApiError) -> worker::Error {
@@ -610,19 +623,7 @@ pub async fn insert_diet_version(
         ],
     )
     .map_err(api_to_worker)?;
-    let feed = stmt(
-        db,
-        "INSERT INTO changes (slug, version, kind, owner, note, doc, at) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6)",
-        &[
-            Arg::Text(row.slug),
-            Arg::Text(row.kind),
-            Arg::Text(row.owner),
-            Arg::Text(row.note),
-            Arg::Text(row.doc),
-            Arg::Text(row.now),
-        ],
-    )
-    .map_err(api_to_worker)?;
+    let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.doc, row.now)?;
     let made = stmt(
         db,
         "UPDATE diet_versions SET state = 'made', variant_slug = ?4, error = NULL \
