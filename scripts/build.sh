@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
-# Builds the content into dist/ and the Worker into edge/build/ (wrangler.toml's [build] command).
+# Builds the content into the production layout (OUT = the open-data tree, OUT.assets = the static
+# assets, OUT.r2 = the R2 packs) and the Worker into edge/build/ (wrangler.toml's [build] command).
+#   CONTENT=content OUT=dist [COMMONPLACE_R2_STATE=.wrangler/state] scripts/build.sh
+# A CONTENT folder that is a git repository is built from its HEAD commit, so a rebuild after a new
+# commit redoes only what the commit changed. With COMMONPLACE_R2_STATE set, the packs the build made
+# are put into that local R2 (scripts/r2-local.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 # The test harness builds once and starts many workers; each wrangler start runs this again.
 [ "${COMMONPLACE_PREBUILT:-}" = 1 ] && exit 0
+CONTENT=${CONTENT:-content}
+OUT=${OUT:-dist}
 
 cargo build --quiet --release -p builder
-./target/release/builder build --content content --out dist
+if [ -d "$CONTENT/.git" ] && [ "$CONTENT" != content ]; then
+  ./target/release/builder build --git "$CONTENT" --rev HEAD --out "$OUT"
+else
+  ./target/release/builder build --content "$CONTENT" --out "$OUT"
+fi
+if [ -n "${COMMONPLACE_R2_STATE:-}" ]; then
+  bash scripts/r2-local.sh "$OUT" "$COMMONPLACE_R2_STATE"
+fi
 
 # worker-build would download wasm-bindgen from GitHub; use the one scripts/setup.sh installed.
 export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$(command -v wasm-bindgen)}"

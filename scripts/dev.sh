@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# Starts the whole service locally on the sample content: http://127.0.0.1:8787
+# Starts the whole service locally: http://127.0.0.1:8787 on the sample content, or
+#   CONTENT=<dir> PORT=<port> bash scripts/dev.sh
+# on any content folder (a work tree, or a git repository built from HEAD), in the production layout:
+# static assets plus a local R2 of packs, and a local D1. Another folder gets its own build and state
+# under .wrangler/sites/<name>/, so the sample's stays as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
-STATE=.wrangler/state
+export CONTENT=${CONTENT:-content}
+if [ "$(realpath "$CONTENT")" = "$(realpath content)" ]; then
+  export CONTENT=content OUT=dist
+  STATE=.wrangler/state
+else
+  site=.wrangler/sites/$(basename "$(realpath "$CONTENT")")
+  mkdir -p "$site"
+  export OUT=$site/dist
+  STATE=$site/state
+fi
+# wrangler runs [build] (scripts/build.sh) before serving and again when a watched file changes;
+# each run also puts the new packs into this state's local R2.
+export COMMONPLACE_R2_STATE=$STATE
 npx wrangler d1 migrations apply DB --local --persist-to "$STATE" >/dev/null
-# wrangler runs [build] (scripts/build.sh) before serving.
-exec npx wrangler dev --local --ip 127.0.0.1 --port "${PORT:-8787}" --persist-to "$STATE" --show-interactive-dev-session=false
+exec npx wrangler dev --local --ip 127.0.0.1 --port "${PORT:-8787}" --persist-to "$STATE" \
+  --assets "$OUT.assets" --show-interactive-dev-session=false

@@ -212,7 +212,6 @@ pub(crate) struct Processed {
 }
 
 pub(crate) struct Tools {
-    pub renderer: pages::Renderer,
     pub stemmers: Stemmers,
 }
 
@@ -229,7 +228,6 @@ fn process(
     };
     let json = serde_json::to_string(&published)?;
     out.write(&format!("r/{}.json", published.slug), json.as_bytes())?;
-    out.write(&format!("r/{}.html", published.slug), tools.renderer.recipe_page(&published)?.as_bytes())?;
     Ok(Ok(Processed {
         slug: published.slug.clone(),
         version: published.server.version,
@@ -272,8 +270,28 @@ pub(crate) fn process_all(
     Ok(problems)
 }
 
+/// Builds `out_dir` (the open-data tree), then lays it out for production (`layout.rs`).
 pub fn build(source: &Source, out_dir: &Path) -> Result<ExitCode> {
-    let tools = Tools { renderer: pages::Renderer::new()?, stemmers: Stemmers::default() };
+    let code = build_tree(source, out_dir)?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let mut timings = Timings::new();
+    let summary = crate::layout::publish(out_dir)?;
+    timings.lap("layout");
+    eprintln!(
+        "laid out {} static files and {} packed files in {} R2 packs ({} new, {} bytes to upload)",
+        summary.assets,
+        summary.packed,
+        summary.packs,
+        summary.new_packs.len(),
+        summary.new_pack_bytes
+    );
+    Ok(code)
+}
+
+fn build_tree(source: &Source, out_dir: &Path) -> Result<ExitCode> {
+    let tools = Tools { stemmers: Stemmers::default() };
     let mut timings = Timings::new();
     let state = load_state(out_dir, source);
     timings.lap("load state");

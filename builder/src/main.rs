@@ -9,6 +9,7 @@ mod history;
 mod identify;
 mod import;
 mod jsonl;
+mod layout;
 mod opendata;
 mod pages;
 mod quotes;

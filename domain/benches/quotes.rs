@@ -219,7 +219,7 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
     let mut times = Vec::new();
     let mut loaded = Vec::new();
     let mut hits = 0u64;
-    // The same queries as request paths, for `scripts/bench-e2e.sh` to replay through the Worker.
+    // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
     let mut paths = String::new();
     for round in 0..600 {
         let episode = &corpus[rng.below(corpus.len())];

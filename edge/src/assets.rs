@@ -1,4 +1,6 @@
-//! Static files built by `builder`, read through the ASSETS binding.
+//! Built files: static assets through the ASSETS binding, and packed files (`domain::layout`) through
+//! [`crate::packs`]. [`fetch_bytes`] and [`serve`] are the one way the Worker reads a built file, so
+//! no handler knows which of the two holds it.
 //!
 //! Search index files have content-hashed names, so an isolate keeps the ones it has loaded for as long
 //! as it lives (bounded by [`CACHE_MAX_BYTES`]); a deploy brings new names and a new isolate.
@@ -7,13 +9,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use domain::layout;
 use domain::search::{Files, Manifest};
 use futures::future::try_join_all;
 use futures::{StreamExt as _, TryStreamExt as _};
 use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
-use crate::http;
+use crate::{http, packs};
 
 const CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
 const INDEX_DIR: &str = "search";
@@ -32,11 +35,20 @@ impl Files for IndexFiles {
 }
 
 thread_local! {
-    static CACHE: RefCell<Option<(Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
+    /// The index of one build ([`packs::generation`]) and the files loaded from it.
+    static CACHE: RefCell<Option<(u64, Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
 }
 
 /// A built file's bytes, or `None` when the build has no such file.
 pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, ApiError> {
+    if layout::is_packed(&path) {
+        return Ok(packs::get(env, &path).await?.map(|(_, bytes)| bytes));
+    }
+    fetch_asset(env, &path).await
+}
+
+/// A static asset's bytes, or `None` when there is no such asset.
+pub async fn fetch_asset(env: &Env, path: &str) -> Result<Option<Vec<u8>>, ApiError> {
     let mut response = env.assets("ASSETS")?.fetch(format!("https://assets.local/{path}"), None).await?;
     match response.status_code() {
         200 => Ok(Some(response.bytes().await?)),
@@ -47,8 +59,11 @@ pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, Api
 
 /// The index manifest and the files loaded so far; the caller hands them back with [`put_index`].
 pub async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
-    if let Some(cached) = CACHE.with(|cache| cache.borrow_mut().take()) {
-        return Ok(cached);
+    let generation = packs::generation(env).await?;
+    if let Some((at, manifest, files)) = CACHE.with(|cache| cache.borrow_mut().take())
+        && at == generation
+    {
+        return Ok((manifest, files));
     }
     let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
         .await?
@@ -61,13 +76,17 @@ pub async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiErro
 pub fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
-        // A concurrent request may have put back its own files meanwhile: keep both.
-        if let Some((_, other)) = cache.take() {
+        // A concurrent request may have put back its own files meanwhile: keep both, if they are
+        // of the same build.
+        let generation = packs::known_generation();
+        if let Some((at, _, other)) = cache.take()
+            && at == generation
+        {
             for (name, bytes) in other.files {
                 files.insert(name, bytes);
             }
         }
-        *cache = Some((manifest, files));
+        *cache = Some((generation, manifest, files));
     });
 }
 
@@ -96,6 +115,9 @@ impl IndexFiles {
 /// Serves a built file with the headers a public read carries.
 pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     let path = req.path();
+    if layout::is_packed(path.trim_start_matches('/')) {
+        return serve_packed(&req, env, &path).await;
+    }
     let mut response = env.assets("ASSETS")?.fetch_request(req).await?;
     if response.status_code() == 404 {
         match whole_dump(env, &path).await? {
@@ -109,13 +131,35 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
         headers.set(&name, &value)?;
     }
     http::cors(&mut headers);
-    // Content-named index files never change; numbered ones (dict-N, cards-N) and the manifest may.
+    headers.set("Cache-Control", cache_control(&path))?;
+    Ok(response.with_headers(headers))
+}
+
+/// Content-named index files never change; numbered ones (dict-N, cards-N) and the manifest may.
+fn cache_control(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or_default();
     let immutable = path.starts_with(&format!("/{INDEX_DIR}/"))
         && ["facet-", "time-", "post-"].iter().any(|kind| name.starts_with(kind));
-    let cache = if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" };
-    headers.set("Cache-Control", cache)?;
-    Ok(response.with_headers(headers))
+    if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" }
+}
+
+/// A packed file, with the type, validator and cache headers a static asset would carry.
+async fn serve_packed(req: &Request, env: &Env, path: &str) -> Result<Response, ApiError> {
+    let Some(entry) = packs::entry(env, path.trim_start_matches('/')).await? else {
+        return Err(ApiError::NotFound(not_found_detail(path)));
+    };
+    let etag = entry.etag();
+    let mut headers = Headers::new();
+    headers.set("Content-Type", layout::content_type(path))?;
+    headers.set("ETag", &etag)?;
+    headers.set("Cache-Control", cache_control(path))?;
+    http::cors(&mut headers);
+    if http::none_match(req, &etag)? {
+        return Ok(Response::empty()?.with_status(304).with_headers(headers));
+    }
+    let body =
+        if req.method() == worker::Method::Head { Vec::new() } else { packs::read(env, &entry).await? };
+    Ok(Response::from_bytes(body)?.with_headers(headers))
 }
 
 /// `/recipes.jsonl` when the builder published the dump in parts (more than 2,048 recipes; see

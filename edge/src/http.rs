@@ -34,3 +34,12 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
     cors(headers);
     Ok(response)
 }
+
+/// Whether `If-None-Match` names the current representation (RFC 9110 §13.1.2): `*`, or a list of
+/// entity tags compared weakly.
+pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
+    let Some(header) = req.headers().get("If-None-Match")? else { return Ok(false) };
+    let strip = |tag: &str| tag.trim().trim_start_matches("W/").to_string();
+    let current = strip(etag);
+    Ok(header.split(',').map(strip).any(|tag| tag == "*" || tag == current))
+}

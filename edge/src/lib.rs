@@ -14,6 +14,7 @@ mod http;
 mod kitchen;
 mod mcp;
 mod overlay;
+mod packs;
 mod quotes;
 mod recipes;
 mod speakers;

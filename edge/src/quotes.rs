@@ -33,8 +33,9 @@ type Loaded = Rc<(Canonical, Prepared)>;
 type IndexFiles = HashMap<String, Vec<u8>>;
 
 thread_local! {
-    static TRANSCRIPTS: RefCell<Vec<(String, Loaded)>> = const { RefCell::new(Vec::new()) };
-    static INDEX: RefCell<Option<(Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
+    /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
+    static TRANSCRIPTS: RefCell<(u64, Vec<(String, Loaded)>)> = const { RefCell::new((0, Vec::new())) };
+    static INDEX: RefCell<Option<(u64, Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
 }
 
 fn params(req: &Request) -> Result<Vec<(String, String)>, ApiError> {
@@ -62,9 +63,15 @@ fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
 
 /// The canonical transcript of an episode and its token index, from this isolate's cache or the assets.
 async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
-    if let Some(hit) =
-        TRANSCRIPTS.with(|cache| cache.borrow().iter().find(|(k, _)| k == id).map(|(_, v)| v.clone()))
-    {
+    let generation = crate::packs::generation(env).await?;
+    let hit = TRANSCRIPTS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.0 != generation {
+            *cache = (generation, Vec::new());
+        }
+        cache.1.iter().find(|(k, _)| k == id).map(|(_, v)| v.clone())
+    });
+    if let Some(hit) = hit {
         return Ok(hit);
     }
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
@@ -77,7 +84,10 @@ async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
     let prepared = Prepared::new(&canonical.segments);
     let loaded = Rc::new((canonical, prepared));
     TRANSCRIPTS.with(|cache| {
-        let mut cache = cache.borrow_mut();
+        let (at, cache) = &mut *cache.borrow_mut();
+        if *at != generation {
+            return;
+        }
         if cache.len() >= TRANSCRIPTS_KEPT {
             cache.remove(0);
         }
@@ -238,8 +248,11 @@ pub async fn phrase_search(env: &Env, params: &[(String, String)]) -> Result<phr
 }
 
 async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
-    if let Some(cached) = INDEX.with(|cache| cache.borrow_mut().take()) {
-        return Ok(cached);
+    let generation = crate::packs::generation(env).await?;
+    if let Some((at, manifest, files)) = INDEX.with(|cache| cache.borrow_mut().take())
+        && at == generation
+    {
+        return Ok((manifest, files));
     }
     let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
         .await?
@@ -252,14 +265,18 @@ async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
 fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
     INDEX.with(|cache| {
         let mut cache = cache.borrow_mut();
-        // A concurrent request may have put back its own files meanwhile: keep both.
-        if let Some((_, other)) = cache.take() {
+        // A concurrent request may have put back its own files meanwhile: keep both, if they are of
+        // the same build.
+        let generation = crate::packs::known_generation();
+        if let Some((at, _, other)) = cache.take()
+            && at == generation
+        {
             files.extend(other);
         }
         if files.values().map(Vec::len).sum::<usize>() > INDEX_CACHE_MAX_BYTES {
             files.clear();
         }
-        *cache = Some((manifest, files));
+        *cache = Some((generation, manifest, files));
     });
 }
 

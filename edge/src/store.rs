@@ -337,6 +337,7 @@ pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), work
     .map_err(api_to_worker)?;
     let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.doc, row.now)?;
     batch(db, vec![insert, feed]).await?;
+    crate::overlay::note_waiting(row.slug);
     Ok(())
 }
 
@@ -411,8 +412,11 @@ pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool,
             Arg::Text(update.now),
         ],
     )?;
-    let changed = batch(db, vec![set, feed]).await?;
-    Ok(changed.first().copied() == Some(1))
+    let changed = batch(db, vec![set, feed]).await?.first().copied() == Some(1);
+    if changed {
+        crate::overlay::note_waiting(update.slug);
+    }
+    Ok(changed)
 }
 
 /// Brings a recipe whose current document is the built one (its overlay row retired, or gone after a
@@ -464,6 +468,19 @@ pub async fn changes_since(db: &D1Database, since: u64, limit: u32) -> Result<Ve
         &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
     )
     .await
+}
+
+/// What the feed says was written after `since`: each item's sequence number, slug and version.
+pub async fn feed_versions_since(db: &D1Database, since: u64) -> Result<Vec<FeedVersion>, ApiError> {
+    all(db, "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq", &[Arg::Int(since as i64)])
+        .await
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FeedVersion {
+    pub seq: u64,
+    pub slug: String,
+    pub version: u64,
 }
 
 pub async fn changes_of(db: &D1Database, slug: &str) -> Result<Vec<ChangeRow>, ApiError> {
@@ -632,5 +649,6 @@ pub async fn insert_diet_version(
     )
     .map_err(api_to_worker)?;
     batch(db, vec![insert, feed, made]).await?;
+    crate::overlay::note_waiting(row.slug);
     Ok(())
 }

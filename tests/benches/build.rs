@@ -1,5 +1,7 @@
 //! Builder benchmark: a full build of a generated content repo, then the rebuild after one recipe
-//! changes in a new commit. Reports wall time and peak memory of the builder process.
+//! changes in a new commit. Reports wall time and peak memory of the builder process (which includes
+//! the production layout step), then the upload step: putting the R2 objects the build added into a
+//! local R2 (`scripts/r2-local.sh`, as a deploy uploads them), with their count and bytes.
 //!
 //! `cargo bench -p tests --bench build` (BENCH_RECIPES=100000 by default).
 
@@ -34,19 +36,58 @@ fn main() -> Result<()> {
     // files on ext4 within minutes of deleting as many is several times slower (the inode allocator
     // skips recently deleted inodes), which would measure the file system's memory, not the build.
     let trash = work.join(format!("bench-trash-{}", std::process::id()));
-    if out.exists() {
-        std::fs::rename(&out, &trash)?;
+    std::fs::create_dir_all(&trash)?;
+    for suffix in ["", ".assets", ".r2"] {
+        let folder = work.join(format!("bench-dist-{n}{suffix}"));
+        if folder.exists() {
+            std::fs::rename(&folder, trash.join(format!("dist{suffix}")))?;
+        }
     }
     let _ = std::fs::remove_file(work.join(format!("bench-dist-{n}.state")));
+    let r2_state = work.join(format!("bench-r2-state-{n}"));
+    let _ = std::fs::remove_dir_all(&r2_state);
+    let objects = || -> Result<std::collections::BTreeSet<String>> {
+        let list = std::fs::read_to_string(work.join(format!("bench-dist-{n}.r2/objects.txt")))?;
+        Ok(list.lines().map(str::to_string).collect())
+    };
+    let uploaded = std::cell::RefCell::new(std::collections::BTreeSet::new());
 
     let build = |label: &str| -> Result<(Duration, u64)> {
         let mut cmd = Command::new(&builder);
         cmd.args(["build", "--git"]).arg(&repo).args(["--rev", "HEAD", "--out"]).arg(&out);
+        cmd.stderr(std::process::Stdio::null());
         let (elapsed, max_rss_kib) = run_measured(cmd)?;
-        println!("| {label} | {n} | {:.2} s | {} MiB |", elapsed.as_secs_f64(), max_rss_kib / 1024);
+        let now = objects()?;
+        let new: Vec<String> = now.difference(&uploaded.borrow()).cloned().collect();
+        let new_bytes: u64 = new
+            .iter()
+            .map(|key| std::fs::metadata(work.join(format!("bench-dist-{n}.r2")).join(key)).map(|m| m.len()))
+            .sum::<std::io::Result<u64>>()?;
+        let started = Instant::now();
+        let put = Command::new("bash")
+            .arg("scripts/r2-local.sh")
+            .arg(&out)
+            .arg(&r2_state)
+            .current_dir(&root)
+            .status()?;
+        if !put.success() {
+            bail!("putting the packs into the local R2 failed");
+        }
+        let upload = started.elapsed();
+        uploaded.borrow_mut().extend(new.iter().cloned());
+        println!(
+            "| {label} | {n} | {:.2} s | {} MiB | {:.1} s | {} | {:.1} MiB |",
+            elapsed.as_secs_f64(),
+            max_rss_kib / 1024,
+            upload.as_secs_f64(),
+            new.len(),
+            new_bytes as f64 / (1024.0 * 1024.0)
+        );
         Ok((elapsed, max_rss_kib))
     };
-    println!("| build | recipes | wall time | peak memory |\n|---|---|---|---|");
+    println!(
+        "| build | recipes | wall time | peak memory | upload to local R2 | objects uploaded | bytes uploaded |\n|---|---|---|---|---|---|---|"
+    );
     build("full build")?;
     let slug = corpus::first_slug(&repo)?;
     for round in 1..=3 {
@@ -66,7 +107,14 @@ fn main() -> Result<()> {
     }
     build(&format!("rebuild after {commits} commits that each changed a recipe"))?;
     let files = walk_count(&out);
-    println!("\noutput: {files} files in {}", out.display());
+    let assets = walk_count(&work.join(format!("bench-dist-{n}.assets")));
+    let packs = objects()?.len();
+    let pack_bytes = walk_bytes(&work.join(format!("bench-dist-{n}.r2/packs")));
+    println!(
+        "\noutput: {files} files in {}; production layout: {assets} static files, {packs} R2 objects of {:.1} MiB in all",
+        out.display(),
+        pack_bytes as f64 / (1024.0 * 1024.0)
+    );
     let _ = std::fs::remove_dir_all(&trash);
     Ok(())
 }
@@ -75,6 +123,23 @@ fn walk_count(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .map(|entries| {
             entries.flatten().map(|e| if e.path().is_dir() { walk_count(&e.path()) } else { 1 }).sum()
+        })
+        .unwrap_or(0)
+}
+
+fn walk_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    if e.path().is_dir() {
+                        walk_bytes(&e.path())
+                    } else {
+                        e.metadata().map_or(0, |m| m.len())
+                    }
+                })
+                .sum()
         })
         .unwrap_or(0)
 }

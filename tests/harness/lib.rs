@@ -34,7 +34,7 @@ static BUILD: Once = Once::new();
 fn ensure_built() {
     BUILD.call_once(|| {
         let built = root().join("edge/build/worker/shim.mjs").exists()
-            && root().join("dist/search/manifest.json").exists();
+            && root().join("dist.assets/_layout/root.json").exists();
         if built && std::env::var("COMMONPLACE_SKIP_BUILD").as_deref() == Ok("1") {
             return;
         }
@@ -42,6 +42,21 @@ fn ensure_built() {
             Command::new("bash").arg("scripts/build.sh").current_dir(root()).status().expect("bash runs");
         assert!(status.success(), "scripts/build.sh failed");
     });
+}
+
+/// Puts the packs of the build in `out` into the local R2 under `state`, as `scripts/dev.sh` does.
+fn fill_local_r2(out: &Path, state: &Path) -> Result<()> {
+    let output = Command::new("bash")
+        .arg("scripts/r2-local.sh")
+        .args([out, state])
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .context("running scripts/r2-local.sh")?;
+    if !output.status.success() {
+        bail!("filling the local R2 failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(())
 }
 
 fn free_port() -> Result<u16> {
@@ -59,13 +74,14 @@ fn wrangler(args: &[&str]) -> Command {
     cmd
 }
 
-/// Extra settings for one worker: `--var NAME:VALUE` pairs, a built folder to serve instead of
-/// `dist/`, and the local D1 state of an earlier worker to carry on from (see
+/// Extra settings for one worker: `--var NAME:VALUE` pairs, a build to serve instead of `dist` (the
+/// `--out` folder of `builder build`, whose production layout `<out>.assets` and `<out>.r2` is served),
+/// and the local D1 state of an earlier worker to carry on from (see
 /// [`Worker::stop_keeping_state`]) instead of a fresh one.
 #[derive(Debug, Default, Clone)]
 pub struct Config {
     pub vars: Vec<(String, String)>,
-    pub assets: Option<PathBuf>,
+    pub out: Option<PathBuf>,
     pub state: Option<PathBuf>,
 }
 
@@ -126,11 +142,11 @@ impl Worker {
             &inspector_arg,
             "--live-reload=false",
         ];
-        let assets = config.assets.as_ref().map(|dir| dir.to_string_lossy().to_string());
-        if let Some(dir) = &assets {
-            args.push("--assets");
-            args.push(dir);
-        }
+        let out = config.out.clone().unwrap_or_else(|| root().join("dist"));
+        fill_local_r2(&out, &state)?;
+        let assets = format!("{}.assets", out.display());
+        args.push("--assets");
+        args.push(&assets);
         let vars: Vec<String> = config.vars.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         for var in &vars {
             args.push("--var");
@@ -209,6 +225,11 @@ impl Worker {
 
     /// Stops the worker and hands back its local D1 state, for a next worker to start from, as a
     /// deploy of a new build keeps the database.
+    /// Puts the packs of the build in `out` into this worker's local R2, as a deploy uploads them.
+    pub fn put_packs(&self, out: &Path) -> Result<()> {
+        fill_local_r2(out, &self.state)
+    }
+
     pub fn stop_keeping_state(mut self) -> PathBuf {
         self.keep_state = true;
         self.state.clone()

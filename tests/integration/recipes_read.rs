@@ -245,8 +245,7 @@ pub async fn a_dump_in_parts_still_reads_as_one_file(_: Arc<Worker>) -> Result<(
         .args(["build", "--git", repo.to_str().unwrap(), "--rev", "HEAD", "--out", dist.to_str().unwrap()])
         .output()?;
     ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    let w =
-        Worker::start_with(tests::Config { assets: Some(dist.clone()), ..tests::Config::default() }).await?;
+    let w = Worker::start_with(tests::Config { out: Some(dist.clone()), ..tests::Config::default() }).await?;
 
     let (status, headers, whole) = get(&w, "/recipes.jsonl").await?;
     ensure!(status == 200, "{status}");

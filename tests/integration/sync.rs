@@ -121,7 +121,7 @@ pub async fn sync_commits_each_change_and_the_next_build_publishes_it(_shared: A
     let key = api.key.clone();
     let state = w.stop_keeping_state();
     let deployed = Worker::start_with(tests::Config {
-        assets: Some(out.clone()),
+        out: Some(out.clone()),
         state: Some(state),
         ..tests::Config::default()
     })

@@ -1,0 +1,210 @@
+//! The production layout: which built files are static assets and which live in R2 packs, and the
+//! directory that finds a packed file by its path.
+//!
+//! One Workers deploy holds at most 20,000 static files (Free plan) and a static asset answers no
+//! `Range` request; R2 holds any number of bytes and reads any byte range. So the site-wide files
+//! (home page, open-data dumps, schemas, agents' files) stay static assets, and every per-item file —
+//! recipe JSON and histories, search and phrase index files, episode files — is packed: concatenated
+//! into a few large R2 objects named by their content (`packs/<id>.pack`, immutable). Recipe pages are
+//! not stored at all: the Worker renders them from the recipe JSON with [`crate::page`].
+//!
+//! The [`Directory`] maps a packed path to its pack, offset and length. It is cut into
+//! [`Shard`]s by a hash of the path, each a static asset whose content hash is listed in [`ROOT`], so a read costs one shard (cached by the isolate) and one ranged R2 read, and the asset
+//! count grows by one shard per [`ENTRIES_PER_SHARD`] packed files: a million recipes stay far
+//! below 20,000 assets. A rebuild appends the files it changed to one new pack and rewrites only the
+//! shards whose entries moved, so publishing one changed recipe uploads one small object.
+//!
+//! The alternative we rejected was one R2 object per file: uploads of hundreds of thousands of
+//! objects per full build, and an R2 list or head per read to learn a file's ETag.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The folders whose files are packed into R2; everything else is a static asset.
+pub const PACKED_DIRS: [&str; 4] = ["r/", "search/", "quotes/", "episodes/"];
+
+/// The static asset that names the directory's shards.
+pub const ROOT: &str = "_layout/root.json";
+
+/// The folder of the directory's shard files, among the static assets.
+pub const SHARD_DIR: &str = "_layout";
+
+/// What a shard aims to hold: about 60 KiB, one small read for a cold isolate.
+pub const ENTRIES_PER_SHARD: usize = 1024;
+
+/// The version of [`Root`] and [`Shard`]; a Worker refuses a layout it does not know.
+pub const FORMAT: u32 = 1;
+
+/// Whether a built file is packed into R2 (`true`) or a static asset.
+pub fn is_packed(path: &str) -> bool {
+    PACKED_DIRS.iter().any(|dir| path.starts_with(dir))
+}
+
+/// Where a packed file is: its pack, byte range and content hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub path: String,
+    /// The pack's id, the first eight bytes of its SHA-256 ([`pack_key`] names the object).
+    pub pack: u64,
+    pub offset: u64,
+    pub len: u64,
+    /// The file's SHA-256, as `SHA256SUMS` lists it.
+    pub sha256: [u8; 32],
+}
+
+impl Entry {
+    /// A strong validator for the file (RFC 9110 §8.8.3): its content hash, shortened.
+    pub fn etag(&self) -> String {
+        format!("\"{}\"", data_encoding::HEXLOWER.encode(&self.sha256[..8]))
+    }
+}
+
+/// `_layout/root.json`: the shards (how many, and each one's content hash) and the packs.
+///
+/// Shard `k` is the asset `_layout/<k>.dir`: the set of asset paths stays the same from one build to
+/// the next (until the shard count doubles), because a running local asset server knows only the
+/// paths it saw at its start; the root changes whenever a shard does, so readers notice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    pub format: u32,
+    /// The content hash of shard `k` ([`Shard::hash`]); the length is a power of two.
+    pub shards: Vec<String>,
+    /// Every pack the directory refers to, as R2 keys.
+    pub packs: Vec<String>,
+}
+
+impl Root {
+    /// The asset path of the shard that holds `path`.
+    pub fn shard_file(&self, path: &str) -> Option<String> {
+        let k = shard_of(path, self.shards.len());
+        (k < self.shards.len()).then(|| shard_file(k))
+    }
+}
+
+/// The asset path of shard `k`.
+pub fn shard_file(k: usize) -> String {
+    format!("{SHARD_DIR}/{k}.dir")
+}
+
+/// One shard: entries sorted by path, encoded with postcard.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub entries: Vec<Entry>,
+}
+
+impl Shard {
+    pub fn find(&self, path: &str) -> Option<&Entry> {
+        self.entries.binary_search_by(|entry| entry.path.as_str().cmp(path)).ok().map(|i| &self.entries[i])
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Shard, postcard::Error> {
+        postcard::from_bytes(bytes)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).expect("a shard always encodes")
+    }
+
+    /// The hash of an encoded shard, as the root lists it.
+    pub fn hash(bytes: &[u8]) -> String {
+        data_encoding::HEXLOWER.encode(&Sha256::digest(bytes)[..8])
+    }
+}
+
+/// The shard of `path` among `n_shards` (a power of two): the top bits of the path's SHA-256, which
+/// the builder and the Worker compute alike.
+pub fn shard_of(path: &str, n_shards: usize) -> usize {
+    if n_shards <= 1 {
+        return 0;
+    }
+    let digest = Sha256::digest(path.as_bytes());
+    let top = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
+    (top as usize) & (n_shards - 1)
+}
+
+/// How many shards `n_files` packed files take: a power of two, so shards split evenly as the
+/// corpus grows.
+pub fn n_shards(n_files: usize) -> usize {
+    n_files.div_ceil(ENTRIES_PER_SHARD).max(1).next_power_of_two()
+}
+
+/// A pack's id from its bytes.
+pub fn pack_id(bytes: &[u8]) -> u64 {
+    let digest = Sha256::digest(bytes);
+    u64::from_be_bytes(digest[..8].try_into().expect("eight bytes"))
+}
+
+/// The R2 key of a pack.
+pub fn pack_key(pack: u64) -> String {
+    format!("packs/{pack:016x}.pack")
+}
+
+/// The `Content-Type` of a built file, from its name: packed files have no asset server to say it.
+pub fn content_type(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
+    match ext {
+        "json" => "application/json; charset=utf-8",
+        "jsonl" => "application/jsonl; charset=utf-8",
+        "html" => "text/html; charset=utf-8",
+        "txt" | "md" => "text/plain; charset=utf-8",
+        "vtt" => "text/vtt; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "webp" => "image/webp",
+        "jpg" | "jpeg" => "image/jpeg",
+        _ if name == "SHA256SUMS" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_item_folders_are_packed_and_site_files_are_assets() {
+        for path in ["r/hummus.json", "r/hummus.history.json", "search/manifest.json", "quotes/d-a.bin"] {
+            assert!(is_packed(path), "{path}");
+        }
+        assert!(is_packed("episodes/ep_abcdefghij/transcript.vtt"));
+        for path in ["index.html", "recipes.jsonl", "schemas/recipe.schema.json", "llms.txt", "rr.json"] {
+            assert!(!is_packed(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn shards_are_a_power_of_two_and_paths_spread_over_them() {
+        assert_eq!(n_shards(0), 1);
+        assert_eq!(n_shards(ENTRIES_PER_SHARD), 1);
+        assert_eq!(n_shards(ENTRIES_PER_SHARD + 1), 2);
+        assert_eq!(n_shards(300_000), 512);
+        let mut counts = [0usize; 8];
+        for i in 0..8_000 {
+            counts[shard_of(&format!("r/recipe-{i}.json"), 8)] += 1;
+        }
+        assert!(counts.iter().all(|&n| (800..1200).contains(&n)), "{counts:?}");
+        assert_eq!(shard_of("r/anything.json", 1), 0);
+    }
+
+    #[test]
+    fn a_shard_finds_its_entries_and_round_trips() {
+        let entry =
+            |path: &str, offset| Entry { path: path.into(), pack: 7, offset, len: 3, sha256: [1; 32] };
+        let shard = Shard { entries: vec![entry("r/a.json", 0), entry("r/b.json", 3)] };
+        let decoded = Shard::decode(&shard.encode()).unwrap();
+        assert_eq!(decoded, shard);
+        assert_eq!(decoded.find("r/b.json").map(|e| e.offset), Some(3));
+        assert_eq!(decoded.find("r/c.json"), None);
+        assert_eq!(entry("x", 0).etag(), "\"0101010101010101\"");
+        assert_eq!(pack_key(0xab), "packs/00000000000000ab.pack");
+    }
+
+    #[test]
+    fn content_types_follow_the_file_name() {
+        assert_eq!(content_type("episodes/ep_x/transcript.vtt"), "text/vtt; charset=utf-8");
+        assert_eq!(content_type("SHA256SUMS"), "text/plain; charset=utf-8");
+        assert_eq!(content_type("recipes-0001.jsonl"), "application/jsonl; charset=utf-8");
+        assert_eq!(content_type("search/post-ab12.bin"), "application/octet-stream");
+    }
+}

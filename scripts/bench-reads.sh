@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End-to-end reads through the real Worker in `wrangler dev --local`, on a build in the production
+# layout (OUT.assets as static assets, OUT.r2's packs in a local R2, a fresh local D1). For each kind of
+# read, wrk (4 connections) gives p50 and p99, next to a request that does no IO (a CORS preflight,
+# answered by the Worker alone), measured in the same run before and after: the ratio is what this
+# machine's noise cannot move much.
+#   scripts/bench-reads.sh OUT [DURATION] [KINDS]
+# e.g. scripts/bench-reads.sh tests/.work/bench-dist-100000 20s
+#      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
+# KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase (default: all
+# that the build has data for), or files of request paths, one per line: the recipe search bench's
+# queries (tests/.work/bench-queries.txt) or the phrase bench's (tests/.work/phrase-queries.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=$(realpath "$1")
+DURATION=${2:-20s}
+KINDS=${3:-recipe-json recipe-page search attribute transcript phrase}
+PORT=${PORT:-8799}
+WORK=$(realpath -m tests/.work/reads)
+rm -rf "$WORK" && mkdir -p "$WORK"
+cat > "$WORK/wrangler.toml" <<TOML
+name = "commonplace-bench"
+main = "$PWD/edge/build/worker/shim.mjs"
+compatibility_date = "2025-09-01"
+[assets]
+directory = "$OUT.assets"
+binding = "ASSETS"
+run_worker_first = true
+html_handling = "auto-trailing-slash"
+not_found_handling = "none"
+[[r2_buckets]]
+binding = "PACKS"
+bucket_name = "commonplace-packs"
+[[d1_databases]]
+binding = "DB"
+database_name = "commonplace"
+database_id = "7e2b5f0a-0c0d-4c3e-9a51-0000c0ffee00"
+migrations_dir = "$PWD/migrations"
+TOML
+export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
+WRANGLER="$PWD/node_modules/.bin/wrangler"
+started=$(date +%s)
+bash scripts/r2-local.sh "$OUT" "$WORK/state"
+echo "local R2 filled in $(( $(date +%s) - started )) s: $(wc -l < "$OUT.r2/objects.txt") packs, $(du -sh "$OUT.r2/packs" | cut -f1)"
+(cd "$WORK" && "$WRANGLER" d1 migrations apply DB --local --persist-to state >/dev/null)
+(cd "$WORK" && exec setsid "$WRANGLER" dev --local --ip 127.0.0.1 --port "$PORT" --persist-to state \
+  --inspector-port "$((PORT + 1))" --show-interactive-dev-session=false --live-reload=false > wrangler.log 2>&1) &
+trap 'pkill -f "wrangler.*--port $PORT" 2>/dev/null || true; pkill -f "workerd.*$WORK" 2>/dev/null || true' EXIT
+started=$(date +%s)
+until curl -sf "http://127.0.0.1:$PORT/llms.txt" >/dev/null; do
+  sleep 1
+  if [ $(( $(date +%s) - started )) -gt 600 ]; then echo "the worker did not start"; tail "$WORK/wrangler.log"; exit 1; fi
+done
+echo "worker ready after $(( $(date +%s) - started )) s on $(find "$OUT.assets" -type f | wc -l) static files"
+
+# Request paths for each kind, drawn with a fixed seed from what the build holds.
+python3 - "$OUT" "$WORK" <<'PY'
+import json, os, random, sys, urllib.parse
+out, work = sys.argv[1], sys.argv[2]
+rng = random.Random(11)
+def write(kind, paths):
+    if paths:
+        with open(f"{work}/{kind}.txt", "w") as f:
+            f.write("\n".join(paths) + "\n")
+slugs = [s for s, _ in json.load(open(f"{out}/slugs.json"))]
+picked = [rng.choice(slugs) for _ in range(2000)] if slugs else []
+write("recipe-json", [f"/r/{s}.json" for s in picked])
+write("recipe-page", [f"/r/{s}" for s in picked])
+words = [w for s in picked for w in s.split("-") if len(w) > 3 and not w.isdigit()]
+write("search", [f"/api/recipes?q={urllib.parse.quote(w)}" for w in words[:2000]])
+episodes = json.load(open(f"{out}/episodes.json")) if os.path.exists(f"{out}/episodes.json") else []
+attribute, anywhere, transcript, phrase = [], [], [], []
+for ep in rng.sample(episodes, min(400, len(episodes))):
+    doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
+    segments = [s for s in doc["segments"] if len(s["text"].split()) >= 12]
+    transcript.append(f"/api/episodes/{ep['id']}/transcript")
+    if not segments:
+        continue
+    words = rng.choice(segments)["text"].split()
+    start = rng.randrange(0, len(words) - 10)
+    quote = " ".join(words[start:start + 10])
+    attribute.append("/api/attribute?" + urllib.parse.urlencode({"source_url": ep["source_url"], "quote": quote}))
+    anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": quote}))
+    phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
+write("attribute", attribute)
+write("attribute-anywhere", anywhere)
+write("transcript", transcript)
+write("phrase", phrase)
+PY
+
+cat > "$WORK/replay.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("PATHS_FILE")) do paths[#paths + 1] = line end
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format(os.getenv("METHOD"), paths[i])
+end
+LUA
+echo "/api/recipes" > "$WORK/noio.txt"
+# p50 and p99 in ms from wrk's latency distribution.
+run() {
+  local method=$1 file=$2
+  METHOD=$method PATHS_FILE=$file wrk -t2 -c4 -d"$DURATION" --latency -s "$WORK/replay.lua" \
+    "http://127.0.0.1:$PORT" > "$WORK/last.txt"
+  python3 - "$WORK/last.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+def ms(v):
+    n, unit = re.match(r"([\d.]+)(us|ms|s)", v).groups()
+    return float(n) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+p = {m.group(1): ms(m.group(2)) for m in re.finditer(r"^\s+(50|99)%\s+(\S+)", text, re.M)}
+reqs = re.search(r"^\s*(\d+) requests", text, re.M).group(1)
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print(f"{p['50']:.2f} {p['99']:.2f} {reqs} {errors.group(1) if errors else 0}")
+PY
+}
+printf '%-20s %9s %9s %9s %9s %8s %8s %7s\n' kind p50_ms p99_ms noio_p50 noio_p99 p50_x p99_x requests
+for kind in $KINDS; do
+  if [ -f "$kind" ]; then
+    cp "$kind" "$WORK/$(basename "$kind")"
+    kind=$(basename "$kind" .txt)
+  fi
+  [ -s "$WORK/$kind.txt" ] || { echo "$kind: no data in this build"; continue; }
+  # Warm the isolate's caches once, as a long-lived isolate would be.
+  METHOD=GET PATHS_FILE="$WORK/$kind.txt" wrk -t1 -c1 -d3s -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
+  read -r a50 a99 _ _ < <(run OPTIONS "$WORK/noio.txt")
+  read -r k50 k99 reqs errors < <(run GET "$WORK/$kind.txt")
+  read -r b50 b99 _ _ < <(run OPTIONS "$WORK/noio.txt")
+  python3 -c "
+a50, a99, k50, k99, b50, b99 = map(float, '$a50 $a99 $k50 $k99 $b50 $b99'.split())
+n50, n99 = (a50 + b50) / 2, (a99 + b99) / 2
+print(f'%-20s %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %7s' % ('$kind', k50, k99, n50, n99, k50 / n50, k99 / n99, '$reqs'))"
+  [ "$errors" = 0 ] || echo "  ($errors answers were not 2xx/3xx)"
+done
