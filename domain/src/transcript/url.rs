@@ -154,9 +154,9 @@ mod tests {
         check(
             &["https://ex.com/ep?id=4&utm_campaign=z", "https://ex.com:8080/ep"],
             expect![[r#"
-            "https://ex.com/ep?id=4&utm_campaign=z" -> https://ex.com/ep?id=4
-            "https://ex.com:8080/ep" -> https://ex.com:8080/ep
-        "#]],
+                "https://ex.com/ep?id=4&utm_campaign=z" -> https://ex.com/ep?id=4
+                "https://ex.com:8080/ep" -> https://ex.com:8080/ep
+            "#]],
         );
     }
 
