@@ -466,3 +466,41 @@ pub fn build_into(source: &Source, out: &Out) -> Result<String> {
     eprintln!("built {} shows and {} episodes", outcome.n_shows, outcome.n_episodes);
     Ok(outcome.llms)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    /// Every sample episode keeps the normalised URL and id it was published under: ids name the files
+    /// in `dist/episodes/` and are linked from outside, so a change to normalising must not move one.
+    /// The table was written by the hand-written normaliser that published them (before issue 18).
+    #[test]
+    fn sample_episode_ids_are_the_published_ones() {
+        let shows = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/shows");
+        let mut lines = Vec::new();
+        for show in std::fs::read_dir(&shows).unwrap().flatten() {
+            for folder in std::fs::read_dir(show.path()).into_iter().flatten().flatten() {
+                let Ok(text) = std::fs::read_to_string(folder.path().join("episode.json")) else { continue };
+                let episode: Episode = serde_json::from_str(&text).unwrap();
+                let normalised = normalise_source_url(&episode.source_url).unwrap();
+                lines.push(format!("{} {normalised}", episode_id(&normalised)));
+            }
+        }
+        lines.sort();
+        expect![[r#"
+            ep_b6qxg6qmu3 https://changelog.com/gotime/52
+            ep_byl2jyprkb https://commonplace.example/shows/kitchen-table/1-sourdough-slowly
+            ep_cqsbc7uf5i https://commonplace.example/shows/kitchen-table/5-the-village-oven
+            ep_d4wl3l2ge4 https://commonplace.example/shows/kitchen-table/2-rooftop-tomatoes
+            ep_jbcgkqxmj7 https://commonplace.example/shows/kitchen-table/3-olive-oil-tasting
+            ep_jil7egtx2b https://commonplace.example/shows/kitchen-table/6-bricks-and-patience
+            ep_jjfm5pyaup https://changelog.com/practicalai/196
+            ep_ordsen2nfy https://changelog.com/jsparty/299
+            ep_paasxtazbf https://changelog.com/jsparty/40
+            ep_v2tfzhff2f https://commonplace.example/shows/kitchen-table/4-sauerkraut
+            ep_w73a2ecac3 https://changelog.com/gotime/297
+            ep_wiw3rb3fi5 https://changelog.com/practicalai/258"#]]
+        .assert_eq(&lines.join("\n"));
+    }
+}

@@ -35,6 +35,7 @@ fn main() -> std::process::ExitCode {
         pages::home_page_search_finds_a_recipe,
         // Quote attribution (issue 5).
         quotes::attribute_finds_a_verbatim_quote_from_any_spelling_of_the_url,
+        quotes::attribute_reads_escaped_unreserved_characters_as_plain_ones,
         quotes::attribute_lands_on_word_times,
         quotes::attribute_flags_tails_speaker_changes_and_misses,
         quotes::attribute_on_a_real_changelog_episode_keeps_its_licence,

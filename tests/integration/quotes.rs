@@ -79,6 +79,25 @@ pub async fn attribute_finds_a_verbatim_quote_from_any_spelling_of_the_url(w: Ar
     Ok(())
 }
 
+/// Issue 18: `%67` is `g` (RFC 3986 §6.2.2.2), so these spellings once answered 404.
+pub async fn attribute_reads_escaped_unreserved_characters_as_plain_ones(w: Arc<Worker>) -> Result<()> {
+    for spelling in [
+        "https://commonplace.example/shows/kitchen%2Dtable/%31-sourdough-slowly",
+        "https://commonplace.example/%73hows/kitchen-table/1-sourdough-slowly",
+    ] {
+        let answer = attribute(&w, spelling, "The secret is patience").await?;
+        ensure!(
+            answer["found"] == true && answer["episode"]["source_url"] == SOURDOUGH,
+            "{spelling}: {answer}"
+        );
+    }
+    let answer =
+        attribute(&w, "https://changelog.com/%6Asparty/%32%39%39", "I started in tech about 9-10 years ago")
+            .await?;
+    ensure!(answer["found"] == true && answer["episode"]["source_url"] == JS_PARTY_299, "{answer}");
+    Ok(())
+}
+
 pub async fn attribute_lands_on_word_times(w: Arc<Worker>) -> Result<()> {
     let answer = attribute(&w, SOURDOUGH, "today we are talking about sourdough").await?;
     ensure!(answer["start_s"] == 3.45 && answer["end_s"] == 6.1, "word times: {answer}");
@@ -235,6 +254,10 @@ pub async fn speakers_share_speech_time_not_the_window(w: Arc<Worker>) -> Result
     let ben = speakers.iter().find(|s| s["speaker"] == "SPEAKER_01").unwrap();
     ensure!(ben["segments"] == 3 && ben["first_s"] == 6.8 && ben["last_s"] == 41.0, "{ben}");
     ensure!(stats["window"] == serde_json::json!({"from": 0.0, "to": 100.0}), "{stats}");
+    // Issue 18: a window without speech once answered `"speech_s": -0.0`.
+    let silent = ok(&w, &format!("/api/episodes/{id}/speakers?from=100&to=200")).await?;
+    ensure!(silent["speech_s"] == 0.0 && silent["speakers"] == serde_json::json!([]), "{silent}");
+    ensure!(!silent.to_string().contains("-0"), "no negative zero: {silent}");
     problem(&w, &format!("/api/episodes/{id}/speakers?from=9&to=1"), 400).await?;
     problem(&w, &format!("/api/episodes/{id}/speakers?speaker=x"), 400).await?;
     Ok(())

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
-use crate::transcript::{Canonical, EpisodeRef, NameState, Segment};
+use crate::transcript::{Canonical, EpisodeRef, NameState, Segment, round_ms};
 
 /// Longest quote we accept, in characters.
 pub const MAX_QUOTE_CHARS: usize = 2000;
@@ -298,10 +298,6 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
             quote_words: n_quote,
         }),
     }
-}
-
-pub(crate) fn round_ms(seconds: f64) -> f64 {
-    (seconds * 1000.0).round() / 1000.0
 }
 
 /// The transcript text from the first token to the last, across segments.

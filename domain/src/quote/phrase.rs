@@ -21,11 +21,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
 use crate::quote::normalise;
-use crate::quote::round_ms;
 use crate::quote::views::{Page, fold_name};
 use crate::search::{
     Corrupt, Files, IndexFile, SearchError, bitmap_bytes, group_by_prefix, hashed_name, require,
 };
+use crate::transcript::round_ms;
 use crate::transcript::{Canonical, EpisodeRef, NameState};
 
 pub const FORMAT_VERSION: u32 = 1;

@@ -4,8 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
-use crate::quote::round_ms;
-use crate::transcript::{Canonical, EpisodeRef, NameState, Segment};
+use crate::transcript::{Canonical, EpisodeRef, NameState, Segment, round_ms, rounded};
 
 /// `speaker`, `from`, `to` as sent, echoed in the answer so a slice is never mistaken for the whole.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -231,10 +230,10 @@ pub fn speakers(canonical: &Canonical, filters: &Filters) -> SpeakersView {
         entry.first_s = entry.first_s.min(start);
         entry.last_s = entry.last_s.max(end);
     }
-    let speech_s: f64 = stats.iter().map(|s| s.seconds).sum();
+    // Not `.sum()`: an empty `f64` sum is `-0.0`.
+    let speech_s = stats.iter().fold(0.0, |sum, s| sum + s.seconds);
     for entry in &mut stats {
-        entry.share =
-            if speech_s > 0.0 { (entry.seconds / speech_s * 10_000.0).round() / 10_000.0 } else { 0.0 };
+        entry.share = if speech_s > 0.0 { rounded(entry.seconds / speech_s, 10_000.0) } else { 0.0 };
         entry.seconds = round_ms(entry.seconds);
         entry.first_s = round_ms(entry.first_s);
         entry.last_s = round_ms(entry.last_s);
@@ -417,5 +416,20 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&lines);
+    }
+
+    /// A window without speech once answered `"speech_s": -0.0` (an empty `f64` sum is `-0.0`).
+    #[test]
+    fn an_empty_window_has_no_negative_zero() {
+        let view = speakers(&canonical(), &Filters { speaker: None, from: Some(100.0), to: Some(200.0) });
+        let json = serde_json::to_value(&view).unwrap();
+        let answer = serde_json::json!({
+            "window": json["window"],
+            "speech_s": json["speech_s"],
+            "speakers": json["speakers"],
+        });
+        expect![[r#"{"speakers":[],"speech_s":0.0,"window":{"from":100.0,"to":200.0}}"#]]
+            .assert_eq(&answer.to_string());
+        assert!(!serde_json::to_string(&view).unwrap().contains("-0"));
     }
 }

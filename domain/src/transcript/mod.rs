@@ -23,6 +23,18 @@ use crate::Diagnostic;
 pub use names::{LabelVotes, NameState, Names, ResolvedName, Vote, VoteSource};
 pub use url::{episode_id, normalise_source_url};
 
+/// Seconds rounded to the millisecond, the precision of every time we write or answer.
+pub(crate) fn round_ms(seconds: f64) -> f64 {
+    rounded(seconds, 1000.0)
+}
+
+/// `value` rounded to a multiple of `1 / steps`, and never `-0.0`: JSON keeps the sign (an empty window
+/// once answered `"speech_s": -0.0`), and both an empty `f64` sum and a small negative value rounded
+/// are `-0.0`. Adding `0.0` turns `-0.0` into `0.0` and leaves every other value as it is.
+pub(crate) fn rounded(value: f64, steps: f64) -> f64 {
+    (value * steps).round() / steps + 0.0
+}
+
 fn is_false(value: &bool) -> bool {
     !*value
 }
@@ -436,6 +448,13 @@ mod tests {
             attribution: None,
             derived_from: None,
         }
+    }
+
+    #[test]
+    fn rounding_never_gives_a_negative_zero() {
+        let values = [-0.0, -0.0001, 0.0, 12.3456, -1.5];
+        let json = serde_json::to_string(&values.map(round_ms)).unwrap();
+        expect_test::expect!["[0.0,0.0,0.0,12.346,-1.5]"].assert_eq(&json);
     }
 
     #[test]

@@ -64,7 +64,7 @@ impl Vote {
     /// Kept to four decimals: enough for a reader, and short decimals read back exactly, so a
     /// re-run that computes the same score writes the same file.
     pub fn with_score(mut self, score: f64) -> Vote {
-        self.score = Some((score * 10_000.0).round() / 10_000.0);
+        self.score = Some(super::rounded(score, 10_000.0));
         self
     }
 }

@@ -95,7 +95,7 @@ pub fn import(format: Format, text: &str, companion: Option<&str>) -> Result<Vec
 
 /// Rounds to milliseconds, so imported files stay readable and diff well.
 fn ms(seconds: f64) -> f64 {
-    (seconds * 1000.0).round() / 1000.0
+    super::round_ms(seconds)
 }
 
 /// Fills in untimed words (`None` times) by interpolating between their timed neighbours inside the
