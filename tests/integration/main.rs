@@ -63,6 +63,7 @@ fn main() -> std::process::ExitCode {
         mcp::typescript_sdk_client_lists_and_calls_every_tool,
         mcp::malformed_json_rpc_gets_json_rpc_errors,
         mcp::foreign_browser_origins_are_refused,
+        mcp::official_conformance_suite_passes,
         mcp::llms_txt_and_openapi_json_describe_both_services,
         // The site's AI (issue 4): each but the first starts its own worker and scripted chat service.
         ai::ai_routes_answer_503_without_a_provider,
