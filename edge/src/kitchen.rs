@@ -3,8 +3,9 @@
 //! revoke keys, list my recipes.
 //!
 //! The local sign-in makes anyone anybody, so it needs both: `ENVIRONMENT=dev` comes only from
-//! `.dev.vars` or `--var` (never the deployed `wrangler.toml`), and the loopback host keeps a dev
-//! server reachable from elsewhere (a LAN address listed in `SITE_HOSTS`) from handing out accounts.
+//! `.dev.vars`, an `--env-file` or `--var` (never the deployed `wrangler.toml`), and the loopback host
+//! keeps a dev server reachable from elsewhere (a LAN address listed in `SITE_HOSTS`) from handing out
+//! accounts.
 //!
 //! Sessions are a random cookie token whose hash is in D1. Cookies are `HttpOnly; Secure;
 //! SameSite=Lax`. Every form carries a CSRF token: the session's own once signed in, and before that a
