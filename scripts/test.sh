@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, clippy (warnings denied), unit tests, integration tests
-# against the real worker in workerd.
+# against the real worker in workerd (among them the official MCP conformance suite against /mcp, and
+# a `wrangler deploy --dry-run` that must ship no development value).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test

@@ -12,6 +12,7 @@
 pub mod ai;
 pub mod diagnostic;
 pub mod diet;
+pub mod host;
 pub mod layout;
 pub mod mcp;
 #[cfg(feature = "pages")]

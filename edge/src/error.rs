@@ -12,6 +12,8 @@ pub enum ApiError {
     /// Query parameters that do not parse; each names its parameter.
     BadParameters(Vec<Diagnostic>),
     NotFound(String),
+    /// A request for a host this site does not answer for (neither in `SITE_HOSTS` nor loopback).
+    Misdirected(String),
     MethodNotAllowed(&'static str),
     /// A body that is not JSON at all.
     Malformed(String),
@@ -54,6 +56,14 @@ impl ApiError {
                 problems.iter().map(Diagnostic::to_string).collect::<Vec<_>>().join("; "),
             ),
             ApiError::NotFound(detail) => (404, "not-found", "Not found", detail.clone()),
+            // 421 (RFC 9110 §15.5.20), not 403: nothing about the caller is wrong, this server is just
+            // not the one for that host, and the answer must not look like a permission to ask for.
+            ApiError::Misdirected(host) => (
+                421,
+                "misdirected",
+                "This site does not answer for that host",
+                format!("`{host}` is not one of this site's hosts (SITE_HOSTS) nor loopback"),
+            ),
             ApiError::MethodNotAllowed(allowed) => {
                 (405, "method-not-allowed", "Method not allowed", format!("this path answers {allowed}"))
             }

@@ -1,8 +1,23 @@
-//! Headers every public answer carries: CORS and caching.
+//! What every request passes and every public answer carries: the site-host check, CORS and caching.
 
-use worker::{Headers, Response};
+use domain::host::SiteHosts;
+use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
+
+/// The request's host, as its URL has it (workerd builds the URL from `Host`): the host every
+/// same-origin check and every link the Worker makes from the request starts from.
+pub fn host(req: &Request) -> Result<String, ApiError> {
+    Ok(req.url()?.host_str().unwrap_or_default().to_string())
+}
+
+/// Refuses a request for a host that is neither in `SITE_HOSTS` nor loopback, before any route runs
+/// (the DNS rebinding defence; see `domain::host`). An unset `SITE_HOSTS` admits loopback only.
+pub fn check_host(req: &Request, env: &Env) -> Result<(), ApiError> {
+    let host = host(req)?;
+    let hosts = env.var("SITE_HOSTS").map(|var| var.to_string()).unwrap_or_default();
+    if SiteHosts::parse(&hosts).admits(&host) { Ok(()) } else { Err(ApiError::Misdirected(host)) }
+}
 
 /// Public reads may be used from any origin.
 pub fn cors(headers: &mut Headers) {

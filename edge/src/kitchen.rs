@@ -1,5 +1,11 @@
 //! The kitchen page (`/kitchen`): sign in (GitHub OAuth; a local sign-in only when
-//! `ENVIRONMENT=dev`), make a labelled API key (shown once), list and revoke keys, list my recipes.
+//! `ENVIRONMENT=dev` and the request's host is loopback), make a labelled API key (shown once), list and
+//! revoke keys, list my recipes.
+//!
+//! The local sign-in makes anyone anybody, so it needs both: `ENVIRONMENT=dev` comes only from
+//! `.dev.vars`, an `--env-file` or `--var` (never the deployed `wrangler.toml`), and the loopback host
+//! keeps a dev server reachable from elsewhere (a LAN address listed in `SITE_HOSTS`) from handing out
+//! accounts.
 //!
 //! Sessions are a random cookie token whose hash is in D1. Cookies are `HttpOnly; Secure;
 //! SameSite=Lax`. Every form carries a CSRF token: the session's own once signed in, and before that a
@@ -16,6 +22,7 @@ use worker::{Env, Fetch, Headers, Method, Request, RequestInit, Response};
 
 use crate::auth::{self, now_iso, now_s, random_hex, sha256_hex};
 use crate::error::ApiError;
+use crate::http;
 use crate::store::{self, Session};
 
 const SESSION_COOKIE: &str = "cp_session";
@@ -41,8 +48,13 @@ fn secret(env: &Env, name: &str) -> Option<String> {
     env.secret(name).ok().map(|v| v.to_string()).or_else(|| var(env, name)).filter(|v| !v.is_empty())
 }
 
-fn dev_enabled(env: &Env) -> bool {
+fn dev_environment(env: &Env) -> bool {
     var(env, "ENVIRONMENT").as_deref() == Some("dev")
+}
+
+/// Whether this request may use the local sign-in: a development run, asked on a loopback host.
+fn dev_sign_in_allowed(req: &Request, env: &Env) -> Result<bool, ApiError> {
+    Ok(dev_environment(env) && domain::host::is_loopback(&http::host(req)?))
 }
 
 fn cookie(req: &Request, name: &str) -> Option<String> {
@@ -108,11 +120,12 @@ async fn page(
         }
     };
     let new_key = extra.new_key.map(|(key, label)| json!({"key": key, "label": label}));
+    let dev = dev_sign_in_allowed(req, env)?;
     let html = TEMPLATES
         .with(|templates| {
             templates.get_template("kitchen.html")?.render(context! {
                 account, csrf, keys, recipes, new_key, message => extra.message,
-                github => var(env, "GITHUB_CLIENT_ID").is_some(), dev => dev_enabled(env),
+                github => var(env, "GITHUB_CLIENT_ID").is_some(), dev,
             })
         })
         .map_err(|err| ApiError::Internal(format!("kitchen page: {err}")))?;
@@ -201,10 +214,16 @@ async fn start_session(env: &Env, account_id: i64) -> Result<Response, ApiError>
     )
 }
 
-/// `POST /kitchen/login/dev`: a local account by handle, only when `ENVIRONMENT=dev`.
+/// `POST /kitchen/login/dev`: a local account by handle, only when `ENVIRONMENT=dev` and asked on a
+/// loopback host.
 pub async fn dev_login(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    if !dev_enabled(env) {
+    if !dev_environment(env) {
         return Err(ApiError::NotFound("local sign-in exists only in development".into()));
+    }
+    if !dev_sign_in_allowed(&req, env)? {
+        return Err(ApiError::Forbidden(
+            "the local sign-in answers only on a loopback host (localhost, 127.0.0.1, [::1])".into(),
+        ));
     }
     let expected = cookie(&req, CSRF_COOKIE).unwrap_or_default();
     let form = form(&mut req).await?;

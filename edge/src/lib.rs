@@ -2,8 +2,9 @@
 //!
 //! Static files (recipe JSON, pages, search index, dumps) are Workers static assets built by `builder`;
 //! the Worker runs first for every request so that headers, errors and (later) the D1 overlay are
-//! decided in one place. Central types: [`error::ApiError`], the one error type, mapped to RFC 9457 in
-//! [`error::ApiError::into_response`].
+//! decided in one place. A request for a host that is neither the site's nor loopback is refused
+//! before any route runs ([`http::check_host`]). Central types: [`error::ApiError`], the one error
+//! type, mapped to RFC 9457 in [`error::ApiError::into_response`].
 
 mod ai;
 mod assets;
@@ -29,7 +30,11 @@ use crate::error::ApiError;
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let instance = req.path();
-    let response = match route(req, &env).await {
+    let answer = match http::check_host(&req, &env) {
+        Ok(()) => route(req, &env).await,
+        Err(refused) => Err(refused),
+    };
+    let response = match answer {
         Ok(response) => response,
         Err(err) => err.into_response(&instance),
     };

@@ -78,6 +78,9 @@ fn wrangler(args: &[&str]) -> Command {
 /// `--out` folder of `builder build`, whose production layout `<out>.assets` and `<out>.r2` is served),
 /// and the local D1 state of an earlier worker to carry on from (see
 /// [`Worker::stop_keeping_state`]) instead of a fresh one.
+///
+/// Every worker runs as a development run (`ENVIRONMENT=dev`, as `scripts/dev.sh` starts one) unless
+/// `vars` sets `ENVIRONMENT` itself.
 #[derive(Debug, Default, Clone)]
 pub struct Config {
     pub vars: Vec<(String, String)>,
@@ -93,6 +96,7 @@ pub struct Worker {
     state: PathBuf,
     keep_state: bool,
     log: PathBuf,
+    dev_vars: PathBuf,
 }
 
 impl Worker {
@@ -147,6 +151,18 @@ impl Worker {
         let assets = format!("{}.assets", out.display());
         args.push("--assets");
         args.push(&assets);
+        // The development-only values go in this worker's own dotenv file, given with `--env-file`,
+        // rather than in the repo's `.dev.vars`: workers with different settings run at once from one
+        // checkout, and with `--env-file` wrangler skips `.dev.vars`, so a developer's own file (AI
+        // keys, say) cannot change what a test sees. `ENVIRONMENT` stays out of `wrangler.toml`,
+        // which is what a deploy ships.
+        let dev_vars = work.join(format!("dev-vars-{port}"));
+        let dev_values =
+            if config.vars.iter().any(|(name, _)| name == "ENVIRONMENT") { "" } else { "ENVIRONMENT=dev\n" };
+        std::fs::write(&dev_vars, dev_values)?;
+        let dev_vars_arg = dev_vars.to_string_lossy().to_string();
+        args.push("--env-file");
+        args.push(&dev_vars_arg);
         let vars: Vec<String> = config.vars.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         for var in &vars {
             args.push("--var");
@@ -160,8 +176,14 @@ impl Worker {
         // If this test process dies abruptly, the kernel stops wrangler too.
         unsafe_free_parent_death_signal(&mut cmd);
         let child = cmd.spawn().context("starting wrangler dev")?;
-        let worker =
-            Worker { base: format!("http://127.0.0.1:{port}"), child, state, keep_state: false, log };
+        let worker = Worker {
+            base: format!("http://127.0.0.1:{port}"),
+            child,
+            state,
+            keep_state: false,
+            log,
+            dev_vars,
+        };
         worker.wait_ready().await?;
         Ok(worker)
     }
@@ -240,6 +262,7 @@ impl Drop for Worker {
     fn drop(&mut self) {
         stop_group(self.child.id() as i32);
         let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.dev_vars);
         if !self.keep_state {
             let _ = std::fs::remove_dir_all(&self.state);
         }

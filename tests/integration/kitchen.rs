@@ -121,7 +121,7 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
 }
 
 pub async fn local_sign_in_exists_only_in_dev(w: Arc<Worker>) -> Result<()> {
-    // The shared worker runs with ENVIRONMENT=dev (wrangler.toml).
+    // The shared worker is a development run (the harness gives it ENVIRONMENT=dev, as dev.sh does).
     Kitchen::sign_in(&w, "local-cook").await?;
     let prod = Worker::start_with(Config {
         vars: vec![("ENVIRONMENT".into(), "production".into())],

@@ -9,6 +9,7 @@ mod pages;
 mod quotes;
 mod recipes_read;
 mod recipes_write;
+mod safe;
 mod speakers;
 mod sync;
 
@@ -66,6 +67,7 @@ fn main() -> std::process::ExitCode {
         mcp::typescript_sdk_client_lists_and_calls_every_tool,
         mcp::malformed_json_rpc_gets_json_rpc_errors,
         mcp::foreign_browser_origins_are_refused,
+        mcp::official_conformance_suite_passes,
         mcp::llms_txt_and_openapi_json_describe_both_services,
         // The site's AI (issue 4): each but the first starts its own worker and scripted chat service.
         ai::ai_routes_answer_503_without_a_provider,
@@ -77,6 +79,10 @@ fn main() -> std::process::ExitCode {
         kitchen::github_sign_in_key_lifecycle_in_a_browser,
         kitchen::local_sign_in_exists_only_in_dev,
         kitchen::expired_sessions_are_dropped_at_the_next_sign_in,
+        // Safe by default (issue 11).
+        safe::foreign_hosts_are_refused_before_routing,
+        safe::local_sign_in_is_refused_on_a_site_host_that_is_not_loopback,
+        safe::deployed_configuration_carries_no_development_value,
         sync::sync_commits_each_change_and_the_next_build_publishes_it,
         // Speaker names set by editors (issue 7).
         speakers::speaker_names_need_a_key_and_the_editor_role,

