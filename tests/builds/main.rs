@@ -55,15 +55,34 @@ fn a_bad_content_folder_lists_every_problem_and_writes_nothing() {
     let output = run(&["build", "--content", "tests/data/bad-content", "--out", out.to_str().unwrap()]);
     assert!(!output.status.success());
     let expected = expect_test::expect![[r#"
-        recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
-        recipes/Bad_Name.json: (json): line 2 column 0: EOF while parsing an object at line 2 column 0
-        recipes/two-mistakes.json: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
-        recipes/two-mistakes.json: cook_min: must be between 0 and 10080
-        recipes/two-mistakes.json: texts.en.ingredients[0].q: must be a number greater than 0
-        recipes/two-mistakes.json: texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
+        tests/data/bad-content/recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
+        tests/data/bad-content/recipes/Bad_Name.json:2:1: (json): EOF while parsing an object
+        tests/data/bad-content/recipes/two-mistakes.json:3:3: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
+        tests/data/bad-content/recipes/two-mistakes.json:6:3: cook_min: must be between 0 and 10080
+        tests/data/bad-content/recipes/two-mistakes.json:17:24: texts.en.ingredients[0].q: must be a number greater than 0
+        tests/data/bad-content/recipes/two-mistakes.json:18:42: texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
     "#]];
     expected.assert_eq(&String::from_utf8_lossy(&output.stdout));
     assert!(!out.exists(), "a failed build wrote {}", out.display());
+}
+
+/// What the content repo's pull-request workflow runs: GitHub shows each line on its file and line.
+#[test]
+fn check_for_github_reports_each_problem_as_an_annotation_on_its_file_and_line() {
+    let output = run(&["check", "--content", "tests/data/bad-content", "--format", "github"]);
+    assert!(!output.status.success());
+    let expected = expect_test::expect![[r#"
+        ::error file=tests/data/bad-content/recipes/Bad_Name.json::(file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
+        ::error file=tests/data/bad-content/recipes/Bad_Name.json,line=2,col=1::(json): EOF while parsing an object
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=3,col=3::course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=6,col=3::cook_min: must be between 0 and 10080
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=17,col=24::texts.en.ingredients[0].q: must be a number greater than 0
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=18,col=42::texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
+        ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=2,col=3::pipeline: must equal the file name `edited`
+        ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=7,col=45::segments[1].end_s: must not be before start_s
+        ::error file=tests/data/bad-content/shows/bad-show/show.json,line=2,col=3::title: must not be empty
+    "#]];
+    expected.assert_eq(&String::from_utf8_lossy(&output.stdout));
 }
 
 #[test]
@@ -158,3 +177,4 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     assert_same_tree(&incremental, &again);
     let _ = std::fs::remove_dir_all(&work);
 }
+
