@@ -51,8 +51,8 @@ impl Problem {
         // serde_json counts the column in bytes and points at the byte it stopped on; 0 is the start
         // of a line it had just begun (such as the end of the file after a newline).
         let text = String::from_utf8_lossy(&file.bytes);
-        let line_start = line_offset(&text, err.line());
-        let at = position(&text, line_start + err.column().saturating_sub(1));
+        let lines = Lines::of(&text);
+        let at = lines.position(lines.start(err.line()) + err.column().saturating_sub(1));
         Problem { file: file.path.clone(), at: Some(at), field: "(json)".into(), reason }
     }
 }
@@ -73,13 +73,14 @@ pub fn located(file: &ContentFile, diagnostics: impl IntoIterator<Item = Diagnos
     let text = String::from_utf8_lossy(&file.bytes);
     let parsed = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default());
     let root = parsed.as_ref().ok().and_then(|parsed| parsed.value.as_ref());
+    let lines = Lines::of(&text);
     diagnostics
         .into_iter()
         .map(|diagnostic| {
             let offset = root.map_or(0, |root| offset_of(root, &diagnostic.field));
             Problem {
                 file: file.path.clone(),
-                at: Some(position(&text, offset)),
+                at: Some(lines.position(offset)),
                 field: diagnostic.field,
                 reason: diagnostic.reason,
             }
@@ -134,23 +135,34 @@ fn offset_of(root: &Value, field: &str) -> usize {
     offset
 }
 
-/// The byte offset where line `line` (from 1) starts; the end of the text for a line past it.
-fn line_offset(text: &str, line: usize) -> usize {
-    if line <= 1 {
-        return 0;
-    }
-    text.match_indices('\n').nth(line - 2).map_or(text.len(), |(idx, _)| idx + 1)
+/// Where each line of a text starts, so a file with thousands of problems (a long transcript) finds
+/// each position without rescanning the text.
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
 }
 
-/// The line and character column of a byte offset (rounded down to a character boundary).
-fn position(text: &str, offset: usize) -> Position {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
+impl<'t> Lines<'t> {
+    fn of(text: &'t str) -> Self {
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(idx, _)| idx + 1)).collect();
+        Lines { text, starts }
     }
-    let before = &text[..offset];
-    let line_start = before.rfind('\n').map_or(0, |idx| idx + 1);
-    Position { line: before.matches('\n').count() + 1, col: before[line_start..].chars().count() + 1 }
+
+    /// The byte offset where line `line` (from 1) starts; the end of the text for a line past it.
+    fn start(&self, line: usize) -> usize {
+        self.starts.get(line.saturating_sub(1)).copied().unwrap_or(self.text.len())
+    }
+
+    /// The line and character column of a byte offset (rounded down to a character boundary).
+    fn position(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line_idx = self.starts.partition_point(|&start| start <= offset) - 1;
+        let col = self.text[self.starts[line_idx]..offset].chars().count() + 1;
+        Position { line: line_idx + 1, col }
+    }
 }
 
 /// How `builder check` and `builder build` print problems.
