@@ -18,7 +18,7 @@ elif [ -n "${CI:-}" ]; then
   echo "actionlint is not installed (scripts/setup.sh --test could not install it)" >&2
   exit 1
 else
-  echo "SKIPPED: actionlint is not installed (its installer needs github.com; see scripts/setup.sh)"
+  echo "SKIPPED: actionlint is not installed (its installer needs github.com; see tests/.venv/actionlint-install-failed)"
 fi
 echo "== build content and worker"
 bash scripts/build.sh
