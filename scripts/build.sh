@@ -5,6 +5,7 @@
 # A CONTENT folder that is a git repository is built from its HEAD commit, so a rebuild after a new
 # commit redoes only what the commit changed. With COMMONPLACE_R2_STATE set, the packs the build made
 # are put into that local R2 (scripts/r2-local.sh).
+# `scripts/build.sh worker` builds only the Worker (scripts/deploy.sh builds the site from git itself).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -13,14 +14,16 @@ export PATH="$HOME/.cargo/bin:$PATH"
 CONTENT=${CONTENT:-content}
 OUT=${OUT:-dist}
 
-cargo build --quiet --release -p builder
-if [ -d "$CONTENT/.git" ] && [ "$CONTENT" != content ]; then
-  ./target/release/builder build --git "$CONTENT" --rev HEAD --out "$OUT"
-else
-  ./target/release/builder build --content "$CONTENT" --out "$OUT"
-fi
-if [ -n "${COMMONPLACE_R2_STATE:-}" ]; then
-  bash scripts/r2-local.sh "$OUT" "$COMMONPLACE_R2_STATE"
+if [ "${1:-}" != worker ]; then
+  cargo build --quiet --release -p builder
+  if [ -d "$CONTENT/.git" ] && [ "$CONTENT" != content ]; then
+    ./target/release/builder build --git "$CONTENT" --rev HEAD --out "$OUT"
+  else
+    ./target/release/builder build --content "$CONTENT" --out "$OUT"
+  fi
+  if [ -n "${COMMONPLACE_R2_STATE:-}" ]; then
+    bash scripts/r2-local.sh "$OUT" "$COMMONPLACE_R2_STATE"
+  fi
 fi
 
 # worker-build would download wasm-bindgen from GitHub; use the one scripts/setup.sh installed.

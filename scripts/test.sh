@@ -12,6 +12,15 @@ cargo fmt --all --check
 echo "== clippy (native crates, then the worker for wasm32)"
 cargo clippy --quiet --workspace --exclude edge --all-targets -- -D warnings
 cargo clippy --quiet -p edge --target wasm32-unknown-unknown -- -D warnings
+echo "== actionlint (.github/workflows)"
+if [ -x tests/.venv/bin/actionlint ]; then
+  tests/.venv/bin/actionlint
+elif [ -n "${CI:-}" ]; then
+  echo "actionlint is not installed (scripts/setup.sh --test could not install it)" >&2
+  exit 1
+else
+  echo "SKIPPED: actionlint is not installed (its installer needs github.com; see tests/.venv/actionlint-install-failed)"
+fi
 echo "== build content and worker"
 bash scripts/build.sh
 echo "== tests"

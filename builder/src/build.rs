@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::diagnostics::{self, Format, Problem};
 use crate::source::{ContentFile, Entry, Reader, Source};
 use crate::{history, jsonl, opendata, pages};
 
@@ -38,22 +39,28 @@ pub struct Loaded {
     pub published: Published,
 }
 
-/// Validates one recipe file: the typed recipe, or every problem as `file: field: reason`.
-pub fn load_recipe(file: &ContentFile) -> Result<Loaded, Vec<String>> {
+/// Validates one recipe file: the typed recipe, or every problem, each at its line and column.
+pub fn load_recipe(file: &ContentFile) -> Result<Loaded, Vec<Problem>> {
     let path = &file.path;
     let Some(slug) = path.strip_prefix("recipes/").and_then(|name| name.strip_suffix(".json")) else {
-        return Err(vec![format!("{path}: (file): only recipes/<slug>.json files belong in recipes/")]);
+        return Err(vec![Problem::whole(
+            path,
+            "(file)",
+            "only recipes/<slug>.json files belong in recipes/",
+        )]);
     };
     let mut problems = Vec::new();
     if !domain::slug::is_valid(slug) {
-        problems.push(format!(
-            "{path}: (file name): `{slug}` is not a slug: use 3-80 lower-case letters, digits and single hyphens"
+        problems.push(Problem::whole(
+            path,
+            "(file name)",
+            format!("`{slug}` is not a slug: use 3-80 lower-case letters, digits and single hyphens"),
         ));
     }
     let value: serde_json::Value = match serde_json::from_slice(&file.bytes) {
         Ok(value) => value,
         Err(err) => {
-            problems.push(format!("{path}: (json): line {} column {}: {err}", err.line(), err.column()));
+            problems.push(Problem::json(file, &err));
             return Err(problems);
         }
     };
@@ -63,20 +70,20 @@ pub fn load_recipe(file: &ContentFile) -> Result<Loaded, Vec<String>> {
         }
         Ok(_) => Err(problems),
         Err(diagnostics) => {
-            problems.extend(diagnostics.iter().map(|d| format!("{path}: {}: {}", d.field, d.reason)));
+            problems.extend(diagnostics::located(file, diagnostics));
             Err(problems)
         }
     }
 }
 
-pub fn check(source: &Source) -> Result<ExitCode> {
+pub fn check(source: &Source, format: Format) -> Result<ExitCode> {
     let listing = source.list("recipes/")?;
-    let problems: Vec<String> = listing
+    let problems: Vec<Problem> = listing
         .entries
         .par_iter()
         .map_init(
             || source.reader(),
-            |reader, entry| -> Result<Vec<String>> {
+            |reader, entry| -> Result<Vec<Problem>> {
                 let reader = reader.as_ref().map_err(|err| anyhow::anyhow!("{err:#}"))?;
                 let file = ContentFile { path: entry.path.clone(), bytes: reader.read(entry)? };
                 Ok(load_recipe(&file).err().unwrap_or_default())
@@ -92,15 +99,14 @@ pub fn check(source: &Source) -> Result<ExitCode> {
         eprintln!("{} recipes are valid", listing.entries.len());
         Ok(ExitCode::SUCCESS)
     } else {
-        Ok(report(&problems))
+        diagnostics::print(source, format, &problems);
+        Ok(ExitCode::FAILURE)
     }
 }
 
-pub(crate) fn report(problems: &[String]) -> ExitCode {
-    for problem in problems {
-        println!("{problem}");
-    }
-    eprintln!("{} problem(s); nothing was written", problems.len());
+/// A build that stops on content problems prints them like `builder check` does by default.
+pub(crate) fn report(source: &Source, problems: &[Problem]) -> ExitCode {
+    diagnostics::print(source, Format::Text, problems);
     ExitCode::FAILURE
 }
 
@@ -220,7 +226,7 @@ fn process(
     entry: &Entry,
     out: &Out,
     tools: &Tools,
-) -> Result<Result<Processed, Vec<String>>> {
+) -> Result<Result<Processed, Vec<Problem>>> {
     let file = ContentFile { path: entry.path.clone(), bytes: reader.read(entry)? };
     let published = match load_recipe(&file) {
         Ok(loaded) => loaded.published,
@@ -244,11 +250,11 @@ pub(crate) fn process_all(
     out: &Out,
     tools: &Tools,
     mut each: impl FnMut(Processed) -> Result<()>,
-) -> Result<Vec<String>> {
+) -> Result<Vec<Problem>> {
     let bar = progress(entries.len(), "recipes");
     let mut problems = Vec::new();
     for chunk in entries.chunks(CHUNK) {
-        let results: Vec<Result<Result<Processed, Vec<String>>>> = chunk
+        let results: Vec<Result<Result<Processed, Vec<Problem>>>> = chunk
             .par_iter()
             .map_init(
                 || source.reader(),
@@ -356,7 +362,7 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     })?;
     if !problems.is_empty() {
         let _ = std::fs::remove_dir_all(&staging);
-        return Ok(report(&problems));
+        return Ok(report(source, &problems));
     }
     dump.finish(&out)?;
     timings.lap("recipes");

@@ -1,10 +1,12 @@
 //! `builder`: compiles the content repo into `dist/` — static JSON, search index, pages, open data.
 //!
 //! `main` parses arguments and hands them to [`run`]; every command is a module. Errors are printed as a
-//! chain; content problems are printed one per line as `file: field: reason`.
+//! chain; content problems are printed one per line as `file:line:col: field: reason`, or as GitHub
+//! Actions annotations with `check --format github` (`diagnostics.rs`).
 
 mod agents;
 mod build;
+mod diagnostics;
 mod history;
 mod identify;
 mod import;
@@ -47,6 +49,9 @@ enum Command {
     Check {
         #[command(flatten)]
         source: SourceArgs,
+        /// How to print problems: `text` (file:line:col: field: reason) or `github` (annotations).
+        #[arg(long, value_enum, default_value_t = diagnostics::Format::Text)]
+        format: diagnostics::Format,
     },
     /// Import a transcript file as one pipeline run (or a Changelog corpus folder as a shows/ tree).
     Import {
@@ -138,7 +143,7 @@ fn main() -> ExitCode {
 fn run(args: Args) -> ExitCode {
     let result = match args.command {
         Command::Build { source, out } => build::build(&source.source(), &out),
-        Command::Check { source } => build::check(&source.source()),
+        Command::Check { source, format } => build::check(&source.source(), format),
         Command::Import { format, input, text, out, pipeline, created, only } => {
             import::run(import::Request { format, input, text, out, pipeline, created, only })
         }

@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::build::Out;
+use crate::diagnostics::{self, Problem};
 use crate::source::{ContentFile, Source};
 
 /// One episode's files, gathered by folder.
@@ -58,30 +59,27 @@ pub fn read(source: &Source) -> Result<Vec<ContentFile>> {
     }
 }
 
-fn parse<T: DeserializeOwned>(file: &ContentFile, problems: &mut Vec<String>) -> Option<T> {
+fn parse<T: DeserializeOwned>(file: &ContentFile, problems: &mut Vec<Problem>) -> Option<T> {
     match serde_json::from_slice(&file.bytes) {
         Ok(value) => Some(value),
         Err(err) => {
-            problems.push(format!(
-                "{}: (json): line {} column {}: {err}",
-                file.path,
-                err.line(),
-                err.column()
-            ));
+            problems.push(Problem::json(file, &err));
             None
         }
     }
 }
 
-fn report(path: &str, diagnostics: Vec<Diagnostic>, problems: &mut Vec<String>) {
-    problems.extend(diagnostics.into_iter().map(|d| format!("{path}: {}: {}", d.field, d.reason)));
+fn report(file: &ContentFile, diagnostics: Vec<Diagnostic>, problems: &mut Vec<Problem>) {
+    if !diagnostics.is_empty() {
+        problems.extend(diagnostics::located(file, diagnostics));
+    }
 }
 
 /// The shows by slug, and every episode derived, newest first.
 pub type Loaded = (BTreeMap<String, Show>, Vec<Built>);
 
 /// Validates every file under `shows/` and derives each episode; returns every problem at once.
-pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<String>> {
+pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut shows: BTreeMap<String, Show> = BTreeMap::new();
     let mut episodes: BTreeMap<(String, String), EpisodeFiles> = BTreeMap::new();
@@ -90,7 +88,7 @@ pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<String>> {
         match parts.as_slice() {
             ["shows", show, "show.json"] => {
                 if let Some(parsed) = parse::<Show>(file, &mut problems) {
-                    report(&file.path, transcript::validate_show(&parsed), &mut problems);
+                    report(file, transcript::validate_show(&parsed), &mut problems);
                     shows.insert(show.to_string(), parsed);
                 }
             }
@@ -104,20 +102,25 @@ pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<String>> {
                 episodes.entry((show.to_string(), episode.to_string())).or_default().runs.push(file)
             }
             [.., name] if name.starts_with('.') || name.eq_ignore_ascii_case("README.md") => {}
-            _ => problems.push(format!(
-                "{}: (file): only show.json, <episode>/episode.json, <episode>/names.json and \
+            _ => problems.push(Problem::whole(
+                &file.path,
+                "(file)",
+                "only show.json, <episode>/episode.json, <episode>/names.json and \
                  <episode>/runs/<pipeline>.json belong under shows/",
-                file.path
             )),
         }
     }
     for slug in shows.keys() {
         if !domain::slug::is_valid(slug) {
-            problems.push(format!("shows/{slug}: (folder): `{slug}` is not a slug"));
+            problems.push(Problem::whole(
+                format!("shows/{slug}"),
+                "(folder)",
+                format!("`{slug}` is not a slug"),
+            ));
         }
     }
 
-    let results: Vec<Result<Built, Vec<String>>> = episodes
+    let results: Vec<Result<Built, Vec<Problem>>> = episodes
         .par_iter()
         .map(|((show_slug, folder), files)| load_episode(show_slug, folder, files, &shows))
         .collect();
@@ -131,9 +134,10 @@ pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<String>> {
     let mut by_id: HashMap<&str, &str> = HashMap::new();
     for episode in &built {
         if let Some(other) = by_id.insert(&episode.record.id, &episode.record.title) {
-            problems.push(format!(
-                "shows/{}: source_url: `{}` is also the address of `{other}`",
-                episode.record.show, episode.record.source_url
+            problems.push(Problem::whole(
+                format!("shows/{}", episode.record.show),
+                "source_url",
+                format!("`{}` is also the address of `{other}`", episode.record.source_url),
             ));
         }
     }
@@ -153,40 +157,51 @@ fn load_episode(
     folder: &str,
     files: &EpisodeFiles,
     shows: &BTreeMap<String, Show>,
-) -> Result<Built, Vec<String>> {
+) -> Result<Built, Vec<Problem>> {
     let mut problems = Vec::new();
     let base = format!("shows/{show_slug}/{folder}");
     let Some(show) = shows.get(show_slug) else {
-        return Err(vec![format!(
-            "shows/{show_slug}/show.json: (file): missing; every show folder needs one"
+        return Err(vec![Problem::whole(
+            format!("shows/{show_slug}/show.json"),
+            "(file)",
+            "missing; every show folder needs one",
         )]);
     };
     let Some(episode_file) = files.episode else {
-        return Err(vec![format!("{base}/episode.json: (file): missing; every episode folder needs one")]);
+        return Err(vec![Problem::whole(
+            format!("{base}/episode.json"),
+            "(file)",
+            "missing; every episode folder needs one",
+        )]);
     };
     let episode: Option<Episode> = parse(episode_file, &mut problems);
     if let Some(episode) = &episode {
-        report(&episode_file.path, transcript::validate_episode(episode), &mut problems);
+        report(episode_file, transcript::validate_episode(episode), &mut problems);
     }
     let names: Names = match files.names {
         Some(file) => parse(file, &mut problems).unwrap_or_default(),
         None => Names::default(),
     };
     if let Some(file) = files.names {
-        report(&file.path, names::validate(&names), &mut problems);
+        report(file, names::validate(&names), &mut problems);
     }
     let mut runs: Vec<Run> = Vec::new();
     for file in &files.runs {
         let Some(run) = parse::<Run>(file, &mut problems) else { continue };
-        report(&file.path, transcript::validate_run(&run), &mut problems);
+        let mut wrong = transcript::validate_run(&run);
         let stem = file.path.rsplit('/').next().unwrap_or_default().trim_end_matches(".json");
         if run.pipeline != stem {
-            problems.push(format!("{}: pipeline: must equal the file name `{stem}`", file.path));
+            wrong.push(Diagnostic::new("pipeline", format!("must equal the file name `{stem}`")));
         }
+        report(file, wrong, &mut problems);
         runs.push(run);
     }
     if runs.is_empty() {
-        problems.push(format!("{base}/runs: (folder): an episode needs at least one run"));
+        problems.push(Problem::whole(
+            format!("{base}/runs"),
+            "(folder)",
+            "an episode needs at least one run",
+        ));
     }
     let Some(episode) = episode else { return Err(problems) };
     if !problems.is_empty() {
@@ -459,7 +474,7 @@ pub fn build_into(source: &Source, out: &Out) -> Result<String> {
         return Ok(String::new());
     }
     let (shows, episodes) = load(&files).map_err(|problems| {
-        anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), problems.join("\n"))
+        anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), diagnostics::lines(source, &problems))
     })?;
     drop(files);
     let outcome = write(out, &shows, &episodes)?;

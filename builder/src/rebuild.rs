@@ -74,7 +74,7 @@ pub(crate) fn rebuild(
     })?;
     if !problems.is_empty() {
         let _ = std::fs::remove_dir_all(&staging);
-        return Ok(Some(build::report(&problems)));
+        return Ok(Some(build::report(source, &problems)));
     }
     // The terms the changed recipes had, from the last build's commit.
     let reader = source.reader()?;

@@ -55,15 +55,34 @@ fn a_bad_content_folder_lists_every_problem_and_writes_nothing() {
     let output = run(&["build", "--content", "tests/data/bad-content", "--out", out.to_str().unwrap()]);
     assert!(!output.status.success());
     let expected = expect_test::expect![[r#"
-        recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
-        recipes/Bad_Name.json: (json): line 2 column 0: EOF while parsing an object at line 2 column 0
-        recipes/two-mistakes.json: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
-        recipes/two-mistakes.json: cook_min: must be between 0 and 10080
-        recipes/two-mistakes.json: texts.en.ingredients[0].q: must be a number greater than 0
-        recipes/two-mistakes.json: texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
+        tests/data/bad-content/recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
+        tests/data/bad-content/recipes/Bad_Name.json:2:1: (json): EOF while parsing an object
+        tests/data/bad-content/recipes/two-mistakes.json:3:3: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
+        tests/data/bad-content/recipes/two-mistakes.json:6:3: cook_min: must be between 0 and 10080
+        tests/data/bad-content/recipes/two-mistakes.json:17:24: texts.en.ingredients[0].q: must be a number greater than 0
+        tests/data/bad-content/recipes/two-mistakes.json:18:42: texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
     "#]];
     expected.assert_eq(&String::from_utf8_lossy(&output.stdout));
     assert!(!out.exists(), "a failed build wrote {}", out.display());
+}
+
+/// What the content repo's pull-request workflow runs: GitHub shows each line on its file and line.
+#[test]
+fn check_for_github_reports_each_problem_as_an_annotation_on_its_file_and_line() {
+    let output = run(&["check", "--content", "tests/data/bad-content", "--format", "github"]);
+    assert!(!output.status.success());
+    let expected = expect_test::expect![[r#"
+        ::error file=tests/data/bad-content/recipes/Bad_Name.json::(file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
+        ::error file=tests/data/bad-content/recipes/Bad_Name.json,line=2,col=1::(json): EOF while parsing an object
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=3,col=3::course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=6,col=3::cook_min: must be between 0 and 10080
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=17,col=24::texts.en.ingredients[0].q: must be a number greater than 0
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=18,col=42::texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
+        ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=2,col=3::pipeline: must equal the file name `edited`
+        ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=7,col=45::segments[1].end_s: must not be before start_s
+        ::error file=tests/data/bad-content/shows/bad-show/show.json,line=2,col=3::title: must not be empty
+    "#]];
+    expected.assert_eq(&String::from_utf8_lossy(&output.stdout));
 }
 
 #[test]
@@ -157,4 +176,146 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     build(&last, &again);
     assert_same_tree(&incremental, &again);
     let _ = std::fs::remove_dir_all(&work);
+}
+
+/// The deploy tests share the generated `.wrangler-deploy.json` at the repository root.
+static DEPLOY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A site to deploy under `work`: built by the builder, plus stand-in R2 packs while the build writes
+/// none, and a wrangler.toml that names the packs bucket. Returns the build output folder.
+fn site_to_deploy(work: &Path) -> PathBuf {
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(work).unwrap();
+    let out = work.join("site");
+    let output = run(&["build", "--content", "content", "--out", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    if !root().join("edge/build/worker/shim.mjs").exists() {
+        let status = Command::new("bash").args(["scripts/build.sh", "worker"]).current_dir(root()).status();
+        assert!(status.unwrap().success());
+    }
+    let r2 = work.join("site.r2");
+    if !r2.join("objects.txt").exists() {
+        std::fs::create_dir_all(r2.join("packs")).unwrap();
+        for key in ["packs/aa.pack", "packs/bb.pack"] {
+            std::fs::write(r2.join(key), key).unwrap();
+        }
+        std::fs::write(r2.join("objects.txt"), "packs/aa.pack\npacks/bb.pack\n").unwrap();
+    }
+    let mut toml = std::fs::read_to_string(root().join("wrangler.toml")).unwrap();
+    if !toml.contains("binding = \"PACKS\"") {
+        toml.push_str("\n[[r2_buckets]]\nbinding = \"PACKS\"\nbucket_name = \"commonplace-packs\"\n");
+    }
+    std::fs::write(work.join("wrangler.toml"), toml).unwrap();
+    out
+}
+
+fn deploy(work: &Path, out: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+    let output = Command::new("bash")
+        .arg("scripts/deploy.sh")
+        .args(["--no-build", "--out", out.to_str().unwrap()])
+        .args(args)
+        .current_dir(root())
+        .env_remove("CLOUDFLARE_API_TOKEN")
+        .env("DEPLOY_WRANGLER_TOML", work.join("wrangler.toml"))
+        .env("DEPLOY_STATE", work.join("state"))
+        .envs(env.iter().copied())
+        .output()
+        .expect("bash runs");
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.success(), said)
+}
+
+fn deploy_config() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join(".wrangler-deploy.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn deploy_dry_run_does_every_step_locally_and_needs_no_account() {
+    let _lock = DEPLOY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let work = root().join("tests/.work/deploy-dry-run");
+    let out = site_to_deploy(&work);
+    let (ok, said) = deploy(&work, &out, &["--dry-run"], &[("GITHUB_CLIENT_ID", "Iv1.test")]);
+    assert!(ok, "{said}");
+    let n_objects = std::fs::read_to_string(work.join("site.r2/objects.txt")).unwrap().lines().count();
+    for step in [
+        "applying D1 migrations".to_string(),
+        format!("uploading {n_objects} new R2 object(s) to commonplace-packs"),
+        "--dry-run: exiting now.".to_string(),
+        "dry run complete".to_string(),
+    ] {
+        assert!(said.contains(&step), "no `{step}` in:\n{said}");
+    }
+    let config = deploy_config();
+    assert_eq!(config["vars"]["ENVIRONMENT"], "production", "local sign-in must be off in production");
+    assert_eq!(config["vars"]["GITHUB_CLIENT_ID"], "Iv1.test");
+    assert!(config.get("build").is_none(), "wrangler would rebuild the site from the work tree");
+    assert_eq!(config["d1_databases"][0]["database_id"], "7e2b5f0a-0c0d-4c3e-9a51-0000c0ffee00");
+    let assets = config["assets"]["directory"].as_str().unwrap();
+    assert!(assets.starts_with(out.to_str().unwrap()), "{assets}");
+
+    let (ok, said) = deploy(&work, &out, &[], &[]);
+    assert!(!ok && said.contains("CLOUDFLARE_API_TOKEN is not set"), "{said}");
+}
+
+/// A real deploy against a stand-in wrangler that keeps the account's state in files: the first run
+/// creates the database and the bucket and uploads every object, the second creates and uploads nothing.
+#[test]
+fn deploy_creates_what_is_missing_once_and_uploads_each_object_once() {
+    let _lock = DEPLOY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let work = root().join("tests/.work/deploy-twice");
+    let out = site_to_deploy(&work);
+    let account = work.join("account");
+    std::fs::create_dir_all(&account).unwrap();
+    let fake = work.join("wrangler");
+    std::fs::write(
+        &fake,
+        r#"#!/usr/bin/env bash
+set -euo pipefail
+account="$(dirname "$0")/account"
+echo "$*" >>"$account/calls"
+case "$1 $2" in
+  "d1 list") if [ -e "$account/d1" ]; then echo '[{"uuid": "0d1-real-id", "name": "commonplace"}]'; else echo '[]'; fi ;;
+  "d1 create") touch "$account/d1" ;;
+  "r2 bucket")
+    case "$3" in
+      list) echo "Listing buckets..."; [ ! -e "$account/r2" ] || printf 'name:           commonplace-packs\ncreation_date:  2026-01-01\n' ;;
+      create) touch "$account/r2" ;;
+    esac ;;
+  "deploy --config") [ "${4:-}" != --secrets-file ] || cp "$5" "$account/secrets" ;;
+esac
+"#,
+    )
+    .unwrap();
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&fake, executable).unwrap();
+    let env = [
+        ("WRANGLER", fake.to_str().unwrap()),
+        ("CLOUDFLARE_API_TOKEN", "test-token"),
+        ("GITHUB_CLIENT_SECRET", "s3cret"),
+    ];
+    for _ in 0..2 {
+        let (ok, said) = deploy(&work, &out, &[], &env);
+        assert!(ok, "{said}");
+        assert_eq!(deploy_config()["d1_databases"][0]["database_id"], "0d1-real-id");
+    }
+    let calls = std::fs::read_to_string(account.join("calls")).unwrap();
+    let calls = calls.replace(work.to_str().unwrap(), "WORK");
+    expect_test::expect![[r#"
+        d1 list --json
+        d1 create commonplace --no-update-config
+        d1 list --json
+        r2 bucket list
+        r2 bucket create commonplace-packs --no-update-config
+        d1 migrations apply DB --remote --config .wrangler-deploy.json
+        r2 bulk put commonplace-packs --filename WORK/state/r2-pending.json --force --remote --config .wrangler-deploy.json
+        deploy --config .wrangler-deploy.json --secrets-file WORK/state/secrets.json
+        d1 list --json
+        r2 bucket list
+        d1 migrations apply DB --remote --config .wrangler-deploy.json
+        deploy --config .wrangler-deploy.json --secrets-file WORK/state/secrets.json
+    "#]].assert_eq(&calls);
+    let secrets = std::fs::read_to_string(account.join("secrets")).unwrap();
+    assert_eq!(secrets.trim(), r#"{"GITHUB_CLIENT_SECRET": "s3cret"}"#);
+    assert!(!work.join("state/secrets.json").exists(), "the secrets file outlived the deploy");
 }
