@@ -123,7 +123,7 @@ for kind in $KINDS; do
   fi
   [ -s "$WORK/$kind.txt" ] || { echo "$kind: no data in this build"; continue; }
   # Warm the isolate's caches once, as a long-lived isolate would be.
-  METHOD=GET PATHS_FILE="$WORK/$kind.txt" wrk -t1 -c1 -d3s -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
+  METHOD=GET PATHS_FILE="$WORK/$kind.txt" wrk -t1 -c2 -d"${WARMUP:-10s}" -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
   read -r a50 a99 _ _ < <(run OPTIONS "$WORK/noio.txt")
   read -r k50 k99 reqs errors < <(run GET "$WORK/$kind.txt")
   read -r b50 b99 _ _ < <(run OPTIONS "$WORK/noio.txt")

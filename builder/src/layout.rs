@@ -10,7 +10,8 @@
 //!   pack that is mostly dead is rewritten, so the packs stay few and large;
 //! - only the directory shards whose entries changed are rewritten (each by a rename), and
 //!   `root.json`, which lists their hashes, is replaced last;
-//! - an asset is a hard link to the built file, relinked (by rename) only when the build replaced it.
+//! - an asset is a hard link to the built file, relinked (by rename) only when the build replaced it;
+//!   a site-wide file over a static asset's 25 MiB (the whole corpus's `episodes.jsonl`) is packed.
 //!
 //! What is in `dist/` comes from `SHA256SUMS`, which lists every built file with its checksum, plus
 //! the files at the top of `dist/` that it cannot list (itself, `datapackage.json`).
@@ -61,8 +62,19 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
     std::fs::create_dir_all(r2.join("packs"))?;
     let files = built_files(out_dir)?;
 
+    // Files too large for a static asset (a whole-corpus dump) are packed wherever they sit.
+    let mut oversized = HashSet::new();
+    for path in files.keys().filter(|path| !layout::is_packed(path)) {
+        let len = std::fs::metadata(out_dir.join(path))
+            .with_context(|| format!("{path} is listed but missing"))?
+            .len();
+        if len > MAX_ASSET_BYTES {
+            oversized.insert(path.clone());
+        }
+    }
+    let packed = |path: &str| layout::is_packed(path) || oversized.contains(path);
     let previous = read_directory(&assets, &r2).unwrap_or_default();
-    let (mut entries, to_pack) = plan(&files, previous);
+    let (mut entries, to_pack) = plan(&files, previous, &packed);
     let mut summary = Summary::default();
     for batch in batches(out_dir, &to_pack)? {
         let (key, bytes, placed) = write_pack(out_dir, &r2, &batch)?;
@@ -80,8 +92,7 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
     write_objects_list(&r2, &root.packs)?;
     remove_unlisted(&r2.join("packs"), &root.packs.iter().map(|k| r2.join(k)).collect())?;
 
-    let asset_paths: Vec<&str> =
-        files.iter().filter(|(path, _)| !layout::is_packed(path)).map(|(p, _)| p.as_str()).collect();
+    let asset_paths: Vec<&str> = files.keys().filter(|path| !packed(path)).map(String::as_str).collect();
     link_assets(out_dir, &assets, &asset_paths)?;
     let n_assets = asset_paths.len() + 1 + root.shards.len();
     if n_assets > MAX_ASSETS {
@@ -145,13 +156,17 @@ fn read_directory(assets: &Path, r2: &Path) -> Option<Vec<Entry>> {
 
 /// Which entries stay where they are, and which packed files go into new packs: the changed and
 /// new ones, and the live files of packs that are due to be merged or rewritten.
-fn plan(files: &BTreeMap<String, [u8; 32]>, previous: Vec<Entry>) -> (Vec<Entry>, Vec<(String, [u8; 32])>) {
+fn plan(
+    files: &BTreeMap<String, [u8; 32]>,
+    previous: Vec<Entry>,
+    packed: &dyn Fn(&str) -> bool,
+) -> (Vec<Entry>, Vec<(String, [u8; 32])>) {
     let mut kept: Vec<Entry> = Vec::new();
     let previous: HashMap<String, Entry> = previous.into_iter().map(|e| (e.path.clone(), e)).collect();
     let mut to_pack = Vec::new();
-    for (path, sha) in files.iter().filter(|(path, _)| layout::is_packed(path)) {
+    for (path, sha) in files.iter().filter(|(path, _)| packed(path)) {
         match previous.get(path) {
-            Some(entry) if entry.sha256 == *sha => kept.push(entry.clone()),
+            Some(entry) if entry.hash == layout::short_hash(sha) => kept.push(entry.clone()),
             _ => to_pack.push((path.clone(), *sha)),
         }
     }
@@ -172,7 +187,10 @@ fn plan(files: &BTreeMap<String, [u8; 32]>, previous: Vec<Entry>) -> (Vec<Entry>
         rewrite.extend(small);
     }
     let (moved, stay): (Vec<Entry>, Vec<Entry>) = kept.into_iter().partition(|e| rewrite.contains(&e.pack));
-    to_pack.extend(moved.into_iter().map(|e| (e.path, e.sha256)));
+    to_pack.extend(moved.into_iter().map(|e| {
+        let sha = files[&e.path];
+        (e.path, sha)
+    }));
     to_pack.sort();
     (stay, to_pack)
 }
@@ -220,7 +238,7 @@ fn write_pack(
             pack: 0,
             offset: bytes.len() as u64,
             len: file.len() as u64,
-            sha256: *sha,
+            hash: layout::short_hash(sha),
         });
         bytes.extend_from_slice(&file);
     }

@@ -33,7 +33,7 @@ pub const SHARD_DIR: &str = "_layout";
 pub const ENTRIES_PER_SHARD: usize = 1024;
 
 /// The version of [`Root`] and [`Shard`]; a Worker refuses a layout it does not know.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Whether a built file is packed into R2 (`true`) or a static asset.
 pub fn is_packed(path: &str) -> bool {
@@ -48,15 +48,21 @@ pub struct Entry {
     pub pack: u64,
     pub offset: u64,
     pub len: u64,
-    /// The file's SHA-256, as `SHA256SUMS` lists it.
-    pub sha256: [u8; 32],
+    /// The first eight bytes of the file's SHA-256 (as `SHA256SUMS` lists it): enough to tell a
+    /// changed file and to be its validator, at a quarter of the shard bytes of the whole hash.
+    pub hash: [u8; 8],
 }
 
 impl Entry {
     /// A strong validator for the file (RFC 9110 §8.8.3): its content hash, shortened.
     pub fn etag(&self) -> String {
-        format!("\"{}\"", data_encoding::HEXLOWER.encode(&self.sha256[..8]))
+        format!("\"{}\"", data_encoding::HEXLOWER.encode(&self.hash))
     }
+}
+
+/// The part of a file's SHA-256 an [`Entry`] keeps.
+pub fn short_hash(sha256: &[u8; 32]) -> [u8; 8] {
+    sha256[..8].try_into().expect("eight bytes")
 }
 
 /// `_layout/root.json`: the shards (how many, and each one's content hash) and the packs.
@@ -189,8 +195,7 @@ mod tests {
 
     #[test]
     fn a_shard_finds_its_entries_and_round_trips() {
-        let entry =
-            |path: &str, offset| Entry { path: path.into(), pack: 7, offset, len: 3, sha256: [1; 32] };
+        let entry = |path: &str, offset| Entry { path: path.into(), pack: 7, offset, len: 3, hash: [1; 8] };
         let shard = Shard { entries: vec![entry("r/a.json", 0), entry("r/b.json", 3)] };
         let decoded = Shard::decode(&shard.encode()).unwrap();
         assert_eq!(decoded, shard);

@@ -118,8 +118,12 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     if layout::is_packed(path.trim_start_matches('/')) {
         return serve_packed(&req, env, &path).await;
     }
-    let mut response = env.assets("ASSETS")?.fetch_request(req).await?;
+    let mut response = env.assets("ASSETS")?.fetch_request(req.clone()?).await?;
     if response.status_code() == 404 {
+        // A site-wide file too large for a static asset (a whole-corpus dump) is packed too.
+        if packs::entry(env, path.trim_start_matches('/')).await?.is_some() {
+            return serve_packed(&req, env, &path).await;
+        }
         match whole_dump(env, &path).await? {
             Some(dump) => response = dump,
             None => return Err(ApiError::NotFound(not_found_detail(&path))),
@@ -157,9 +161,11 @@ async fn serve_packed(req: &Request, env: &Env, path: &str) -> Result<Response, 
     if http::none_match(req, &etag)? {
         return Ok(Response::empty()?.with_status(304).with_headers(headers));
     }
-    let body =
-        if req.method() == worker::Method::Head { Vec::new() } else { packs::read(env, &entry).await? };
-    Ok(Response::from_bytes(body)?.with_headers(headers))
+    if req.method() == worker::Method::Head {
+        headers.set("Content-Length", &entry.len.to_string())?;
+        return Ok(Response::empty()?.with_headers(headers));
+    }
+    Ok(packs::body(env, &entry).await?.with_headers(headers))
 }
 
 /// `/recipes.jsonl` when the builder published the dump in parts (more than 2,048 recipes; see
