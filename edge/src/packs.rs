@@ -130,11 +130,15 @@ async fn object(env: &Env, entry: &Entry) -> Result<worker::Object, ApiError> {
         .ok_or_else(|| ApiError::Internal(format!("R2 has no {key}: upload the build's packs")))
 }
 
-/// A packed file as a response body streamed from R2, so a file of any size (a 160 MB dump, say)
-/// passes through without being held in the isolate's memory.
+/// Files up to this size are read whole; larger ones are streamed.
+const READ_WHOLE_BYTES: u64 = 1024 * 1024;
+
+/// A packed file as a response body: a large one streamed from R2, so a file of any size (a 160 MB
+/// dump, say) passes through without being held in the isolate's memory; a small one read whole,
+/// which spares it the stream's per-chunk crossings between JavaScript and wasm.
 pub async fn body(env: &Env, entry: &Entry) -> Result<Response, ApiError> {
-    if entry.len == 0 {
-        return Ok(Response::empty()?);
+    if entry.len <= READ_WHOLE_BYTES {
+        return Ok(Response::from_bytes(read(env, entry).await?)?);
     }
     let object = object(env, entry).await?;
     let body = object.body().ok_or_else(|| ApiError::Internal(format!("{} answered no body", entry.path)))?;
