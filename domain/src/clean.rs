@@ -107,10 +107,9 @@ fn emoji_element(chars: &[char], at: usize) -> Option<usize> {
     }
     let mut end = at + 1;
     let mut presented = has_emoji_presentation(status);
-    if next(1) == Some(VS16) {
-        presented = true;
-        end += 1;
-    } else if is_modifier_base(status) && next(1).is_some_and(is_modifier) {
+    // U+FE0F asks for emoji style; a skin-tone modifier implies it.
+    let styled = next(1) == Some(VS16) || (is_modifier_base(status) && next(1).is_some_and(is_modifier));
+    if styled {
         presented = true;
         end += 1;
     }
@@ -306,10 +305,8 @@ fn scan(chars: &[char], kind: Kind) -> Result<(), Problem> {
                     _ => return problem(What::ClosesNothing),
                 }
             }
-            _ if is_variation_selector(c) => {
-                if !(idx > 0 && can_take_selector(chars[idx - 1], c)) {
-                    return problem(What::LoneSelector);
-                }
+            _ if is_variation_selector(c) && !(idx > 0 && can_take_selector(chars[idx - 1], c)) => {
+                return problem(What::LoneSelector);
             }
             ZWJ if kind == Kind::Line && !joins_emoji(chars, idx) => return problem(What::Invisible),
             BLACK_FLAG => {
