@@ -23,8 +23,9 @@
 //! The `emoji` field is [`is_one_emoji`]: one well-formed emoji sequence of UTS #51 (a character
 //! with emoji presentation or with U+FE0F, a keycap, a flag, a tag flag, a skin-tone modifier
 //! sequence, or a ZWJ sequence of these), one grapheme, at most [`MAX_EMOJI_CODE_POINTS`] code
-//! points. The rejected alternative was the list of RGI emoji (the `emojis` crate): exact, but a
-//! table of several hundred KiB in the Worker, and a new emoji would wait for a crate release.
+//! points. The rejected alternative was the list of RGI emoji (the `emojis` crate): exact, but its
+//! table of every emoji with names and shortcodes would ship in the Worker, and a new emoji would wait
+//! for a crate release. `unicode-properties` gives the emoji properties alone.
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_properties::{EmojiStatus, UnicodeEmoji};
@@ -105,28 +106,28 @@ fn emoji_element(chars: &[char], at: usize) -> Option<usize> {
     if !first.is_emoji_char() {
         return None;
     }
-    let mut end = at + 1;
-    let mut presented = has_emoji_presentation(status);
     // U+FE0F asks for emoji style; a skin-tone modifier implies it.
     let styled = next(1) == Some(VS16) || (is_modifier_base(status) && next(1).is_some_and(is_modifier));
-    if styled {
-        presented = true;
-        end += 1;
-    }
+    let mut end = if styled { at + 2 } else { at + 1 };
     if first == BLACK_FLAG {
         end = tag_sequence_end(chars, end)?;
     }
-    presented.then_some(end)
+    (styled || has_emoji_presentation(status)).then_some(end)
 }
 
 /// After a black flag at `at - 1`: the end of its tag sequence (tag letters closed by CANCEL TAG),
 /// `at` itself when no tag follows, or `None` when the tags are not closed.
+/// The tags spell a subdivision id (`gbsct`: a region and 1–4 letters or digits, in tag letters), so
+/// a flag cannot carry hidden text.
 fn tag_sequence_end(chars: &[char], at: usize) -> Option<usize> {
-    let n_tags = chars[at..].iter().take_while(|c| ('\u{E0020}'..='\u{E007E}').contains(*c)).count();
+    let tags = &chars[at..];
+    let n_tags = tags.iter().take_while(|c| ('\u{E0020}'..='\u{E007E}').contains(*c)).count();
     if n_tags == 0 {
         return Some(at);
     }
-    (chars.get(at + n_tags) == Some(&CANCEL_TAG)).then_some(at + n_tags + 1)
+    let is_id_tag = |c: &char| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}');
+    let id_ok = (3..=6).contains(&n_tags) && tags[..n_tags].iter().all(is_id_tag);
+    (id_ok && tags.get(n_tags) == Some(&CANCEL_TAG)).then_some(at + n_tags + 1)
 }
 
 fn has_emoji_presentation(status: EmojiStatus) -> bool {
@@ -155,6 +156,11 @@ fn is_regional_indicator(c: char) -> bool {
 /// Unicode's `Bidi_Control`: the marks, embeddings, overrides and isolates.
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// LRI, RLI and FSI, which PDI closes (PDF closes the embeddings and overrides).
+fn is_isolate(c: char) -> bool {
+    ('\u{2066}'..='\u{2068}').contains(&c)
 }
 
 /// The variation selectors (VS1–VS256).
@@ -257,7 +263,7 @@ impl Problem {
                  already"
             ),
             What::NotClosed => {
-                let closer = if self.c < '\u{2066}' { "U+202C" } else { "U+2069" };
+                let closer = if is_isolate(self.c) { "U+2069" } else { "U+202C" };
                 format!(
                     "the bidirectional control {code} at character {at} is not closed by {closer} in the same line"
                 )
@@ -270,7 +276,7 @@ impl Problem {
                 format!("the variation selector {code} at character {at} follows no character it can modify")
             }
             What::Tag => {
-                format!("character {at} is the invisible tag character {code}, outside an emoji flag")
+                format!("character {at} is the invisible tag character {code}, not part of an emoji flag")
             }
         }
     }
@@ -289,22 +295,20 @@ fn scan(chars: &[char], kind: Kind) -> Result<(), Problem> {
             _ if c.is_control() => return problem(What::Control),
             '\u{2028}' | '\u{2029}' => return problem(What::LineBreak),
             _ if kind == Kind::Line && is_bidi_control(c) => return problem(What::BidiInLine),
-            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2068}' if c != PDF => open.push((idx + 1, c)),
-            PDF | PDI => {
-                let closes = |opener: char| {
-                    if c == PDF { ('\u{202A}'..='\u{202E}').contains(&opener) } else { opener >= '\u{2066}' }
-                };
-                match open.last() {
-                    Some((_, opener)) if closes(*opener) => {
-                        open.pop();
-                    }
-                    // An isolate's end inside an embedding that is still open.
-                    Some((at, opener)) if c == PDI && open.iter().any(|(_, o)| *o >= '\u{2066}') => {
-                        return Err(Problem { at: *at, c: *opener, what: What::NotClosed });
-                    }
-                    _ => return problem(What::ClosesNothing),
-                }
+            // LRE, RLE, LRO, RLO (closed by PDF); LRI, RLI, FSI (closed by PDI).
+            '\u{202A}' | '\u{202B}' | '\u{202D}' | '\u{202E}' | '\u{2066}'..='\u{2068}' => {
+                open.push((idx + 1, c))
             }
+            PDF | PDI => match open.last() {
+                Some((_, opener)) if is_isolate(*opener) == (c == PDI) => {
+                    open.pop();
+                }
+                // An isolate's end while an embedding inside it is still open.
+                Some((at, opener)) if c == PDI && open.iter().any(|(_, o)| is_isolate(*o)) => {
+                    return Err(Problem { at: *at, c: *opener, what: What::NotClosed });
+                }
+                _ => return problem(What::ClosesNothing),
+            },
             _ if is_variation_selector(c) && !(idx > 0 && can_take_selector(chars[idx - 1], c)) => {
                 return problem(What::LoneSelector);
             }
@@ -397,6 +401,7 @@ mod tests {
                 "🍲\u{200D}",
                 "🍲🏽",
                 "🏴\u{E0067}\u{E0062}",
+                "🏴\u{E0041}\u{E0042}\u{E0043}\u{E007F}",
                 "🍲 ",
                 "",
             ],
@@ -416,6 +421,7 @@ mod tests {
                 "🍲\u{200d}": must be exactly one emoji character, such as 🍲
                 "🍲🏽": must be exactly one emoji character, such as 🍲
                 "🏴\u{e0067}\u{e0062}": must be exactly one emoji character, such as 🍲
+                "🏴\u{e0041}\u{e0042}\u{e0043}\u{e007f}": must be exactly one emoji character, such as 🍲
                 "🍲 ": must be exactly one emoji character, such as 🍲
                 "": must be exactly one emoji character, such as 🍲
             "#]],
@@ -453,6 +459,7 @@ mod tests {
                 "\u{FE0F}Soup",
                 "Soup\u{FE0F}",
                 "Soup \u{E0041}\u{E0042}",
+                "Soup 🏴\u{E0069}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E0065}\u{E0020}\u{E0061}\u{E006C}\u{E006C}\u{E007F}",
             ],
             |text| check("title", text, Kind::Line),
             expect![[r#"
@@ -482,7 +489,8 @@ mod tests {
                 "Soupㅤ": character 5 is the invisible U+3164; leave it out
                 "\u{fe0f}Soup": the variation selector U+FE0F at character 1 follows no character it can modify
                 "Soup\u{fe0f}": the variation selector U+FE0F at character 5 follows no character it can modify
-                "Soup \u{e0041}\u{e0042}": character 6 is the invisible tag character U+E0041, outside an emoji flag
+                "Soup \u{e0041}\u{e0042}": character 6 is the invisible tag character U+E0041, not part of an emoji flag
+                "Soup 🏴\u{e0069}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e0065}\u{e0020}\u{e0061}\u{e006c}\u{e006c}\u{e007f}": character 7 is the invisible tag character U+E0069, not part of an emoji flag
             "#]],
         );
     }
@@ -522,7 +530,7 @@ mod tests {
                 "Two \u{202b}lines\n\u{202c}": the bidirectional control U+202B at character 5 is not closed by U+202C in the same line
                 "\u{2067}a\u{202b}b\u{2069}": the bidirectional control U+202B at character 3 is not closed by U+202C in the same line
                 "Lone \u{fe0f}": the variation selector U+FE0F at character 6 follows no character it can modify
-                "Hidden \u{e0049}\u{e0047}": character 8 is the invisible tag character U+E0049, outside an emoji flag
+                "Hidden \u{e0049}\u{e0047}": character 8 is the invisible tag character U+E0049, not part of an emoji flag
                 "Para\u{2029}graph": character 5 is U+2029, a line or paragraph separator; use a newline
             "#]],
         );
