@@ -365,66 +365,53 @@ mod tests {
     #[test]
     fn an_emoji_is_one_emoji_sequence() {
         let marks = format!("🍲{}", "\u{0301}".repeat(20_000));
-        check_each(
-            &["🍲", "☕", "❤️", "👍🏽", "☝🏿", "🧑🏾‍🍳", "👨‍👩‍👧‍👦", "👩🏻‍❤️‍💋‍👨🏼", "🏳️‍🌈", "🇵🇹", "🇮🇱", "#️⃣", "1️⃣", "🏴󠁧󠁢󠁳󠁣󠁴󠁿"],
-            |text| emoji("emoji", text),
-            expect![[r##"
-                "🍲": ok
-                "☕": ok
-                "❤\u{fe0f}": ok
-                "👍🏽": ok
-                "☝🏿": ok
-                "🧑🏾\u{200d}🍳": ok
-                "👨\u{200d}👩\u{200d}👧\u{200d}👦": ok
-                "👩🏻\u{200d}❤\u{fe0f}\u{200d}💋\u{200d}👨🏼": ok
-                "🏳\u{fe0f}\u{200d}🌈": ok
-                "🇵🇹": ok
-                "🇮🇱": ok
-                "#\u{fe0f}\u{20e3}": ok
-                "1\u{fe0f}\u{20e3}": ok
-                "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}": ok
-            "##]],
-        );
-        check_each(
-            &[
-                "\u{202E}",
-                "\u{200B}",
-                "🍲\u{200B}",
-                &marks,
-                "🍲🥗",
-                "🇵🇹🇮🇱",
-                "a",
-                "1",
-                "❤",
-                "☕\u{FE0E}",
-                "🇵",
-                "🍲\u{200D}",
-                "🍲🏽",
-                "🏴\u{E0067}\u{E0062}",
-                "🏴\u{E0041}\u{E0042}\u{E0043}\u{E007F}",
-                "🍲 ",
-                "",
-            ],
-            |text| emoji("emoji", text),
-            expect![[r#"
-                "\u{202e}": must be exactly one emoji character, such as 🍲
-                "\u{200b}": must be exactly one emoji character, such as 🍲
-                "🍲\u{200b}": must be exactly one emoji character, such as 🍲
-                "🍲\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}"… (20001 characters): must be exactly one emoji character, such as 🍲
-                "🍲🥗": must be exactly one emoji character, such as 🍲
-                "🇵🇹🇮🇱": must be exactly one emoji character, such as 🍲
-                "a": must be exactly one emoji character, such as 🍲
-                "1": must be exactly one emoji character, such as 🍲
-                "❤": must be exactly one emoji character, such as 🍲
-                "☕\u{fe0e}": must be exactly one emoji character, such as 🍲
-                "🇵": must be exactly one emoji character, such as 🍲
-                "🍲\u{200d}": must be exactly one emoji character, such as 🍲
-                "🍲🏽": must be exactly one emoji character, such as 🍲
-                "🏴\u{e0067}\u{e0062}": must be exactly one emoji character, such as 🍲
-                "🏴\u{e0041}\u{e0042}\u{e0043}\u{e007f}": must be exactly one emoji character, such as 🍲
-                "🍲 ": must be exactly one emoji character, such as 🍲
-                "": must be exactly one emoji character, such as 🍲
-            "#]],
+        let cases = [
+            // Emoji presentation, U+FE0F, skin tones, ZWJ sequences (a cook, a family, a kiss), flags,
+            // keycaps, a subdivision flag.
+            "🍲",
+            "☕",
+            "❤️",
+            "👍🏽",
+            "☝🏿",
+            "🧑🏾‍🍳",
+            "👨‍👩‍👧‍👦",
+            "👩🏻‍❤️‍💋‍👨🏼",
+            "🏳️‍🌈",
+            "🇵🇹",
+            "🇮🇱",
+            "#️⃣",
+            "1️⃣",
+            "🏴󠁧󠁢󠁳󠁣󠁴󠁿",
+            // An override, a zero width space alone or after an emoji, 20,000 combining marks, two emoji,
+            // two flags, a letter, a digit, text style, half a flag, a dangling joiner, a skin tone on
+            // a soup, an unclosed or made-up tag flag, a trailing space, nothing.
+            "\u{202E}",
+            "\u{200B}",
+            "🍲\u{200B}",
+            &marks,
+            "🍲🥗",
+            "🇵🇹🇮🇱",
+            "a",
+            "1",
+            "❤",
+            "☕\u{FE0E}",
+            "🇵",
+            "🍲\u{200D}",
+            "🍲🏽",
+            "🏴\u{E0067}\u{E0062}",
+            "🏴\u{E0041}\u{E0042}\u{E0043}\u{E007F}",
+            "🍲 ",
+            "",
+        ];
+        let (ok, refused): (Vec<&str>, Vec<&str>) = cases.iter().partition(|text| is_one_emoji(text));
+        let list = |texts: Vec<&str>| texts.into_iter().map(shown).collect::<Vec<_>>().join(" ");
+        expect![[r##"
+            one emoji: "🍲" "☕" "❤\u{fe0f}" "👍🏽" "☝🏿" "🧑🏾\u{200d}🍳" "👨\u{200d}👩\u{200d}👧\u{200d}👦" "👩🏻\u{200d}❤\u{fe0f}\u{200d}💋\u{200d}👨🏼" "🏳\u{fe0f}\u{200d}🌈" "🇵🇹" "🇮🇱" "#\u{fe0f}\u{20e3}" "1\u{fe0f}\u{20e3}" "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}"
+            refused: "\u{202e}" "\u{200b}" "🍲\u{200b}" "🍲\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}"… (20001 characters) "🍲🥗" "🇵🇹🇮🇱" "a" "1" "❤" "☕\u{fe0e}" "🇵" "🍲\u{200d}" "🍲🏽" "🏴\u{e0067}\u{e0062}" "🏴\u{e0041}\u{e0042}\u{e0043}\u{e007f}" "🍲 " ""
+        "##]].assert_eq(&format!("one emoji: {}\nrefused: {}\n", list(ok), list(refused)));
+        assert_eq!(
+            emoji("emoji", "ab").unwrap().to_string(),
+            "emoji: must be exactly one emoji character, such as 🍲"
         );
     }
 
