@@ -59,8 +59,7 @@ pub fn check(field: &str, text: &str, kind: Kind) -> Option<Diagnostic> {
     {
         return None;
     }
-    let chars: Vec<char> = text.chars().collect();
-    scan(&chars, kind).err().map(|problem| Diagnostic::new(field, problem.reason(kind)))
+    scan(text, kind).err().map(|problem| Diagnostic::new(field, problem.reason(kind)))
 }
 
 /// The problem with `text` as the `emoji` field, if it has one.
@@ -110,24 +109,26 @@ fn emoji_element(chars: &[char], at: usize) -> Option<usize> {
     let styled = next(1) == Some(VS16) || (is_modifier_base(status) && next(1).is_some_and(is_modifier));
     let mut end = if styled { at + 2 } else { at + 1 };
     if first == BLACK_FLAG {
-        end = tag_sequence_end(chars, end)?;
+        end += tag_sequence_len(chars[end..].iter().copied())?;
     }
     (styled || has_emoji_presentation(status)).then_some(end)
 }
 
-/// After a black flag at `at - 1`: the end of its tag sequence (tag letters closed by CANCEL TAG),
-/// `at` itself when no tag follows, or `None` when the tags are not closed.
-/// The tags spell a subdivision id (`gbsct`: a region and 1–4 letters or digits, in tag letters), so
-/// a flag cannot carry hidden text.
-fn tag_sequence_end(chars: &[char], at: usize) -> Option<usize> {
-    let tags = &chars[at..];
-    let n_tags = tags.iter().take_while(|c| ('\u{E0020}'..='\u{E007E}').contains(*c)).count();
-    if n_tags == 0 {
-        return Some(at);
+/// After a black flag: how many of the `following` characters are its tag sequence (tag letters
+/// closed by CANCEL TAG; 0 when no tag follows), or `None` when the tags do not make one. The tags must
+/// spell a subdivision id (`gbsct`: a region and 1–4 letters or digits), so a flag cannot carry hidden
+/// text.
+fn tag_sequence_len(following: impl Iterator<Item = char>) -> Option<usize> {
+    let mut n_tags = 0;
+    for c in following {
+        match c {
+            CANCEL_TAG => return (3..=6).contains(&n_tags).then_some(n_tags + 1),
+            '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}' => n_tags += 1,
+            '\u{E0020}'..='\u{E007E}' => return None,
+            _ => break,
+        }
     }
-    let is_id_tag = |c: &char| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}');
-    let id_ok = (3..=6).contains(&n_tags) && tags[..n_tags].iter().all(is_id_tag);
-    (id_ok && tags.get(n_tags) == Some(&CANCEL_TAG)).then_some(at + n_tags + 1)
+    (n_tags == 0).then_some(0)
 }
 
 fn has_emoji_presentation(status: EmojiStatus) -> bool {
@@ -213,11 +214,11 @@ fn can_take_selector(base: char, selector: char) -> bool {
     }
 }
 
-/// Whether the zero width joiner at `at` joins two emoji, as in `👩‍🍳`.
-fn joins_emoji(chars: &[char], at: usize) -> bool {
-    let is_emoji = |c: &char| !c.is_ascii() && c.is_emoji_char() && !is_modifier(*c);
-    let before = chars[..at].iter().rev().find(|c| **c != VS16 && !is_modifier(**c));
-    before.is_some_and(is_emoji) && chars.get(at + 1).is_some_and(is_emoji)
+/// Whether a zero width joiner between `before` (skipping U+FE0F and skin tones) and `after` joins
+/// two emoji, as in `👩‍🍳`.
+fn joins_emoji(before: Option<char>, after: Option<char>) -> bool {
+    let is_emoji = |c: char| !c.is_ascii() && c.is_emoji_char() && !is_modifier(c);
+    before.is_some_and(is_emoji) && after.is_some_and(is_emoji)
 }
 
 /// What is wrong, and where (`at` counts characters from 1).
@@ -282,13 +283,17 @@ impl Problem {
     }
 }
 
-/// Reads `chars` once, keeping the bidirectional embeddings and isolates that are open in this line.
-fn scan(chars: &[char], kind: Kind) -> Result<(), Problem> {
+/// Reads `text` once, keeping the bidirectional embeddings and isolates that are open in this line.
+fn scan(text: &str, kind: Kind) -> Result<(), Problem> {
     let mut open: Vec<(usize, char)> = Vec::new();
-    let mut idx = 0;
-    while idx < chars.len() {
-        let c = chars[idx];
-        let problem = |what| Err(Problem { at: idx + 1, c, what });
+    let mut prev: Option<char> = None;
+    // The last character that is not U+FE0F or a skin tone: what a joiner joins.
+    let mut base: Option<char> = None;
+    let mut chars = text.chars();
+    let mut at = 0;
+    while let Some(c) = chars.next() {
+        at += 1;
+        let problem = |what| Err(Problem { at, c, what });
         match c {
             '\n' if kind == Kind::Prose => close_line(&open)?,
             '\t' if kind == Kind::Prose => {}
@@ -296,9 +301,7 @@ fn scan(chars: &[char], kind: Kind) -> Result<(), Problem> {
             '\u{2028}' | '\u{2029}' => return problem(What::LineBreak),
             _ if kind == Kind::Line && is_bidi_control(c) => return problem(What::BidiInLine),
             // LRE, RLE, LRO, RLO (closed by PDF); LRI, RLI, FSI (closed by PDI).
-            '\u{202A}' | '\u{202B}' | '\u{202D}' | '\u{202E}' | '\u{2066}'..='\u{2068}' => {
-                open.push((idx + 1, c))
-            }
+            '\u{202A}' | '\u{202B}' | '\u{202D}' | '\u{202E}' | '\u{2066}'..='\u{2068}' => open.push((at, c)),
             PDF | PDI => match open.last() {
                 Some((_, opener)) if is_isolate(*opener) == (c == PDI) => {
                     open.pop();
@@ -309,24 +312,30 @@ fn scan(chars: &[char], kind: Kind) -> Result<(), Problem> {
                 }
                 _ => return problem(What::ClosesNothing),
             },
-            _ if is_variation_selector(c) && !(idx > 0 && can_take_selector(chars[idx - 1], c)) => {
+            _ if is_variation_selector(c) && !prev.is_some_and(|p| can_take_selector(p, c)) => {
                 return problem(What::LoneSelector);
             }
-            ZWJ if kind == Kind::Line && !joins_emoji(chars, idx) => return problem(What::Invisible),
+            ZWJ if kind == Kind::Line && !joins_emoji(base, chars.clone().next()) => {
+                return problem(What::Invisible);
+            }
             BLACK_FLAG => {
-                let end = tag_sequence_end(chars, idx + 1).ok_or_else(|| Problem {
-                    at: idx + 2,
-                    c: chars[idx + 1],
-                    what: What::Tag,
-                })?;
-                idx = end;
-                continue;
+                let Some(n_tags) = tag_sequence_len(chars.clone()) else {
+                    let tag = chars.next().unwrap_or(c);
+                    return Err(Problem { at: at + 1, c: tag, what: What::Tag });
+                };
+                at += n_tags;
+                for _ in 0..n_tags {
+                    chars.next();
+                }
             }
             '\u{E0000}'..='\u{E007F}' => return problem(What::Tag),
             _ if kind == Kind::Line && is_invisible(c) => return problem(What::Invisible),
             _ => {}
         }
-        idx += 1;
+        prev = Some(c);
+        if c != VS16 && !is_modifier(c) {
+            base = Some(c);
+        }
     }
     close_line(&open)
 }
