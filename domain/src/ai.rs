@@ -61,7 +61,14 @@ pub fn parse_request(value: &Value) -> Result<AiRequest, Vec<Diagnostic>> {
                 .push(Diagnostic::new("prompt", format!("must be at most {MAX_PROMPT_CHARS} characters")));
             None
         }
-        Some(prompt) => Some(prompt.to_string()),
+        // The prompt becomes the history note of an AI change, so it is held to the note's rule.
+        Some(prompt) => match crate::clean::check("prompt", prompt, crate::clean::Kind::Prose) {
+            Some(problem) => {
+                problems.push(problem);
+                None
+            }
+            None => Some(prompt.to_string()),
+        },
         None => {
             problems.push(Diagnostic::new("prompt", "is required and must be a string"));
             None
@@ -368,6 +375,8 @@ mod tests {
         assert_eq!(fields, ["owner", "prompt", "lang"]);
         let ok = parse_request(&json!({"prompt": "soup", "lang": "he"})).unwrap();
         assert_eq!(ok, AiRequest { prompt: "soup".into(), lang: Lang::He });
+        let hidden = parse_request(&json!({"prompt": "soup\u{E0049}", "lang": "en"})).unwrap_err();
+        assert_eq!(hidden[0].field, "prompt", "{hidden:?}");
     }
 
     #[test]

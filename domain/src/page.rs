@@ -6,7 +6,11 @@
 //! minijinja.
 //!
 //! Each language's section carries its own `lang` and `dir`, so Hebrew reads right to left beside
-//! English; numbers sit in `<bdi>` so they keep their order inside Hebrew text. Each page embeds
+//! English; numbers sit in `<bdi>` so they keep their order inside Hebrew text. User text that shares
+//! a line with other text (ingredient names, steps, the owner, card titles and summaries) sits in a
+//! `<bdi>` too, with its language's direction where that is known, so it can never reorder what is
+//! around it; titles, summaries and tips are blocks of their own, which the bidi algorithm treats as
+//! separate paragraphs. `<title>` and `<meta>` cannot hold markup, so they drop control characters. Each page embeds
 //! schema.org `Recipe` JSON-LD, one object per language.
 
 use std::collections::BTreeMap;
@@ -15,6 +19,7 @@ use minijinja::{Environment, context};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::clean;
 use crate::recipe::{Course, Lang, Published, Text};
 use crate::search::Card;
 
@@ -262,8 +267,9 @@ impl Renderer {
         let html = self.env.get_template("recipe.html")?.render(context! {
             lang => page_lang.code(),
             dir => if page_lang.is_rtl() { "rtl" } else { "ltr" },
-            title => page_text.title,
-            description => page_text.summary,
+            // `<title>` and `<meta>` cannot isolate text, so they get it without controls.
+            title => clean::without_controls(&page_text.title),
+            description => clean::without_controls(&page_text.summary),
             tagline => "open recipes",
             footer => "Commonplace recipes are open data.",
             json_ld => script_safe(&json!(ld)),
@@ -307,7 +313,49 @@ impl Renderer {
 
 #[cfg(test)]
 mod tests {
-    use super::amount;
+    use super::*;
+    use crate::recipe::{Source, validate};
+
+    /// A page of a recipe in English and Hebrew whose English title is `title`, unchecked: the D1
+    /// overlay can hold rows stored before validation refused such text.
+    fn page_with_title(title: &str) -> String {
+        let doc = json!({
+            "emoji": "🍲", "course": "soup", "difficulty": 1, "prep_min": 5, "cook_min": 20, "servings": 2,
+            "gf": 1, "vegan": 1, "vegetarian": 1, "dairy_free": 1, "nut_free": 1, "owner": "ana",
+            "texts": {
+                "en": {"title": "Soup", "summary": "Warm.", "ingredients": [{"q": 1, "u": "l", "i": "water"}],
+                    "steps": [{"t": "Simmer.", "min": 20}]},
+                "he": {"title": "מרק", "summary": "חם.", "ingredients": [{"q": 1, "u": "ליטר", "i": "מים"}],
+                    "steps": [{"t": "מבשלים.", "min": 20}]}
+            }
+        });
+        let (mut recipe, server) = validate(&doc, Source::ContentFile).unwrap();
+        recipe.texts.get_mut(&Lang::En).unwrap().title = title.to_string();
+        let published = Published { slug: "soup".into(), recipe, server };
+        Renderer::new().unwrap().recipe_page(&published).unwrap()
+    }
+
+    #[test]
+    fn the_title_element_carries_no_bidi_or_other_control() {
+        let page = page_with_title("\u{202E}Soup\u{0}\u{200F} \u{2067}night\u{2069}");
+        let head = &page[page.find("<title>").unwrap()..page.find("</title>").unwrap()];
+        assert_eq!(head, "<title>Soup night · Commonplace");
+        assert!(page.contains("<h1>\u{202E}Soup"), "the body shows what is stored, in its own block");
+    }
+
+    #[test]
+    fn user_text_beside_other_text_is_isolated() {
+        let page = page_with_title("Soup");
+        for isolated in [
+            r#"<bdi>1 l</bdi> <bdi dir="ltr">water</bdi>"#,
+            r#"<bdi dir="ltr">Simmer.</bdi> <span class="timer">"#,
+            r#"<bdi>1 ליטר</bdi> <bdi dir="rtl">מים</bdi>"#,
+            r#"<bdi dir="rtl">מבשלים.</bdi>"#,
+            " · <bdi>ana</bdi>",
+        ] {
+            assert!(page.contains(isolated), "{isolated} is not on the page");
+        }
+    }
 
     #[test]
     fn amounts_read_like_a_cookbook() {

@@ -6,11 +6,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::Diagnostic;
+use crate::clean::{self, Kind};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use unicode_segmentation::UnicodeSegmentation;
-
-use crate::Diagnostic;
 
 /// The licence a recipe has when it names none; every recipe written through the API has it.
 pub const DEFAULT_LICENCE: &str = "CC0-1.0";
@@ -400,6 +399,24 @@ fn is_spdx_id(id: &str) -> bool {
         && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
 }
 
+/// What one text field of a recipe must be.
+#[derive(Clone, Copy)]
+struct TextField {
+    max_chars: usize,
+    non_empty: bool,
+    kind: Kind,
+}
+
+impl TextField {
+    fn line(max_chars: usize) -> TextField {
+        TextField { max_chars, non_empty: true, kind: Kind::Line }
+    }
+
+    fn prose() -> TextField {
+        TextField { max_chars: MAX_TEXT_CHARS, non_empty: true, kind: Kind::Prose }
+    }
+}
+
 struct Validator<'p> {
     problems: &'p mut Vec<Diagnostic>,
 }
@@ -433,15 +450,18 @@ impl Validator<'_> {
         }
     }
 
-    fn string_at(&mut self, value: Option<&Value>, path: &str, max_chars: usize, non_empty: bool) {
+    fn string_at(&mut self, value: Option<&Value>, path: &str, field: TextField) {
         match value {
             None => self.push(path, "is required"),
             Some(Value::String(s)) => {
                 let n_chars = s.chars().count();
-                if non_empty && s.trim().is_empty() {
+                if field.non_empty && s.trim().is_empty() {
                     self.push(path, "must not be empty");
-                } else if n_chars > max_chars {
+                } else if n_chars > field.max_chars {
+                    let max_chars = field.max_chars;
                     self.push(path, format!("is {n_chars} characters; at most {max_chars} are allowed"));
+                } else if let Some(problem) = clean::check(path, s, field.kind) {
+                    self.problems.push(problem);
                 }
             }
             Some(_) => self.push(path, "must be a string"),
@@ -451,8 +471,8 @@ impl Validator<'_> {
     fn emoji(&mut self, obj: &Map<String, Value>) {
         match self.required(obj, "emoji") {
             None => {}
-            Some(Value::String(s)) if is_one_emoji(s) => {}
-            Some(_) => self.push("emoji", "must be exactly one emoji character, such as 🍲"),
+            Some(Value::String(s)) => self.problems.extend(clean::emoji("emoji", s)),
+            Some(_) => self.push("emoji", "must be a string: one emoji character, such as 🍲"),
         }
     }
 
@@ -485,7 +505,7 @@ impl Validator<'_> {
                 self.push(format!("{path}.{key}"), "unknown field");
             }
         }
-        self.string_at(text.get("title"), &format!("{path}.title"), MAX_TITLE_CHARS, true);
+        self.string_at(text.get("title"), &format!("{path}.title"), TextField::line(MAX_TITLE_CHARS));
         if let Some(title) = text.get("title").and_then(Value::as_str)
             && !title.trim().is_empty()
             && !script_matches(lang, title)
@@ -493,9 +513,10 @@ impl Validator<'_> {
             let expected = if lang == Lang::He { "Hebrew letters" } else { "Latin letters" };
             self.push(format!("{path}.title"), format!("is not written in {} ({expected})", lang.code()));
         }
-        self.string_at(text.get("summary"), &format!("{path}.summary"), MAX_TEXT_CHARS, true);
+        self.string_at(text.get("summary"), &format!("{path}.summary"), TextField::prose());
         if text.contains_key("tips") {
-            self.string_at(text.get("tips"), &format!("{path}.tips"), MAX_TEXT_CHARS, false);
+            let tips = TextField { non_empty: false, ..TextField::prose() };
+            self.string_at(text.get("tips"), &format!("{path}.tips"), tips);
         }
         self.list(text, path, "ingredients", MAX_INGREDIENTS, |v, p, item| v.ingredient(p, item));
         self.list(text, path, "steps", MAX_STEPS, |v, p, item| v.step(p, item));
@@ -544,9 +565,9 @@ impl Validator<'_> {
             },
         }
         if let Some(unit) = item.get("u") {
-            self.string_at(Some(unit), &format!("{path}.u"), 40, true);
+            self.string_at(Some(unit), &format!("{path}.u"), TextField::line(40));
         }
-        self.string_at(item.get("i"), &format!("{path}.i"), MAX_TITLE_CHARS, true);
+        self.string_at(item.get("i"), &format!("{path}.i"), TextField::line(MAX_TITLE_CHARS));
         match item.get("check") {
             None | Some(Value::Bool(true)) => {}
             Some(Value::Bool(false)) => {
@@ -566,7 +587,7 @@ impl Validator<'_> {
                 self.push(format!("{path}.{key}"), "unknown field");
             }
         }
-        self.string_at(item.get("t"), &format!("{path}.t"), MAX_TEXT_CHARS, true);
+        self.string_at(item.get("t"), &format!("{path}.t"), TextField::prose());
         self.integer_at(item.get("min"), &format!("{path}.min"), 1, MAX_MINUTES as i64, false);
         match item.get("f") {
             None => {}
@@ -589,13 +610,11 @@ impl Validator<'_> {
 
     fn server_fields(&mut self, obj: &Map<String, Value>) {
         if let Some(owner) = obj.get("owner") {
-            self.string_at(Some(owner), "owner", 64, true);
+            self.string_at(Some(owner), "owner", TextField::line(64));
         }
         for key in ["forked_from", "created_at", "updated_at"] {
-            if let Some(value) = obj.get(key)
-                && !value.is_string()
-            {
-                self.push(key, "must be a string");
+            if let Some(value) = obj.get(key) {
+                self.string_at(Some(value), key, TextField { non_empty: false, ..TextField::line(200) });
             }
         }
         if let Some(version) = obj.get("version") {
@@ -619,13 +638,6 @@ impl Validator<'_> {
             }
         }
     }
-}
-
-/// One user-perceived character that is not a letter, digit or plain ASCII symbol.
-fn is_one_emoji(s: &str) -> bool {
-    let mut graphemes = s.graphemes(true);
-    let (Some(first), None) = (graphemes.next(), graphemes.next()) else { return false };
-    first.chars().next().is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric())
 }
 
 /// Whether a title is written in the script its language uses.
@@ -699,6 +711,33 @@ mod tests {
                 texts.he.summary: must not be empty
                 texts.he.ingredients: needs at least one entry
                 texts.he.steps: needs at least one entry
+            "#]],
+        );
+    }
+
+    #[test]
+    fn unclean_text_is_refused_naming_its_field() {
+        let mut doc = good();
+        doc["emoji"] = json!("🍲\u{200B}");
+        doc["owner"] = json!("cook\u{202E}");
+        let en = &mut doc["texts"]["en"];
+        en["title"] = json!("Pancakes\u{0}");
+        en["summary"] = json!("Soft \u{202E}pancakes.");
+        en["tips"] = json!("Ring the bell\u{7}");
+        en["ingredients"][0]["u"] = json!("g\u{9B}");
+        en["ingredients"][0]["i"] = json!("\u{FE0F}flour");
+        en["steps"][0]["t"] = json!("Mix\u{1B}[2J.");
+        check(
+            doc,
+            expect![[r#"
+                emoji: must be exactly one emoji character, such as 🍲
+                texts.en.title: character 9 is the control character U+0000; a single line takes none
+                texts.en.summary: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line
+                texts.en.tips: character 14 is the control character U+0007; only newline and tab may appear
+                texts.en.ingredients[0].u: character 2 is the control character U+009B; a single line takes none
+                texts.en.ingredients[0].i: the variation selector U+FE0F at character 1 follows no character it can modify
+                texts.en.steps[0].t: character 4 is the control character U+001B; only newline and tab may appear
+                owner: character 5 is the bidirectional control U+202E; leave it out: the page isolates this text already
             "#]],
         );
     }

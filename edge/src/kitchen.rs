@@ -257,6 +257,10 @@ pub async fn new_key(mut req: Request, env: &Env) -> Result<Response, ApiError> 
         let extra = Extra { message: Some("Give the key a label.".into()), ..Extra::default() };
         return page(&req, env, Some(session), extra).await;
     }
+    if let Some(problem) = domain::clean::check("label", &label, domain::clean::Kind::Line) {
+        let extra = Extra { message: Some(problem.to_string()), ..Extra::default() };
+        return page(&req, env, Some(session), extra).await;
+    }
     let key = auth::new_key()?;
     let prefix: String = key.chars().take(auth::KEY_PREFIX.len() + 6).collect();
     store::add_key(&store::db(env)?, session.account_id, &sha256_hex(&key), &prefix, &label, &now_iso())
@@ -386,7 +390,13 @@ pub async fn github_callback(req: Request, env: &Env) -> Result<Response, ApiErr
         .await
         .map_err(|err| ApiError::Internal(format!("GitHub's user answer does not parse: {err}")))?;
     let handle = domain::write::handle_from_login(&user.login);
-    let name = user.name.filter(|n| !n.trim().is_empty()).unwrap_or_else(|| user.login.clone());
+    // A GitHub name is text its owner chose: one that is not clean text is not shown, the login is.
+    let name = user
+        .name
+        .filter(|n| {
+            !n.trim().is_empty() && domain::clean::check("name", n, domain::clean::Kind::Line).is_none()
+        })
+        .unwrap_or_else(|| user.login.clone());
     let account = store::github_account(&store::db(env)?, user.id, &handle, &name, &now_iso()).await?;
     start_session(env, account.id).await
 }

@@ -76,7 +76,10 @@ fn document(mut value: Value, note_required: bool) -> Result<(Recipe, Option<Str
             problems.push(Diagnostic::new("note", format!("must be at most {MAX_NOTE_CHARS} characters")));
             None
         }
-        Some(Value::String(note)) => Some(note.trim().to_string()).filter(|note| !note.is_empty()),
+        Some(Value::String(note)) => {
+            problems.extend(domain::clean::check("note", &note, domain::clean::Kind::Prose));
+            Some(note.trim().to_string()).filter(|note| !note.is_empty())
+        }
         Some(_) => {
             problems.push(Diagnostic::new("note", "must be a string"));
             None

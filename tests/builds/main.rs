@@ -57,6 +57,11 @@ fn a_bad_content_folder_lists_every_problem_and_writes_nothing() {
     let expected = expect_test::expect![[r#"
         tests/data/bad-content/recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
         tests/data/bad-content/recipes/Bad_Name.json:2:1: (json): EOF while parsing an object
+        tests/data/bad-content/recipes/hidden-text.json:2:3: emoji: must be exactly one emoji character, such as 🍲
+        tests/data/bad-content/recipes/hidden-text.json:15:7: texts.en.title: character 5 is the control character U+0000; a single line takes none
+        tests/data/bad-content/recipes/hidden-text.json:16:7: texts.en.summary: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line
+        tests/data/bad-content/recipes/hidden-text.json:17:42: texts.en.ingredients[0].i: character 6 is the control character U+0007; a single line takes none
+        tests/data/bad-content/recipes/hidden-text.json:18:18: texts.en.steps[0].t: character 8 is the control character U+001B; only newline and tab may appear
         tests/data/bad-content/recipes/two-mistakes.json:3:3: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
         tests/data/bad-content/recipes/two-mistakes.json:6:3: cook_min: must be between 0 and 10080
         tests/data/bad-content/recipes/two-mistakes.json:17:24: texts.en.ingredients[0].q: must be a number greater than 0
@@ -74,10 +79,16 @@ fn check_for_github_reports_each_problem_as_an_annotation_on_its_file_and_line()
     let expected = expect_test::expect![[r#"
         ::error file=tests/data/bad-content/recipes/Bad_Name.json::(file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
         ::error file=tests/data/bad-content/recipes/Bad_Name.json,line=2,col=1::(json): EOF while parsing an object
+        ::error file=tests/data/bad-content/recipes/hidden-text.json,line=2,col=3::emoji: must be exactly one emoji character, such as 🍲
+        ::error file=tests/data/bad-content/recipes/hidden-text.json,line=15,col=7::texts.en.title: character 5 is the control character U+0000; a single line takes none
+        ::error file=tests/data/bad-content/recipes/hidden-text.json,line=16,col=7::texts.en.summary: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line
+        ::error file=tests/data/bad-content/recipes/hidden-text.json,line=17,col=42::texts.en.ingredients[0].i: character 6 is the control character U+0007; a single line takes none
+        ::error file=tests/data/bad-content/recipes/hidden-text.json,line=18,col=18::texts.en.steps[0].t: character 8 is the control character U+001B; only newline and tab may appear
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=3,col=3::course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=6,col=3::cook_min: must be between 0 and 10080
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=17,col=24::texts.en.ingredients[0].q: must be a number greater than 0
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=18,col=42::texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
+        ::error file=tests/data/bad-content/shows/bad-show/first-episode/episode.json,line=2,col=3::title: character 18 is the bidirectional control U+202E; leave it out: the page isolates this text already
         ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=2,col=3::pipeline: must equal the file name `edited`
         ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=7,col=45::segments[1].end_s: must not be before start_s
         ::error file=tests/data/bad-content/shows/bad-show/show.json,line=2,col=3::title: must not be empty

@@ -94,7 +94,7 @@ impl Kitchen {
     /// The id of the key whose label is `label`, from the key list.
     pub async fn key_id(&self, label: &str) -> Result<String> {
         let page = self.page().await?;
-        let at = page.find(&format!("<b>{label}</b>")).context("no such key on the page")?;
+        let at = page.find(&format!("<bdi>{label}</bdi>")).context("no such key on the page")?;
         let before = &page[..at];
         let start = before.rfind(r#"data-key-id=""#).context("no key id")? + 13;
         Ok(before[start..].split('"').next().unwrap_or_default().to_string())

@@ -156,3 +156,14 @@ pub async fn expired_sessions_are_dropped_at_the_next_sign_in(w: Arc<Worker>) ->
     ensure!(again.page().await?.contains("stale-cook"), "the new session works");
     Ok(())
 }
+
+pub async fn a_key_label_with_hidden_text_is_refused_naming_the_field(w: Arc<Worker>) -> Result<()> {
+    let kitchen = Kitchen::sign_in(&w, "label-maker").await?;
+    let answer = kitchen.post("/kitchen/keys", &[("label", "laptop\u{202E}")]).await?;
+    ensure!(answer.status() == 200, "making a key answered {}", answer.status());
+    let page = answer.text().await?;
+    ensure!(tests::kitchen::new_key_of(&page).is_none(), "a key was made");
+    ensure!(page.contains("label: character 7 is the bidirectional control U+202E"), "{page}");
+    ensure!(!kitchen.page().await?.contains("data-key-id"), "a key was stored");
+    Ok(())
+}

@@ -55,6 +55,7 @@ fn main() -> std::process::ExitCode {
         recipes_write::change_needs_the_owner_a_note_and_the_current_version,
         recipes_write::fork_makes_my_copy_and_a_fork_of_a_fork_keeps_the_chain,
         recipes_write::bad_input_is_a_problem_naming_what_is_wrong,
+        recipes_write::unclean_text_is_422_naming_the_field,
         recipes_write::search_shows_overlay_recipes_and_hides_replaced_versions,
         recipes_write::fifty_concurrent_changes_with_one_if_match_make_exactly_one_200,
         recipes_write::twenty_concurrent_forks_get_twenty_distinct_slugs,
@@ -79,6 +80,7 @@ fn main() -> std::process::ExitCode {
         kitchen::github_sign_in_key_lifecycle_in_a_browser,
         kitchen::local_sign_in_exists_only_in_dev,
         kitchen::expired_sessions_are_dropped_at_the_next_sign_in,
+        kitchen::a_key_label_with_hidden_text_is_refused_naming_the_field,
         // Safe by default (issue 11).
         safe::foreign_hosts_are_refused_before_routing,
         safe::local_sign_in_is_refused_on_a_site_host_that_is_not_loopback,

@@ -290,6 +290,45 @@ pub async fn bad_input_is_a_problem_naming_what_is_wrong(w: Arc<Worker>) -> Resu
     Ok(())
 }
 
+/// The text cases of issue 12: each one alone in an otherwise good document is a 422 naming its field.
+pub async fn unclean_text_is_422_naming_the_field(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "hidden-text").await?);
+    let marks = format!("🍲{}", "\u{0301}".repeat(20_000));
+    let cases: [(&str, &str, &str); 13] = [
+        ("/emoji", "\u{202E}", "emoji"),
+        ("/emoji", "\u{200B}", "emoji"),
+        ("/emoji", &marks, "emoji"),
+        ("/emoji", "🍲🥗", "emoji"),
+        ("/texts/en/title", "Salad\u{0}", "texts.en.title"),
+        ("/texts/en/title", "\u{202E}dalaS", "texts.en.title"),
+        ("/texts/en/title", "Sal\u{200B}ad", "texts.en.title"),
+        ("/texts/en/summary", "Crisp\u{7} and quick.", "texts.en.summary"),
+        ("/texts/en/summary", "\u{1B}[31mCrisp", "texts.en.summary"),
+        ("/texts/en/summary", "Crisp \u{202E}and quick.", "texts.en.summary"),
+        ("/texts/en/tips", "Serve\u{85}", "texts.en.tips"),
+        ("/texts/en/steps/1/t", "Salt\u{9B} and serve.", "texts.en.steps[1].t"),
+        ("/texts/en/ingredients/1/i", "\u{FE0F}salt", "texts.en.ingredients[1].i"),
+    ];
+    for (pointer, text, field) in cases {
+        let mut doc = recipe("Hidden salad");
+        *doc.pointer_mut(pointer).unwrap() = json!(text);
+        let answer = api.create(&doc).await?;
+        problem(&answer, 422)?;
+        let errors = answer.body["errors"].as_array().unwrap();
+        ensure!(errors.len() == 1 && errors[0]["field"] == field, "{pointer}: {}", answer.body);
+    }
+
+    let created = api.create(&recipe("Clean salad")).await?;
+    ensure!(created.status == 201, "{}", created.text);
+    let changed = api.change(&slug_of(&created), &recipe("Clean salad"), "less\u{0} salt", Some(1)).await?;
+    problem(&changed, 422)?;
+    ensure!(changed.body["errors"][0]["field"] == "note", "{}", changed.body);
+    let feed = api.get("/api/changes?limit=1000").await?;
+    let mine = feed.body["items"].as_array().unwrap().iter().filter(|c| c["owner"] == "hidden-text").count();
+    ensure!(mine == 1, "only the clean create reached the feed, not {mine} changes");
+    Ok(())
+}
+
 pub async fn search_shows_overlay_recipes_and_hides_replaced_versions(w: Arc<Worker>) -> Result<()> {
     let api = Api::new(&w, &key_for(&w, "searcher").await?);
     let created = api.create(&recipe("Zucchini Carpaccio")).await?;

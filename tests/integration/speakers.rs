@@ -70,6 +70,13 @@ pub async fn speaker_names_need_a_key_and_the_editor_role(w: Arc<Worker>) -> Res
     let fields: Vec<&str> =
         invalid.body["errors"].as_array().unwrap().iter().filter_map(|e| e["field"].as_str()).collect();
     ensure!(fields == ["who", "name"], "{fields:?}");
+    // A name that would reorder the text around it, and a note with a bell in it.
+    let hidden =
+        put(&w, Some(&editor), &path, json!({"name": "Ben\u{202E} Okafor", "note": "ding\u{7}"})).await?;
+    ensure!(hidden.status == 422, "{} {}", hidden.status, hidden.body);
+    let fields: Vec<&str> =
+        hidden.body["errors"].as_array().unwrap().iter().filter_map(|e| e["field"].as_str()).collect();
+    ensure!(fields == ["name", "note"], "{fields:?}");
 
     // Nothing was stored by any of these: the shared worker's names are as built.
     let transcript = get(&w, &format!("/api/episodes/{id}/transcript?speaker=Ben+Okafor")).await?;

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
+use crate::clean::{self, Kind};
 
 pub use names::{LabelVotes, NameState, Names, ResolvedName, Vote, VoteSource};
 pub use url::{episode_id, normalise_source_url};
@@ -199,6 +200,11 @@ pub fn validate_show(show: &Show) -> Vec<Diagnostic> {
     if show.licence.trim().is_empty() || show.licence.contains(char::is_whitespace) {
         problems.push(Diagnostic::new("licence", "must be an SPDX licence id such as CC-BY-SA-4.0"));
     }
+    problems.extend(clean::check("title", &show.title, Kind::Line));
+    problems.extend(clean::check("description", &show.description, Kind::Prose));
+    for (field, text) in [("url", &show.url), ("attribution", &show.attribution)] {
+        problems.extend(text.as_deref().and_then(|text| clean::check(field, text, Kind::Line)));
+    }
     problems
 }
 
@@ -207,6 +213,10 @@ pub fn validate_episode(episode: &Episode) -> Vec<Diagnostic> {
     if episode.title.trim().is_empty() {
         problems.push(Diagnostic::new("title", "must not be empty"));
     }
+    problems.extend(clean::check("title", &episode.title, Kind::Line));
+    for (field, text) in [("attribution", &episode.attribution), ("derived_from", &episode.derived_from)] {
+        problems.extend(text.as_deref().and_then(|text| clean::check(field, text, Kind::Line)));
+    }
     if normalise_source_url(&episode.source_url).is_none() {
         problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
     }
@@ -214,8 +224,11 @@ pub fn validate_episode(episode: &Episode) -> Vec<Diagnostic> {
         problems.push(Diagnostic::new("published", "must be a date YYYY-MM-DD"));
     }
     for (idx, person) in episode.roster.iter().enumerate() {
+        let field = format!("roster[{idx}].name");
         if person.name.trim().is_empty() {
-            problems.push(Diagnostic::new(format!("roster[{idx}].name"), "must not be empty"));
+            problems.push(Diagnostic::new(field, "must not be empty"));
+        } else {
+            problems.extend(clean::check(&field, &person.name, Kind::Line));
         }
     }
     if let Some(run) = &episode.canonical_run
@@ -238,6 +251,9 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
     if run.segments.is_empty() {
         problems.push(Diagnostic::new("segments", "a run has at least one segment"));
     }
+    if let Some(format) = &run.imported_from {
+        problems.extend(clean::check("imported_from", format, Kind::Line));
+    }
     if let Some(embeddings) = &run.speaker_embeddings {
         problems.extend(validate_embeddings(embeddings, &run.segments));
     }
@@ -247,9 +263,11 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
         if segment.speaker.trim().is_empty() {
             problems.push(Diagnostic::new(field("speaker"), "must not be empty"));
         }
+        problems.extend(clean::check(&field("speaker"), &segment.speaker, Kind::Line));
         if segment.text.trim().is_empty() {
             problems.push(Diagnostic::new(field("text"), "must not be empty"));
         }
+        problems.extend(clean::check(&field("text"), &segment.text, Kind::Prose));
         if !(segment.start_s.is_finite() && segment.start_s >= 0.0) {
             problems.push(Diagnostic::new(field("start_s"), "must be a number of seconds, 0 or more"));
         }
@@ -261,6 +279,11 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
         }
         previous_start = segment.start_s;
         for (word_idx, word) in segment.words.iter().flatten().enumerate() {
+            problems.extend(clean::check(
+                &format!("segments[{idx}].words[{word_idx}].w"),
+                &word.w,
+                Kind::Line,
+            ));
             let inside = word.start_s >= segment.start_s - 0.5
                 && word.end_s <= segment.end_s + 0.5
                 && word.end_s >= word.start_s;
@@ -280,6 +303,7 @@ fn validate_embeddings(embeddings: &SpeakerEmbeddings, segments: &[Segment]) -> 
     if embeddings.model.trim().is_empty() {
         problems.push(Diagnostic::new("speaker_embeddings.model", "must name the embedding model"));
     }
+    problems.extend(clean::check("speaker_embeddings.model", &embeddings.model, Kind::Line));
     let dims = embeddings.labels.values().next().map_or(0, Vec::len);
     for (label, vector) in &embeddings.labels {
         let field = format!("speaker_embeddings.labels.{label}");
@@ -471,6 +495,47 @@ mod tests {
             canonical_run(&episode(None), &[runs[0].clone(), runs[2].clone()]).unwrap().pipeline,
             "deepgram"
         );
+    }
+
+    #[test]
+    fn text_fields_of_shows_episodes_and_runs_are_clean() {
+        let show = Show {
+            title: "Kitchen\u{0}Table".into(),
+            url: None,
+            description: "Talk \u{202E}about food.".into(),
+            licence: "CC0-1.0".into(),
+            attribution: Some("\u{200B}Us".into()),
+        };
+        let mut episode = episode(None);
+        episode.title = "\u{2067}Soup\u{2069}".into();
+        episode.roster = vec![Person { name: "Ana\u{1B}".into(), role: Role::Host }];
+        let mut run = run("whisperx", RunKind::Asr, "2024-01-01");
+        run.segments = vec![Segment {
+            speaker: "SPEAKER\u{FE0F}".into(),
+            start_s: 0.0,
+            end_s: 1.0,
+            text: "Hi\u{7}".into(),
+            start_estimated: false,
+            end_estimated: false,
+            words: Some(vec![Word { w: "Hi\u{85}".into(), start_s: 0.0, end_s: 0.5, estimated: false }]),
+        }];
+        let problems: Vec<String> = [validate_show(&show), validate_episode(&episode), validate_run(&run)]
+            .concat()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        expect_test::expect![[r#"
+            [
+                "title: character 8 is the control character U+0000; a single line takes none",
+                "description: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line",
+                "attribution: character 1 is the invisible U+200B; leave it out",
+                "title: character 1 is the bidirectional control U+2067; leave it out: the page isolates this text already",
+                "roster[0].name: character 4 is the control character U+001B; a single line takes none",
+                "segments[0].speaker: the variation selector U+FE0F at character 8 follows no character it can modify",
+                "segments[0].text: character 3 is the control character U+0007; only newline and tab may appear",
+                "segments[0].words[0].w: character 3 is the control character U+0085; a single line takes none",
+            ]
+        "#]].assert_debug_eq(&problems);
     }
 
     #[test]

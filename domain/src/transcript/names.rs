@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
+use crate::clean::{self, Kind};
 use crate::transcript::Person;
 
 /// The four identification sources of the seed.
@@ -286,8 +287,8 @@ pub fn decision_from_body(body: &serde_json::Value) -> Result<(String, Option<St
         problems.push(Diagnostic::new(key.as_str(), "unknown field; send only name and note"));
     }
     let name = match object.get("name") {
-        Some(serde_json::Value::String(name)) => {
-            let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(serde_json::Value::String(raw)) => {
+            let name = raw.split_whitespace().collect::<Vec<_>>().join(" ");
             if name.is_empty() {
                 problems.push(Diagnostic::new("name", "must not be empty"));
             } else if name.chars().count() > MAX_DECISION_NAME_CHARS {
@@ -295,6 +296,9 @@ pub fn decision_from_body(body: &serde_json::Value) -> Result<(String, Option<St
                     "name",
                     format!("must be at most {MAX_DECISION_NAME_CHARS} characters"),
                 ));
+            } else {
+                // The name as sent: whitespace it is folded into must not hide a control.
+                problems.extend(clean::check("name", raw, Kind::Line));
             }
             name
         }
@@ -317,6 +321,7 @@ pub fn decision_from_body(body: &serde_json::Value) -> Result<(String, Option<St
             None
         }
         Some(serde_json::Value::String(note)) => {
+            problems.extend(clean::check("note", note, Kind::Prose));
             Some(note.trim().to_string()).filter(|note| !note.is_empty())
         }
         Some(_) => {
@@ -368,20 +373,32 @@ pub fn validate(names: &Names) -> Vec<Diagnostic> {
                     "elimination is computed from the other votes and the roster; do not store it",
                 ));
             }
+            let field = |name: &str| format!("labels.{label}.votes[{idx}].{name}");
             if vote.name.as_deref().is_some_and(|name| name.trim().is_empty()) {
-                problems.push(Diagnostic::new(
-                    format!("labels.{label}.votes[{idx}].name"),
-                    "use null to abstain, not an empty name",
-                ));
+                problems.push(Diagnostic::new(field("name"), "use null to abstain, not an empty name"));
             }
+            problems
+                .extend(vote.name.as_deref().and_then(|name| clean::check(&field("name"), name, Kind::Line)));
+            problems.extend(clean::check(&field("evidence"), &vote.evidence, Kind::Prose));
+            problems.extend(
+                vote.model.as_deref().and_then(|model| clean::check(&field("model"), model, Kind::Line)),
+            );
         }
         let mut sources: Vec<VoteSource> = entry.votes.iter().map(|vote| vote.source).collect();
         sources.sort();
         if sources.windows(2).any(|pair| pair[0] == pair[1]) {
             problems.push(Diagnostic::new(format!("labels.{label}.votes"), "each source votes at most once"));
         }
-        if entry.human.as_ref().is_some_and(|human| human.name.trim().is_empty()) {
-            problems.push(Diagnostic::new(format!("labels.{label}.human.name"), "must not be empty"));
+        if let Some(human) = &entry.human {
+            let field = |name: &str| format!("labels.{label}.human.{name}");
+            if human.name.trim().is_empty() {
+                problems.push(Diagnostic::new(field("name"), "must not be empty"));
+            }
+            problems.extend(clean::check(&field("name"), &human.name, Kind::Line));
+            problems.extend(clean::check(&field("by"), &human.by, Kind::Line));
+            problems.extend(
+                human.note.as_deref().and_then(|note| clean::check(&field("note"), note, Kind::Prose)),
+            );
         }
     }
     problems
@@ -532,6 +549,12 @@ mod tests {
                 note: must be a string"#]],
         );
         check(serde_json::json!([1]), expect!["(body): must be a JSON object {name, note}"]);
+        check(
+            serde_json::json!({"name": "Ana\u{202E} Lima", "note": "rang\u{7}"}),
+            expect![[r#"
+                name: character 4 is the bidirectional control U+202E; leave it out: the page isolates this text already
+                note: character 5 is the control character U+0007; only newline and tab may appear"#]],
+        );
     }
 
     #[test]
@@ -565,6 +588,23 @@ mod tests {
             [
                 "labels.S0.votes[2].source: elimination is computed from the other votes and the roster; do not store it",
                 "labels.S0.votes: each source votes at most once",
+            ]
+        "#]]
+        .assert_debug_eq(&problems);
+    }
+
+    #[test]
+    fn names_votes_and_decisions_in_a_names_file_are_clean_text() {
+        let mut bad = names(&[("S0", "asr=Ana\u{200F}")]);
+        let entry = bad.labels.get_mut("S0").unwrap();
+        entry.votes[0].evidence = "said \u{202B}hi".into();
+        entry.human = Some(HumanDecision { name: "Ana\u{0}".into(), by: "ed".into(), note: None });
+        let problems: Vec<String> = validate(&bad).iter().map(ToString::to_string).collect();
+        expect![[r#"
+            [
+                "labels.S0.votes[0].name: character 4 is the bidirectional control U+200F; leave it out: the page isolates this text already",
+                "labels.S0.votes[0].evidence: the bidirectional control U+202B at character 6 is not closed by U+202C in the same line",
+                "labels.S0.human.name: character 4 is the control character U+0000; a single line takes none",
             ]
         "#]]
         .assert_debug_eq(&problems);
