@@ -147,6 +147,27 @@ pub fn parse_if_match(header: &str) -> Option<u64> {
     value.parse().ok()
 }
 
+/// Whether an `If-None-Match` header names the current entity tag `etag` (RFC 9110 §13.1.2): `*`,
+/// or a comma-separated list of tags compared weakly (a `W/` prefix is ignored on both sides).
+pub fn none_match(header: &str, etag: &str) -> bool {
+    let strip = |tag: &str| tag.trim().trim_start_matches("W/").to_string();
+    let current = strip(etag);
+    header.split(',').map(strip).any(|tag| tag == "*" || tag == current)
+}
+
+#[cfg(test)]
+mod none_match_tests {
+    use super::none_match;
+
+    #[test]
+    fn lists_stars_and_weak_tags_match_the_current_tag() {
+        assert!(none_match("\"x\", \"abc\"", "\"abc\""));
+        assert!(none_match("*", "\"abc\""));
+        assert!(none_match("W/\"abc\"", "\"abc\""));
+        assert!(!none_match("\"x\", \"y\"", "\"abc\""));
+    }
+}
+
 /// The entity tag a version is served with.
 pub fn etag(version: u64) -> String {
     format!("\"{version}\"")

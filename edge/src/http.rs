@@ -50,11 +50,7 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
     Ok(response)
 }
 
-/// Whether `If-None-Match` names the current representation (RFC 9110 §13.1.2): `*`, or a list of
-/// entity tags compared weakly.
+/// Whether the request's `If-None-Match` names the current representation (`domain::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
-    let Some(header) = req.headers().get("If-None-Match")? else { return Ok(false) };
-    let strip = |tag: &str| tag.trim().trim_start_matches("W/").to_string();
-    let current = strip(etag);
-    Ok(header.split(',').map(strip).any(|tag| tag == "*" || tag == current))
+    Ok(req.headers().get("If-None-Match")?.is_some_and(|header| domain::write::none_match(&header, etag)))
 }
