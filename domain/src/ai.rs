@@ -16,9 +16,6 @@ use crate::recipe::{self, Lang, Recipe, Source};
 
 /// The longest prompt a caller may send.
 pub const MAX_PROMPT_CHARS: usize = 2000;
-/// AI requests a key may make per [`AI_WINDOW_S`] (DESIGN.md §4).
-pub const AI_PER_WINDOW: u32 = 20;
-pub const AI_WINDOW_S: u64 = 3600;
 /// An invalid answer is sent back with its problems once; a second invalid answer is given up on.
 pub const MAX_ATTEMPTS: usize = 2;
 

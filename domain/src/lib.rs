@@ -15,9 +15,11 @@ pub mod diagnostic;
 pub mod diet;
 pub mod host;
 pub mod layout;
+pub mod limits;
 pub mod mcp;
 #[cfg(feature = "pages")]
 pub mod page;
+pub mod paging;
 pub mod quote;
 pub mod recipe;
 pub mod search;

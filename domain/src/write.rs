@@ -1,5 +1,5 @@
 //! Recipe writes through the API: what a create, change or fork stores, the change feed's items, the
-//! overlay's retirement rule, `If-Match` parsing and the write rate limit.
+//! overlay's retirement rule and `If-Match` parsing. The write limit is in [`crate::limits`].
 //!
 //! The edge keeps the rows (D1) and the builder's `sync` turns feed items into git commits; both use
 //! the types here, so the feed has one shape. Times come in as ISO 8601 strings from the caller.
@@ -8,9 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::recipe::{Published, Recipe, ServerFields};
 
-/// Write requests a key may make per [`RATE_WINDOW_S`].
-pub const WRITES_PER_WINDOW: u32 = 60;
-pub const RATE_WINDOW_S: u64 = 60;
 /// The largest request body a write route reads (DESIGN.md §4).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// The longest change note kept.
@@ -74,6 +71,91 @@ pub struct ChangePage {
     pub items: Vec<Change>,
     /// The `since` that fetches the next page; `None` when this page reached the end of the feed.
     pub next_since: Option<u64>,
+}
+
+/// The most items one page of a recipe's history holds, and how many it holds unless asked.
+pub const HISTORY_MAX_LIMIT: usize = 1000;
+pub const HISTORY_DEFAULT_LIMIT: usize = 100;
+
+/// Where the next page of a recipe's history (`GET /api/r/{slug}/history`, newest first) goes on:
+/// after an API change (the feed's `seq`), or after a commit of the built history. Both stay put when
+/// new writes arrive, which come first in the list, so following cursors meets no item twice. Given
+/// out as an opaque string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryCursor {
+    /// Go on with the API changes older than this `seq`, then the built history.
+    Api(u64),
+    /// Go on with the built history after this commit.
+    Git(String),
+}
+
+impl HistoryCursor {
+    pub fn encode(&self) -> String {
+        let text = match self {
+            HistoryCursor::Api(seq) => format!("a{seq}"),
+            HistoryCursor::Git(commit) => format!("g{commit}"),
+        };
+        data_encoding::BASE64URL_NOPAD.encode(text.as_bytes())
+    }
+
+    pub fn decode(cursor: &str) -> Option<HistoryCursor> {
+        let bytes = data_encoding::BASE64URL_NOPAD.decode(cursor.as_bytes()).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        match text.split_at_checked(1)? {
+            ("a", seq) => seq.parse().ok().map(HistoryCursor::Api),
+            ("g", commit) if !commit.is_empty() => Some(HistoryCursor::Git(commit.to_string())),
+            _ => None,
+        }
+    }
+}
+
+/// One page of a recipe's history: the API changes the build does not have yet (`(seq, item)`, newest
+/// first; those the cursor has passed may be among them), then the built history (items with a
+/// `commit`, newest first), at most `limit` items and [`crate::paging::PAGE_BYTES`] of them. Returns
+/// the items and the cursor of the next page, or a problem naming `cursor` when it names a commit this
+/// history does not hold (a build from another line of history replaced it).
+pub fn history_page(
+    api: Vec<(u64, serde_json::Value)>,
+    git: Vec<serde_json::Value>,
+    after: Option<&HistoryCursor>,
+    limit: usize,
+) -> Result<(Vec<serde_json::Value>, Option<HistoryCursor>), crate::Diagnostic> {
+    let api_after = |seq: u64| match after {
+        None => true,
+        Some(HistoryCursor::Api(last)) => seq < *last,
+        Some(HistoryCursor::Git(_)) => false,
+    };
+    let git_start = match after {
+        Some(HistoryCursor::Git(commit)) => {
+            git.iter().position(|item| item["commit"] == commit.as_str()).map(|at| at + 1).ok_or_else(
+                || {
+                    crate::Diagnostic::new(
+                        "cursor",
+                        "names a commit this history no longer holds; start again without a cursor",
+                    )
+                },
+            )?
+        }
+        _ => 0,
+    };
+    let mut candidates: Vec<(HistoryCursor, serde_json::Value)> = api
+        .into_iter()
+        .filter(|(seq, _)| api_after(*seq))
+        .map(|(seq, item)| (HistoryCursor::Api(seq), item))
+        .collect();
+    candidates.extend(git.into_iter().skip(git_start).map(|item| {
+        let commit = item["commit"].as_str().unwrap_or_default().to_string();
+        (HistoryCursor::Git(commit), item)
+    }));
+    let n_candidates = candidates.len();
+    candidates.truncate(limit);
+    let kept = crate::paging::fitting(
+        candidates.iter().map(|(_, item)| crate::paging::json_len(item)),
+        crate::paging::PAGE_BYTES,
+    );
+    candidates.truncate(kept);
+    let next = if kept < n_candidates { candidates.last().map(|(cursor, _)| cursor.clone()) } else { None };
+    Ok((candidates.into_iter().map(|(_, item)| item).collect(), next))
 }
 
 /// The note a create or fork gets when the caller gives none.
@@ -173,65 +255,6 @@ pub fn etag(version: u64) -> String {
     format!("\"{version}\"")
 }
 
-/// The start of the fixed rate window `now_s` falls in.
-pub fn rate_window(now_s: u64) -> u64 {
-    now_s - now_s % RATE_WINDOW_S
-}
-
-/// What the write limit says about the `count`th request in the window that started at `window_s`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateDecision {
-    pub allowed: bool,
-    pub limit: u32,
-    pub remaining: u32,
-    /// Seconds until the window resets.
-    pub reset_s: u64,
-    /// The policy's name in the headers: `writes`, `ai`.
-    pub policy_name: &'static str,
-    /// The window's length in seconds.
-    pub window_len_s: u64,
-}
-
-impl RateDecision {
-    pub fn of(count: u32, limit: u32, window_s: u64, now_s: u64) -> RateDecision {
-        RateDecision::in_window("writes", RATE_WINDOW_S, count, limit, window_s, now_s)
-    }
-
-    /// The same decision for another fixed-window limit (the AI's is an hour).
-    pub fn in_window(
-        policy_name: &'static str,
-        window_len_s: u64,
-        count: u32,
-        limit: u32,
-        window_s: u64,
-        now_s: u64,
-    ) -> RateDecision {
-        RateDecision {
-            allowed: count <= limit,
-            limit,
-            remaining: limit.saturating_sub(count),
-            reset_s: (window_s + window_len_s).saturating_sub(now_s).max(1),
-            policy_name,
-            window_len_s,
-        }
-    }
-
-    /// `RateLimit` (draft-ietf-httpapi-ratelimit-headers): remaining quota and seconds to reset.
-    pub fn header(&self) -> String {
-        format!("\"{}\";r={};t={}", self.policy_name, self.remaining, self.reset_s)
-    }
-
-    /// `RateLimit-Policy`: the quota and its window.
-    pub fn policy(&self) -> String {
-        format!("\"{}\";q={};w={}", self.policy_name, self.limit, self.window_len_s)
-    }
-}
-
-/// The start of the fixed window of `len_s` seconds that `now_s` falls in.
-pub fn window_of(now_s: u64, len_s: u64) -> u64 {
-    now_s - now_s % len_s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,16 +323,68 @@ mod tests {
         assert_eq!(parse_if_match("*"), None);
     }
 
+    fn api_item(seq: u64) -> (u64, serde_json::Value) {
+        (seq, json!({"source": "api", "seq": seq, "message": format!("change {seq}")}))
+    }
+
+    fn git_item(commit: &str) -> serde_json::Value {
+        json!({"source": "git", "commit": commit, "message": "x".repeat(300 * 1024)})
+    }
+
+    /// Every item of a history, following cursors from page to page.
+    fn walk(
+        api: &[(u64, serde_json::Value)],
+        git: &[serde_json::Value],
+        limit: usize,
+    ) -> Vec<serde_json::Value> {
+        let mut seen = Vec::new();
+        let mut after: Option<HistoryCursor> = None;
+        loop {
+            let (items, next) = history_page(api.to_vec(), git.to_vec(), after.as_ref(), limit).unwrap();
+            assert!(!items.is_empty() || seen.is_empty());
+            seen.extend(items);
+            match next {
+                Some(cursor) => after = HistoryCursor::decode(&cursor.encode()),
+                None => return seen,
+            }
+        }
+    }
+
     #[test]
-    fn the_sixty_first_write_in_a_minute_is_refused() {
-        let window = rate_window(125);
-        assert_eq!(window, 120);
-        let ok = RateDecision::of(60, 60, window, 125);
-        assert!(ok.allowed);
-        assert_eq!(ok.header(), "\"writes\";r=0;t=55");
-        let refused = RateDecision::of(61, 60, window, 179);
-        assert!(!refused.allowed);
-        assert_eq!(refused.reset_s, 1);
-        assert_eq!(refused.policy(), "\"writes\";q=60;w=60");
+    fn history_pages_by_count_and_bytes_meet_every_item_once() {
+        let api: Vec<_> = (1..=5).rev().map(api_item).collect();
+        let git: Vec<_> = ["c5", "c4", "c3", "c2", "c1"].into_iter().map(git_item).collect();
+        let all: Vec<_> = api.iter().map(|(_, item)| item.clone()).chain(git.iter().cloned()).collect();
+        for limit in [1, 2, 3, 100] {
+            assert_eq!(walk(&api, &git, limit), all, "limit {limit}");
+        }
+        // Five API items and three 300 KiB commits fit in one MiB; the fourth commit does not.
+        let (first, next) = history_page(api.clone(), git.clone(), None, 100).unwrap();
+        assert_eq!(first.len(), 8);
+        assert_eq!(next, Some(HistoryCursor::Git("c3".into())));
+    }
+
+    #[test]
+    fn new_writes_during_paging_do_not_repeat_items() {
+        let api: Vec<_> = (1..=4).rev().map(api_item).collect();
+        let (first, next) = history_page(api.clone(), Vec::new(), None, 2).unwrap();
+        assert_eq!(first.iter().map(|i| i["seq"].as_u64().unwrap()).collect::<Vec<_>>(), [4, 3]);
+        // Two writes arrive, newest first, before the next page is read.
+        let mut newer: Vec<_> = (5..=6).rev().map(api_item).collect();
+        newer.extend(api);
+        let (second, _) = history_page(newer, Vec::new(), next.as_ref(), 2).unwrap();
+        assert_eq!(second.iter().map(|i| i["seq"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 1]);
+    }
+
+    #[test]
+    fn history_cursors_are_opaque_and_checked() {
+        for cursor in [HistoryCursor::Api(12), HistoryCursor::Git("0123abcd".into())] {
+            assert_eq!(HistoryCursor::decode(&cursor.encode()), Some(cursor));
+        }
+        assert_eq!(HistoryCursor::decode("not a cursor"), None);
+        assert_eq!(HistoryCursor::decode(&data_encoding::BASE64URL_NOPAD.encode(b"g")), None);
+        let gone = HistoryCursor::Git("rewritten".into());
+        let problem = history_page(Vec::new(), vec![git_item("c1")], Some(&gone), 10).unwrap_err();
+        assert_eq!(problem.field, "cursor");
     }
 }

@@ -10,13 +10,15 @@
 //! Configuration: `AI_PROVIDER` = `openai` | `workers-ai` picks one; unset, `AI_BASE_URL` (with
 //! `AI_MODEL` and the secret `AI_API_KEY`) means the OpenAI-compatible endpoint, and outside
 //! `ENVIRONMENT=dev` the `AI` binding with `WORKERS_AI_MODEL` is the default. Neither → 503.
-//! `AI_TIMEOUT_MS` (default 30 000) bounds each upstream call; `AI_PER_HOUR` (default 20) the quota.
+//! `AI_TIMEOUT_MS` (default 30 000) bounds each upstream call; `AI_PER_HOUR` (default 20) the quota,
+//! which counts per account (`domain::limits::AI`).
 
 use std::time::Duration;
 
-use domain::ai::{self, AI_PER_WINDOW, AI_WINDOW_S, AiRequest, Expect, MAX_ATTEMPTS, Message};
+use domain::ai::{self, AiRequest, Expect, MAX_ATTEMPTS, Message};
+use domain::limits::{self, RateDecision, Subject};
 use domain::recipe::{GeneratedBy, Published, Recipe};
-use domain::write::{self, ChangeKind, RateDecision, etag, window_of};
+use domain::write::{self, ChangeKind, etag};
 use futures::future::{Either, select};
 use serde_json::{Value, json};
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, Response};
@@ -226,26 +228,13 @@ pub async fn generate(
     Err(ApiError::UpstreamInvalid(problems))
 }
 
-/// One AI request counted against the key's hourly quota.
-#[derive(Debug, Clone)]
-pub struct Charge {
-    pub decision: RateDecision,
-    key_id: i64,
-    window_s: u64,
-}
+/// One AI request counted against the account's hourly quota.
+pub type Charge = auth::Counted;
 
-fn ai_limit(env: &Env) -> u32 {
-    var(env, "AI_PER_HOUR").and_then(|v| v.parse().ok()).unwrap_or(AI_PER_WINDOW)
-}
-
-/// Counts one AI request; 429 once the hour's quota is spent (the refused request is not counted).
+/// Counts one AI request against the caller's account, whichever key sent it; 429 once the hour's
+/// quota is spent (the refused request is given back).
 pub async fn charge(env: &Env, caller: &KeyOwner) -> Result<Charge, ApiError> {
-    let now = auth::now_s();
-    let window_s = window_of(now, AI_WINDOW_S);
-    let db = store::db(env)?;
-    let count = store::count_ai(&db, caller.key_id, window_s).await?;
-    let decision = RateDecision::in_window("ai", AI_WINDOW_S, count, ai_limit(env), window_s, now);
-    let charge = Charge { decision, key_id: caller.key_id, window_s };
+    let charge = auth::count(env, &limits::AI, &Subject::Account(caller.account_id)).await?;
     if charge.decision.allowed {
         Ok(charge)
     } else {
@@ -256,10 +245,7 @@ pub async fn charge(env: &Env, caller: &KeyOwner) -> Result<Charge, ApiError> {
 
 /// Gives a charge back: the request failed on our side or upstream, or made no upstream call.
 pub async fn refund(env: &Env, charge: &Charge) {
-    // A refund that fails costs the caller one request of quota; it must not hide the real error.
-    if let Ok(db) = store::db(env) {
-        let _ = store::refund_ai(&db, charge.key_id, charge.window_s).await;
-    }
+    auth::uncount(env, charge).await;
 }
 
 /// Whether an error is ours or the upstream's (refunded), rather than the caller's (kept).
@@ -396,7 +382,7 @@ pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
     }
     if let Some(rate) = &outcome.rate {
         headers.set("RateLimit", &rate.header())?;
-        headers.set("RateLimit-Policy", &rate.policy())?;
+        headers.set("RateLimit-Policy", &rate.policy_header())?;
     }
     http::cors(headers);
     Ok(response)

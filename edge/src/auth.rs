@@ -1,10 +1,11 @@
-//! Who is asking: API keys (`Authorization: Bearer`), the write rate limit, and the random tokens and
-//! hashes behind keys, sessions and CSRF. Also the clock, which `domain` never reads.
+//! Who is asking: API keys (`Authorization: Bearer`), the client's address, the counting behind every
+//! limit (`domain::limits`: writes and AI per account, sign-ins and new keys per address), and the
+//! random tokens and hashes behind keys, sessions and CSRF. Also the clock, which `domain` never reads.
 //!
 //! Keys and session tokens are 32 random bytes from the runtime's CSPRNG (`crypto.getRandomValues`
 //! through getrandom); D1 keeps only their SHA-256, so a leaked database holds no usable key.
 
-use domain::write::{RateDecision, WRITES_PER_WINDOW, rate_window};
+use domain::limits::{self, Policy, RateDecision, Subject, WRITES};
 use sha2::{Digest, Sha256};
 use worker::{Env, Request};
 
@@ -67,20 +68,54 @@ pub async fn caller(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
         .ok_or_else(|| ApiError::Unauthorized("this key is unknown or was revoked".into()))
 }
 
-/// The write limit per key and minute: `WRITES_PER_MINUTE` when set (load tests raise it), else 60.
-fn write_limit(env: &Env) -> u32 {
-    env.var("WRITES_PER_MINUTE")
-        .ok()
-        .and_then(|var| var.to_string().parse().ok())
-        .unwrap_or(WRITES_PER_WINDOW)
+/// A policy's quota: its setting (`WRITES_PER_MINUTE`, …) when set, else its default.
+pub fn quota(env: &Env, policy: &Policy) -> u32 {
+    env.var(policy.setting).ok().and_then(|var| var.to_string().parse().ok()).unwrap_or(policy.quota)
 }
 
-/// Counts a write for the key; 429 once the minute's quota is spent. The decision also goes on the
-/// successful answer as `RateLimit` headers.
-pub async fn count_write(env: &Env, caller: &KeyOwner) -> Result<RateDecision, ApiError> {
+/// The client's address bucket, from `CF-Connecting-IP`, which Cloudflare sets on every request (a
+/// local run sets it too; without it, everyone shares the bucket `local`).
+pub fn address(req: &Request) -> Subject {
+    let header = req.headers().get("CF-Connecting-IP").ok().flatten();
+    Subject::Address(limits::address_bucket(header.as_deref()))
+}
+
+/// One request counted against a policy: the decision, and where it was counted, to give it back.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    pub decision: RateDecision,
+    subject: String,
+    window_s: u64,
+}
+
+/// Counts one request of `subject` against `policy` and decides on it (refusing is the caller's).
+pub async fn count(env: &Env, policy: &'static Policy, subject: &Subject) -> Result<Counted, ApiError> {
     let now = now_s();
-    let window = rate_window(now);
-    let count = store::count_write(&store::db(env)?, caller.key_id, window).await?;
-    let decision = RateDecision::of(count, write_limit(env), window, now);
-    if decision.allowed { Ok(decision) } else { Err(ApiError::RateLimited(decision)) }
+    let window_s = limits::window_of(now, policy.window_s);
+    let subject = subject.key();
+    let spent_before = limits::spent_before(now);
+    let count = store::count_up(&store::db(env)?, policy.name, &subject, window_s, spent_before).await?;
+    Ok(Counted { decision: policy.decide(count, quota(env, policy), now), subject, window_s })
+}
+
+/// Gives a counted request back (the AI's failures on our side or upstream cost the caller nothing).
+pub async fn uncount(env: &Env, counted: &Counted) {
+    // A give-back that fails costs the caller one request of quota; it must not hide the real error.
+    if let Ok(db) = store::db(env) {
+        let _ =
+            store::count_down(&db, counted.decision.policy.name, &counted.subject, counted.window_s).await;
+    }
+}
+
+/// Counts one request against `policy`; 429 once the window's quota is spent. The refused request
+/// stays counted, so hammering does not shorten the wait. The decision also goes on the successful
+/// answer as `RateLimit` headers.
+pub async fn admit(env: &Env, policy: &'static Policy, subject: &Subject) -> Result<RateDecision, ApiError> {
+    let counted = count(env, policy, subject).await?;
+    if counted.decision.allowed { Ok(counted.decision) } else { Err(ApiError::RateLimited(counted.decision)) }
+}
+
+/// Counts a write against the caller's account, whichever of its keys sent it.
+pub async fn count_write(env: &Env, caller: &KeyOwner) -> Result<RateDecision, ApiError> {
+    admit(env, &WRITES, &Subject::Account(caller.account_id)).await
 }

@@ -1,7 +1,7 @@
 //! The edge's one error type and the one place it becomes an RFC 9457 problem response.
 
 use domain::Diagnostic;
-use domain::write::RateDecision;
+use domain::limits::{self, RateDecision};
 use serde_json::json;
 use worker::Response;
 
@@ -28,6 +28,9 @@ pub enum ApiError {
     /// A document with problems: every one of them, each naming its field.
     Invalid(Vec<Diagnostic>),
     RateLimited(RateDecision),
+    /// An account that holds as many live keys as it may (`domain::limits::LIVE_KEYS_PER_ACCOUNT`)
+    /// asked for another: how many it holds.
+    TooManyKeys(u32),
     /// The AI declined the request (the model's refusal, in its words).
     AiRefused(String),
     /// The AI service timed out, failed, or answered with something we cannot use; nothing was stored.
@@ -87,9 +90,12 @@ impl ApiError {
                 format!("{} problem(s); see `errors`", problems.len()),
             ),
             ApiError::RateLimited(decision) => {
-                let title =
-                    if decision.policy_name == "ai" { "Too many AI requests" } else { "Too many writes" };
-                (429, "rate-limited", title, format!("try again in {} s", decision.reset_s))
+                (429, "rate-limited", decision.policy.refusal, decision.detail())
+            }
+            // 409, not 429: waiting does not help, only revoking a key does (the state of the account
+            // conflicts with the request, RFC 9110 §15.5.10).
+            ApiError::TooManyKeys(live) => {
+                (409, "too-many-keys", "Too many live keys", limits::key_cap_detail(*live))
             }
             ApiError::AiRefused(detail) => (422, "ai-refused", "The AI declined the request", detail.clone()),
             ApiError::Upstream(detail) => (502, "ai-upstream", "The AI service failed", detail.clone()),
@@ -153,7 +159,7 @@ impl ApiError {
             ApiError::RateLimited(decision) => {
                 let _ = headers.set("Retry-After", &decision.reset_s.to_string());
                 let _ = headers.set("RateLimit", &decision.header());
-                let _ = headers.set("RateLimit-Policy", &decision.policy());
+                let _ = headers.set("RateLimit-Policy", &decision.policy_header());
             }
             _ => {}
         }

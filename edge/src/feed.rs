@@ -1,8 +1,12 @@
 //! The public change feed (`GET /api/changes`), which `builder sync` turns into git commits, and a
 //! recipe's history (`GET /api/r/{slug}/history`): git history from the build plus the API changes
-//! the build does not have yet.
+//! the build does not have yet. Both page by count and by bytes (`domain::paging`): a page stops at
+//! 1 MiB of items, and its cursor says where the next one starts.
 
-use domain::write::{Change, ChangeKind, ChangePage};
+use domain::paging::{self, PAGE_BYTES};
+use domain::write::{
+    Change, ChangeKind, ChangePage, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, HistoryCursor,
+};
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
@@ -50,13 +54,22 @@ fn change(row: ChangeRow) -> Result<Change, ApiError> {
     })
 }
 
-/// `GET /api/changes?since=<seq>&limit=<n>`: changes after `since`, oldest first.
+/// `GET /api/changes?since=<seq>&limit=<n>`: changes after `since`, oldest first, at most `limit` and
+/// 1 MiB of them; `next_since` / `next_cursor` is the last `seq` of a page that has more after it.
 pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let (since, limit) = parse_params(req)?;
-    let rows = store::changes_since(&store::db(env)?, since, limit).await?;
-    let full = rows.len() == limit as usize;
-    let items: Vec<Change> = rows.into_iter().map(change).collect::<Result<_, _>>()?;
-    let next_since = if full { items.last().map(|c| c.seq) } else { None };
+    let db = store::db(env)?;
+    // The sizes first, from a small table: the documents of rows the page cannot hold are never read.
+    let sizes = store::change_sizes_since(&db, since, limit).await?;
+    let n_read = paging::rows_worth_reading(sizes.iter().map(|row| row.bytes as usize), PAGE_BYTES);
+    let rows = match n_read.checked_sub(1).map(|last| sizes[last].seq) {
+        Some(through) => store::changes_between(&db, since, through).await?,
+        None => Vec::new(),
+    };
+    let mut items: Vec<Change> = rows.into_iter().map(change).collect::<Result<_, _>>()?;
+    paging::cut(&mut items, PAGE_BYTES);
+    let more = paging::more_after(items.len(), sizes.len(), limit as usize);
+    let next_since = if more { items.last().map(|c| c.seq) } else { None };
     let last = items.last().map_or(since, |c| c.seq);
     let mut body = serde_json::to_value(ChangePage { items, next_since })
         .map_err(|err| ApiError::Internal(err.to_string()))?;
@@ -66,32 +79,65 @@ pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
     http::public_json(&body, 0)
 }
 
-/// `GET /api/r/{slug}/history`: newest first; API changes not yet built, then the git history.
-pub async fn history(env: &Env, slug: &str) -> Result<Response, ApiError> {
+fn history_params(req: &Request) -> Result<(Option<HistoryCursor>, usize), ApiError> {
+    let (mut cursor, mut limit) = (None, HISTORY_DEFAULT_LIMIT);
+    let mut problems = Vec::new();
+    for (key, value) in req.url()?.query_pairs() {
+        match key.as_ref() {
+            "cursor" => match HistoryCursor::decode(&value) {
+                Some(after) => cursor = Some(after),
+                None => problems.push(domain::Diagnostic::new("cursor", "is not a cursor this API gave out")),
+            },
+            "limit" => match value.parse() {
+                Ok(n) if (1..=HISTORY_MAX_LIMIT).contains(&n) => limit = n,
+                _ => problems
+                    .push(domain::Diagnostic::new("limit", format!("must be 1 to {HISTORY_MAX_LIMIT}"))),
+            },
+            other => problems.push(domain::Diagnostic::new(other, "unknown parameter")),
+        }
+    }
+    if problems.is_empty() { Ok((cursor, limit)) } else { Err(ApiError::BadParameters(problems)) }
+}
+
+/// `GET /api/r/{slug}/history?limit=<n>&cursor=<c>`: newest first; API changes not yet built, then
+/// the git history; at most `limit` items and 1 MiB a page, `next_cursor` for the rest.
+pub async fn history(req: &Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
+    let (cursor, limit) = history_params(req)?;
     let built = overlay::built(env).await?;
     let built_version = built.version(slug);
-    let rows = store::changes_of(&store::db(env)?, slug).await?;
-    let mut items: Vec<Value> = rows
+    let before_seq = match &cursor {
+        None => u64::MAX,
+        Some(HistoryCursor::Api(seq)) => *seq,
+        // Past the API changes already.
+        Some(HistoryCursor::Git(_)) => 0,
+    };
+    // One more than a page, so the page knows whether API changes go on past it.
+    let rows =
+        store::changes_of(&store::db(env)?, slug, built_version.unwrap_or(0), before_seq, limit + 1).await?;
+    let api: Vec<(u64, Value)> = rows
         .into_iter()
-        .filter(|row| built_version.is_none_or(|built| row.version > built))
         .map(|row| {
-            json!({
+            let item = json!({
                 "source": "api", "seq": row.seq, "version": row.version, "kind": row.kind,
                 "author": row.owner, "date": row.at, "message": row.note,
-            })
+            });
+            (row.seq, item)
         })
         .collect();
-    if built_version.is_none() && items.is_empty() {
+    if cursor.is_none() && built_version.is_none() && api.is_empty() {
         return Err(ApiError::NotFound(format!("no recipe `{slug}`")));
     }
     // Written by `builder build --git`; a build from a plain folder has no history to give.
+    let mut git: Vec<Value> = Vec::new();
     if let Some(bytes) = assets::fetch_bytes(env, format!("r/{slug}.history.json")).await? {
-        let git: Vec<Value> = serde_json::from_slice(&bytes)
+        git = serde_json::from_slice(&bytes)
             .map_err(|err| ApiError::Internal(format!("r/{slug}.history.json: {err}")))?;
-        items.extend(git.into_iter().map(|mut item| {
+        for item in &mut git {
             item["source"] = json!("git");
-            item
-        }));
+        }
     }
-    http::public_json(&json!({ "slug": slug, "items": items }), 0)
+    let (items, next) = domain::write::history_page(api, git, cursor.as_ref(), limit)
+        .map_err(|problem| ApiError::BadParameters(vec![problem]))?;
+    let next_cursor = next.map(|cursor| cursor.encode());
+    http::public_json(&json!({ "slug": slug, "items": items, "next_cursor": next_cursor }), 0)
 }

@@ -1,6 +1,8 @@
-//! What every request passes and every public answer carries: the site-host check, CORS and caching.
+//! What every request passes and every public answer carries: the site-host check, CORS, caching,
+//! and the `RateLimit` headers of a counted request.
 
 use domain::host::SiteHosts;
+use domain::limits::RateDecision;
 use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
@@ -53,4 +55,18 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
 /// Whether the request's `If-None-Match` names the current representation (`domain::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
     Ok(req.headers().get("If-None-Match")?.is_some_and(|header| domain::write::none_match(&header, etag)))
+}
+
+/// Every answer after a limit's count carries the limit's state (`RateLimit`, `RateLimit-Policy`),
+/// refusals included.
+pub fn rated(
+    result: Result<Response, ApiError>,
+    rate: &RateDecision,
+    instance: &str,
+) -> Result<Response, ApiError> {
+    let mut response = result.unwrap_or_else(|err| err.into_response(instance));
+    let headers = response.headers_mut();
+    headers.set("RateLimit", &rate.header())?;
+    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    Ok(response)
 }

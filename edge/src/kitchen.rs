@@ -7,6 +7,11 @@
 //! keeps a dev server reachable from elsewhere (a LAN address listed in `SITE_HOSTS`) from handing out
 //! accounts.
 //!
+//! Limits (`domain::limits`), said in plain words on the page: sign-ins (each may make an account) and
+//! new keys are counted per client address; an account holds at most 20 live keys (making another is a
+//! 409 problem until one is revoked); the write and AI limits count per account, all its keys together.
+//! Every answer after a count carries its `RateLimit` headers; a refusal is a 429 problem.
+//!
 //! Sessions are a random cookie token whose hash is in D1. Cookies are `HttpOnly; Secure;
 //! SameSite=Lax`. Every form carries a CSRF token: the session's own once signed in, and before that a
 //! double-submit token from the `cp_csrf` cookie. A POST whose `Origin` is another site is refused too.
@@ -15,6 +20,7 @@
 //! local OAuth server); the client id from `GITHUB_CLIENT_ID`, the secret from the secret (or var)
 //! `GITHUB_CLIENT_SECRET`.
 
+use domain::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
 use minijinja::{Environment, context};
 use serde::Deserialize;
 use serde_json::json;
@@ -30,6 +36,8 @@ const CSRF_COOKIE: &str = "cp_csrf";
 const STATE_COOKIE: &str = "cp_oauth_state";
 const SESSION_S: u64 = 30 * 24 * 3600;
 const MAX_FORM_BYTES: usize = 4096;
+/// The page lists the account's most recently written recipes, this many at most.
+const RECIPES_SHOWN: u32 = 100;
 
 thread_local! {
     static TEMPLATES: Environment<'static> = {
@@ -88,11 +96,13 @@ async fn page(
     extra: Extra,
 ) -> Result<Response, ApiError> {
     let mut set_cookies = Vec::new();
+    let mut live_keys = 0;
     let (account, csrf, keys, recipes) = match &session {
         Some(session) => {
             let db = store::db(env)?;
             let keys = store::keys_of(&db, session.account_id).await?;
-            let recipes = store::recipes_of(&db, session.account_id).await?;
+            let recipes = store::recipes_of(&db, session.account_id, RECIPES_SHOWN).await?;
+            live_keys = keys.iter().filter(|k| k.revoked_at.is_none()).count();
             let keys: Vec<_> = keys
                 .iter()
                 .map(|k| {
@@ -121,11 +131,17 @@ async fn page(
     };
     let new_key = extra.new_key.map(|(key, label)| json!({"key": key, "label": label}));
     let dev = dev_sign_in_allowed(req, env)?;
+    let limits = json!({
+        "writes": auth::quota(env, &WRITES), "ai": auth::quota(env, &AI),
+        "sign_ins": auth::quota(env, &SIGN_INS), "new_keys": auth::quota(env, &NEW_KEYS),
+        "live_keys": LIVE_KEYS_PER_ACCOUNT, "recipes_shown": RECIPES_SHOWN,
+    });
     let html = TEMPLATES
         .with(|templates| {
             templates.get_template("kitchen.html")?.render(context! {
                 account, csrf, keys, recipes, new_key, message => extra.message,
-                github => var(env, "GITHUB_CLIENT_ID").is_some(), dev,
+                github => var(env, "GITHUB_CLIENT_ID").is_some(), dev, limits, live_keys,
+                at_key_cap => live_keys >= LIVE_KEYS_PER_ACCOUNT as usize,
             })
         })
         .map_err(|err| ApiError::Internal(format!("kitchen page: {err}")))?;
@@ -228,13 +244,18 @@ pub async fn dev_login(mut req: Request, env: &Env) -> Result<Response, ApiError
     let expected = cookie(&req, CSRF_COOKIE).unwrap_or_default();
     let form = form(&mut req).await?;
     check_csrf(&form, &expected)?;
-    let handle = field(&form, "handle").trim().to_string();
+    let rate = auth::admit(env, &SIGN_INS, &auth::address(&req)).await?;
+    http::rated(dev_sign_in(&req, env, &form).await, &rate, &req.path())
+}
+
+async fn dev_sign_in(req: &Request, env: &Env, form: &[(String, String)]) -> Result<Response, ApiError> {
+    let handle = field(form, "handle").trim().to_string();
     if !domain::write::is_valid_handle(&handle) {
         let extra = Extra {
             message: Some(format!("`{handle}` is not a handle: use a-z, 0-9 and -")),
             ..Extra::default()
         };
-        return page(&req, env, None, extra).await;
+        return page(req, env, None, extra).await;
     }
     let account = store::local_account(&store::db(env)?, &handle, &now_iso()).await?;
     start_session(env, account.id).await
@@ -249,24 +270,37 @@ pub async fn logout(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     redirect("/kitchen", &[set_cookie(SESSION_COOKIE, "", "/", 0)])
 }
 
-/// `POST /kitchen/keys`: a new key, shown in this answer only.
+/// `POST /kitchen/keys`: a new key, shown in this answer only. Counted per client address (429 past
+/// the hour's quota); refused with 409 while the account holds its most live keys.
 pub async fn new_key(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     let (session, form) = signed_in_form(&mut req, env).await?;
-    let label: String = field(&form, "label").trim().chars().take(60).collect();
+    let rate = auth::admit(env, &NEW_KEYS, &auth::address(&req)).await?;
+    http::rated(make_key(&req, env, session, &form).await, &rate, &req.path())
+}
+
+async fn make_key(
+    req: &Request,
+    env: &Env,
+    session: Session,
+    form: &[(String, String)],
+) -> Result<Response, ApiError> {
+    let label: String = field(form, "label").trim().chars().take(60).collect();
     if label.is_empty() {
         let extra = Extra { message: Some("Give the key a label.".into()), ..Extra::default() };
-        return page(&req, env, Some(session), extra).await;
+        return page(req, env, Some(session), extra).await;
     }
     if let Some(problem) = domain::clean::check("label", &label, domain::clean::Kind::Line) {
         let extra = Extra { message: Some(problem.to_string()), ..Extra::default() };
-        return page(&req, env, Some(session), extra).await;
+        return page(req, env, Some(session), extra).await;
     }
     let key = auth::new_key()?;
     let prefix: String = key.chars().take(auth::KEY_PREFIX.len() + 6).collect();
-    store::add_key(&store::db(env)?, session.account_id, &sha256_hex(&key), &prefix, &label, &now_iso())
-        .await?;
+    let db = store::db(env)?;
+    if !store::add_key(&db, session.account_id, &sha256_hex(&key), &prefix, &label, &now_iso()).await? {
+        return Err(ApiError::TooManyKeys(store::live_keys(&db, session.account_id).await?));
+    }
     let extra = Extra { new_key: Some((key, label)), ..Extra::default() };
-    page(&req, env, Some(session), extra).await
+    page(req, env, Some(session), extra).await
 }
 
 /// `POST /kitchen/keys/{id}/revoke`.
@@ -345,6 +379,12 @@ pub async fn github_callback(req: Request, env: &Env) -> Result<Response, ApiErr
             "the sign-in state does not match; start again from /kitchen".into(),
         ));
     }
+    let rate = auth::admit(env, &SIGN_INS, &auth::address(&req)).await?;
+    http::rated(github_sign_in(&req, env, &code).await, &rate, &req.path())
+}
+
+/// Trades the code for a token, reads the GitHub user, and signs in (making the account the first time).
+async fn github_sign_in(req: &Request, env: &Env, code: &str) -> Result<Response, ApiError> {
     let client_id = var(env, "GITHUB_CLIENT_ID")
         .ok_or_else(|| ApiError::NotFound("GitHub sign-in is not configured here".into()))?;
     let client_secret = secret(env, "GITHUB_CLIENT_SECRET")
@@ -354,8 +394,8 @@ pub async fn github_callback(req: Request, env: &Env) -> Result<Response, ApiErr
     let body: String = worker::url::form_urlencoded::Serializer::new(String::new())
         .append_pair("client_id", &client_id)
         .append_pair("client_secret", &client_secret)
-        .append_pair("code", &code)
-        .append_pair("redirect_uri", &callback_url(&req)?)
+        .append_pair("code", code)
+        .append_pair("redirect_uri", &callback_url(req)?)
         .finish();
     let headers = Headers::new();
     headers.set("Accept", "application/json")?;
@@ -372,7 +412,7 @@ pub async fn github_callback(req: Request, env: &Env) -> Result<Response, ApiErr
     let Some(access_token) = token.access_token else {
         let why = token.error_description.or(token.error).unwrap_or_else(|| "no token".into());
         let extra = Extra { message: Some(format!("GitHub refused the sign-in: {why}")), ..Extra::default() };
-        return page(&req, env, None, extra).await;
+        return page(req, env, None, extra).await;
     };
 
     let headers = Headers::new();

@@ -59,7 +59,7 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         (Method::Post, ["api", "r", slug, "ai"]) => ai::change_route(req, env, slug).await,
         (Method::Post, ["api", "r", slug, "variant", kind]) => variants::route(req, env, slug, kind).await,
         (Method::Post, ["api", "r", slug, "fork"]) => writes::fork(req, env, slug).await,
-        (Method::Get | Method::Head, ["api", "r", slug, "history"]) => feed::history(env, slug).await,
+        (Method::Get | Method::Head, ["api", "r", slug, "history"]) => feed::history(&req, env, slug).await,
         (Method::Get | Method::Head, ["api", "changes"]) => feed::changes(&req, env).await,
         (Method::Get | Method::Head, ["kitchen"]) => kitchen::show(req, env).await,
         (Method::Get, ["kitchen", "login", "github"]) => kitchen::github_login(req, env).await,

@@ -167,7 +167,7 @@ pub async fn episode_page(env: &Env, params: &[(String, String)]) -> Result<Epis
     if let Some(show) = &show {
         all.retain(|episode| &episode.show == show);
     }
-    let (items, next_cursor) = page.slice(&all);
+    let (items, next_cursor) = page.slice_within(&all);
     Ok(EpisodePage { show, items: items.to_vec(), total: all.len(), next_cursor })
 }
 

@@ -229,12 +229,13 @@ pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Resul
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", "no-store")?;
     headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy())?;
+    headers.set("RateLimit-Policy", &rate.policy_header())?;
     http::cors(headers);
     Ok(response)
 }
 
-/// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first.
+/// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first, at
+/// most `limit` and 1 MiB of them a page (`domain::paging`).
 pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let (mut since, mut limit) = (0u64, DEFAULT_LIMIT);
     let mut problems = Vec::new();
@@ -261,9 +262,11 @@ pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
         &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
     )
     .await?;
-    let full = rows.len() == limit as usize;
-    let items: Vec<SpeakerChange> = rows.into_iter().map(DecisionRow::change).collect();
-    let next_since = if full { items.last().map(|c| c.seq) } else { None };
+    let listed = rows.len();
+    let mut items: Vec<SpeakerChange> = rows.into_iter().map(DecisionRow::change).collect();
+    domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);
+    let more = domain::paging::more_after(items.len(), listed, limit as usize);
+    let next_since = if more { items.last().map(|c| c.seq) } else { None };
     let last = items.last().map_or(since, |c| c.seq);
     let mut body = serde_json::to_value(SpeakerChangePage { items, next_since })
         .map_err(|err| ApiError::Internal(err.to_string()))?;

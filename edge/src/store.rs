@@ -1,6 +1,7 @@
 //! Every D1 query of the accounts and recipe-write side, so SQL lives in one file next to the schema
 //! (`migrations/`). Multi-statement writes go through `batch`, which D1 runs as one transaction.
 
+use domain::limits::LIVE_KEYS_PER_ACCOUNT;
 use domain::recipe::Published;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -80,7 +81,6 @@ pub struct Account {
 /// The account and key behind a bearer key.
 #[derive(Debug, Clone, Deserialize)]
 pub struct KeyOwner {
-    pub key_id: i64,
     pub key_label: String,
     pub account_id: i64,
     pub handle: String,
@@ -91,7 +91,7 @@ pub struct KeyOwner {
 pub async fn key_owner(db: &D1Database, key_hash: &str) -> Result<Option<KeyOwner>, ApiError> {
     first(
         db,
-        "SELECT k.id AS key_id, k.label AS key_label, a.id AS account_id, a.handle, a.display_name, a.role \
+        "SELECT k.label AS key_label, a.id AS account_id, a.handle, a.display_name, a.role \
          FROM api_keys k JOIN accounts a ON a.id = k.account_id \
          WHERE k.key_hash = ?1 AND k.revoked_at IS NULL",
         &[Arg::Text(key_hash)],
@@ -99,20 +99,46 @@ pub async fn key_owner(db: &D1Database, key_hash: &str) -> Result<Option<KeyOwne
     .await
 }
 
-/// Counts one write against the key's current window and returns the count so far, in one statement.
-pub async fn count_write(db: &D1Database, key_id: i64, window_s: u64) -> Result<u32, ApiError> {
-    #[derive(Deserialize)]
-    struct Count {
-        count: u32,
-    }
-    let row: Option<Count> = first(
+#[derive(Deserialize)]
+struct Count {
+    count: u32,
+}
+
+/// Counts one request of `subject` against `policy` in the window starting at `window_s` and returns
+/// the window's count so far. The same transaction deletes every counter spent before `spent_before`,
+/// so the table never holds more than the last hour's counters (and those spent since the last count).
+pub async fn count_up(
+    db: &D1Database,
+    policy: &str,
+    subject: &str,
+    window_s: u64,
+    spent_before: u64,
+) -> Result<u32, ApiError> {
+    let spent = stmt(db, "DELETE FROM limit_counts WHERE window_s < ?1", &[Arg::Int(spent_before as i64)])?;
+    let count = stmt(
         db,
-        "INSERT INTO rate_limits (key_id, window_s, count) VALUES (?1, ?2, 1) \
-         ON CONFLICT (key_id, window_s) DO UPDATE SET count = count + 1 RETURNING count",
-        &[Arg::Int(key_id), Arg::Int(window_s as i64)],
+        "INSERT INTO limit_counts (policy, subject, window_s, count) VALUES (?1, ?2, ?3, 1) \
+         ON CONFLICT (policy, subject, window_s) DO UPDATE SET count = count + 1 RETURNING count",
+        &[Arg::Text(policy), Arg::Text(subject), Arg::Int(window_s as i64)],
+    )?;
+    let results = db.batch(vec![spent, count]).await?;
+    let rows: Vec<Count> = match results.get(1) {
+        Some(result) => result.results()?,
+        None => Vec::new(),
+    };
+    Ok(rows.first().map_or(1, |row| row.count))
+}
+
+/// Gives one counted request back.
+pub async fn count_down(db: &D1Database, policy: &str, subject: &str, window_s: u64) -> Result<(), ApiError> {
+    run(
+        db,
+        "UPDATE limit_counts SET count = count - 1 \
+         WHERE policy = ?1 AND subject = ?2 AND window_s = ?3 AND count > 0",
+        &[Arg::Text(policy), Arg::Text(subject), Arg::Int(window_s as i64)],
     )
     .await?;
-    Ok(row.map_or(1, |row| row.count))
+    Ok(())
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -124,15 +150,22 @@ pub struct KeyRow {
     pub revoked_at: Option<String>,
 }
 
+/// The account's keys for the kitchen: every live key, then the newest revoked ones, at most
+/// `2 × LIVE_KEYS_PER_ACCOUNT` in all, so an account that has made and revoked many keys still gets a
+/// short page.
 pub async fn keys_of(db: &D1Database, account_id: i64) -> Result<Vec<KeyRow>, ApiError> {
     all(
         db,
-        "SELECT id, key_prefix, label, created_at, revoked_at FROM api_keys WHERE account_id = ?1 ORDER BY id DESC",
-        &[Arg::Int(account_id)],
+        "SELECT id, key_prefix, label, created_at, revoked_at FROM api_keys WHERE account_id = ?1 \
+         ORDER BY revoked_at IS NOT NULL, id DESC LIMIT ?2",
+        &[Arg::Int(account_id), Arg::Int(i64::from(2 * LIVE_KEYS_PER_ACCOUNT))],
     )
     .await
 }
 
+/// Adds a key unless the account already holds `LIVE_KEYS_PER_ACCOUNT` live keys: the count and the
+/// insert are one statement, so concurrent requests cannot pass the cap together. Returns whether
+/// the key was added.
 pub async fn add_key(
     db: &D1Database,
     account_id: i64,
@@ -140,14 +173,34 @@ pub async fn add_key(
     prefix: &str,
     label: &str,
     now: &str,
-) -> Result<(), ApiError> {
-    run(
+) -> Result<bool, ApiError> {
+    let added = run(
         db,
-        "INSERT INTO api_keys (account_id, key_hash, key_prefix, label, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        &[Arg::Int(account_id), Arg::Text(key_hash), Arg::Text(prefix), Arg::Text(label), Arg::Text(now)],
+        "INSERT INTO api_keys (account_id, key_hash, key_prefix, label, created_at) \
+         SELECT ?1, ?2, ?3, ?4, ?5 \
+         WHERE (SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND revoked_at IS NULL) < ?6",
+        &[
+            Arg::Int(account_id),
+            Arg::Text(key_hash),
+            Arg::Text(prefix),
+            Arg::Text(label),
+            Arg::Text(now),
+            Arg::Int(i64::from(LIVE_KEYS_PER_ACCOUNT)),
+        ],
     )
     .await?;
-    Ok(())
+    Ok(added == 1)
+}
+
+/// How many live keys the account holds.
+pub async fn live_keys(db: &D1Database, account_id: i64) -> Result<u32, ApiError> {
+    let row: Option<Count> = first(
+        db,
+        "SELECT COUNT(*) AS count FROM api_keys WHERE account_id = ?1 AND revoked_at IS NULL",
+        &[Arg::Int(account_id)],
+    )
+    .await?;
+    Ok(row.map_or(0, |row| row.count))
 }
 
 /// Revokes one of the account's own keys; a key of someone else's is left alone.
@@ -281,11 +334,13 @@ pub struct MyRecipe {
     pub updated_at: String,
 }
 
-pub async fn recipes_of(db: &D1Database, account_id: i64) -> Result<Vec<MyRecipe>, ApiError> {
+/// The account's `limit` most recently written recipes, newest first.
+pub async fn recipes_of(db: &D1Database, account_id: i64, limit: u32) -> Result<Vec<MyRecipe>, ApiError> {
     all(
         db,
-        "SELECT slug, version, forked_from, updated_at FROM recipes WHERE account_id = ?1 ORDER BY updated_at DESC, slug",
-        &[Arg::Int(account_id)],
+        "SELECT slug, version, forked_from, updated_at FROM recipes WHERE account_id = ?1 \
+         ORDER BY updated_at DESC, slug LIMIT ?2",
+        &[Arg::Int(account_id), Arg::Int(i64::from(limit))],
     )
     .await
 }
@@ -461,11 +516,34 @@ pub struct ChangeRow {
     pub at: String,
 }
 
-pub async fn changes_since(db: &D1Database, since: u64, limit: u32) -> Result<Vec<ChangeRow>, ApiError> {
+/// The feed's sequence numbers after `since`, at most `limit`, each with the bytes of its document and
+/// note (`change_bytes`, a lower bound of the item's size): what a page may hold, known without
+/// reading a document.
+pub async fn change_sizes_since(
+    db: &D1Database,
+    since: u64,
+    limit: u32,
+) -> Result<Vec<ChangeSize>, ApiError> {
     all(
         db,
-        "SELECT seq, slug, version, kind, owner, note, doc, at FROM changes WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        "SELECT seq, bytes FROM change_bytes WHERE seq > ?1 ORDER BY seq LIMIT ?2",
         &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
+    )
+    .await
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChangeSize {
+    pub seq: u64,
+    pub bytes: u64,
+}
+
+/// The feed items after `since` up to and including `through`, oldest first.
+pub async fn changes_between(db: &D1Database, since: u64, through: u64) -> Result<Vec<ChangeRow>, ApiError> {
+    all(
+        db,
+        "SELECT seq, slug, version, kind, owner, note, doc, at FROM changes WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
+        &[Arg::Int(since as i64), Arg::Int(through as i64)],
     )
     .await
 }
@@ -483,43 +561,30 @@ pub struct FeedVersion {
     pub version: u64,
 }
 
-pub async fn changes_of(db: &D1Database, slug: &str) -> Result<Vec<ChangeRow>, ApiError> {
+/// A recipe's feed items newer than version `after_version` and older than `before_seq`, newest
+/// first, at most `limit`, without their documents.
+pub async fn changes_of(
+    db: &D1Database,
+    slug: &str,
+    after_version: u64,
+    before_seq: u64,
+    limit: usize,
+) -> Result<Vec<ChangeRow>, ApiError> {
     all(
         db,
-        "SELECT seq, slug, version, kind, owner, note, '' AS doc, at FROM changes WHERE slug = ?1 ORDER BY seq DESC",
-        &[Arg::Text(slug)],
+        "SELECT seq, slug, version, kind, owner, note, '' AS doc, at FROM changes \
+         WHERE slug = ?1 AND version > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4",
+        &[
+            Arg::Text(slug),
+            Arg::Int(after_version as i64),
+            Arg::Int(before_seq.min(i64::MAX as u64) as i64),
+            Arg::Int(limit as i64),
+        ],
     )
     .await
 }
 
-// The site's AI (issue 4): the hourly AI quota and the diet-version claims (`migrations/0002_…`).
-
-/// Counts one AI request against the key's current hour and returns the count so far.
-pub async fn count_ai(db: &D1Database, key_id: i64, window_s: u64) -> Result<u32, ApiError> {
-    #[derive(Deserialize)]
-    struct Count {
-        count: u32,
-    }
-    let row: Option<Count> = first(
-        db,
-        "INSERT INTO ai_usage (key_id, window_s, count) VALUES (?1, ?2, 1) \
-         ON CONFLICT (key_id, window_s) DO UPDATE SET count = count + 1 RETURNING count",
-        &[Arg::Int(key_id), Arg::Int(window_s as i64)],
-    )
-    .await?;
-    Ok(row.map_or(1, |row| row.count))
-}
-
-/// Gives one counted AI request back.
-pub async fn refund_ai(db: &D1Database, key_id: i64, window_s: u64) -> Result<(), ApiError> {
-    run(
-        db,
-        "UPDATE ai_usage SET count = count - 1 WHERE key_id = ?1 AND window_s = ?2 AND count > 0",
-        &[Arg::Int(key_id), Arg::Int(window_s as i64)],
-    )
-    .await?;
-    Ok(())
-}
+// The site's AI (issue 4): the diet-version claims (`migrations/0002_…`).
 
 /// The site's own account, owner of diet versions (made by migration 0002).
 pub async fn site_account(db: &D1Database) -> Result<i64, ApiError> {

@@ -7,8 +7,9 @@
 //! its rate-limit count.
 
 use domain::Diagnostic;
+use domain::limits::RateDecision;
 use domain::recipe::{self, Published, Recipe, Source};
-use domain::write::{self, ChangeKind, MAX_BODY_BYTES, MAX_NOTE_CHARS, RateDecision, etag};
+use domain::write::{self, ChangeKind, MAX_BODY_BYTES, MAX_NOTE_CHARS, etag};
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
@@ -109,7 +110,7 @@ fn written(
     headers.set("Cache-Control", "no-store")?;
     headers.set("ETag", &etag(version))?;
     headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy())?;
+    headers.set("RateLimit-Policy", &rate.policy_header())?;
     if let Some(location) = location {
         headers.set("Location", location)?;
     }
@@ -161,25 +162,12 @@ pub(crate) async fn insert_new(
     Err(ApiError::Conflict(format!("no free slug for `{base}` after {SLUG_ATTEMPTS} tries; try again")))
 }
 
-/// Every answer after the rate count carries the limit's state, refusals included.
-fn rated(
-    result: Result<Response, ApiError>,
-    rate: &RateDecision,
-    instance: &str,
-) -> Result<Response, ApiError> {
-    let mut response = result.unwrap_or_else(|err| err.into_response(instance));
-    let headers = response.headers_mut();
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy())?;
-    Ok(response)
-}
-
 /// `POST /api/recipes`.
 pub async fn create(req: Request, env: &Env) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
     let rate = auth::count_write(env, &caller).await?;
     let instance = req.path();
-    rated(create_as(req, env, &caller, &rate).await, &rate, &instance)
+    http::rated(create_as(req, env, &caller, &rate).await, &rate, &instance)
 }
 
 async fn create_as(
@@ -214,7 +202,7 @@ pub async fn create_recipe(env: &Env, caller: &KeyOwner, body: Value) -> Result<
 pub async fn fork(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
     let rate = auth::count_write(env, &caller).await?;
-    rated(fork_as(env, slug, &caller, &rate).await, &rate, &req.path())
+    http::rated(fork_as(env, slug, &caller, &rate).await, &rate, &req.path())
 }
 
 async fn fork_as(
@@ -250,7 +238,7 @@ pub async fn change(req: Request, env: &Env, slug: &str) -> Result<Response, Api
     let caller = auth::caller(&req, env).await?;
     let rate = auth::count_write(env, &caller).await?;
     let instance = req.path();
-    rated(change_as(req, env, slug, &caller, &rate).await, &rate, &instance)
+    http::rated(change_as(req, env, slug, &caller, &rate).await, &rate, &instance)
 }
 
 async fn change_as(

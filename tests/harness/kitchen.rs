@@ -1,11 +1,18 @@
 //! Signing in on the kitchen page over plain HTTP (the dev-only local sign-in) and making API keys,
 //! as a browser would: cookies, the CSRF token from each form, and the key read off the page.
+//!
+//! Sign-ins and new keys are limited per client address (`CF-Connecting-IP`, which Cloudflare sets and
+//! a local run passes through), so each handle signs in from an address of its own, as separate people
+//! would; a test of those limits picks the address ([`Kitchen::sign_in_from`]).
 
 use anyhow::{Context, Result, ensure};
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::redirect::Policy;
 
 use crate::Worker;
+
+/// The header Cloudflare names the client's address in.
+pub const CONNECTING_IP: &str = "CF-Connecting-IP";
 
 /// A signed-in kitchen session.
 #[derive(Debug, Clone)]
@@ -14,7 +21,18 @@ pub struct Kitchen {
     pub handle: String,
     /// `cp_session=<token>`.
     pub session: String,
+    /// The client address every request of this session comes from (`CF-Connecting-IP`).
+    pub address: String,
     client: reqwest::Client,
+}
+
+/// A documentation address (RFC 3849) of a /64 of its own for each handle.
+pub fn address_of(handle: &str) -> String {
+    // FNV-1a: stable from run to run, unlike the standard library's hasher.
+    let hash = handle
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3));
+    format!("2001:db8:{:x}:{:x}::1", (hash >> 48) & 0xffff, (hash >> 32) & 0xffff)
 }
 
 /// The value of a cookie a response sets.
@@ -40,32 +58,55 @@ pub fn new_key_of(html: &str) -> Option<String> {
 }
 
 impl Kitchen {
-    /// Signs in with the local (ENVIRONMENT=dev) sign-in as `handle`, making the account if needed.
+    /// Signs in with the local (ENVIRONMENT=dev) sign-in as `handle`, making the account if needed,
+    /// from the handle's own address ([`address_of`]).
     pub async fn sign_in(worker: &Worker, handle: &str) -> Result<Kitchen> {
+        let answer = Kitchen::try_sign_in(worker, handle, &address_of(handle)).await?;
+        Kitchen::signed_in(worker, handle, &address_of(handle), answer)
+    }
+
+    /// Signs in as `handle` from `address`.
+    pub async fn sign_in_from(worker: &Worker, handle: &str, address: &str) -> Result<Kitchen> {
+        let answer = Kitchen::try_sign_in(worker, handle, address).await?;
+        Kitchen::signed_in(worker, handle, address, answer)
+    }
+
+    /// The answer to a local sign-in as `handle` from `address`, whatever it is.
+    pub async fn try_sign_in(worker: &Worker, handle: &str, address: &str) -> Result<reqwest::Response> {
         let client = reqwest::Client::builder().redirect(Policy::none()).build()?;
-        let page = client.get(worker.url("/kitchen")).send().await?;
+        let page = client.get(worker.url("/kitchen")).header(CONNECTING_IP, address).send().await?;
         let csrf_cookie = set_cookie_value(&page, "cp_csrf").context("no cp_csrf cookie")?;
         let csrf = csrf_of(&page.text().await?)?;
-        let answer = client
+        Ok(client
             .post(worker.url("/kitchen/login/dev"))
             .header(COOKIE, format!("cp_csrf={csrf_cookie}"))
+            .header(CONNECTING_IP, address)
             .form(&[("handle", handle), ("csrf", &csrf)])
             .send()
-            .await?;
+            .await?)
+    }
+
+    fn signed_in(worker: &Worker, handle: &str, address: &str, answer: reqwest::Response) -> Result<Kitchen> {
         ensure!(answer.status() == 303, "dev sign-in answered {}", answer.status());
         let token = set_cookie_value(&answer, "cp_session").context("no session cookie")?;
         Ok(Kitchen {
             base: worker.base.clone(),
             handle: handle.to_string(),
             session: format!("cp_session={token}"),
-            client,
+            address: address.to_string(),
+            client: reqwest::Client::builder().redirect(Policy::none()).build()?,
         })
     }
 
     /// The kitchen page as this session sees it.
     pub async fn page(&self) -> Result<String> {
-        let page =
-            self.client.get(format!("{}/kitchen", self.base)).header(COOKIE, &self.session).send().await?;
+        let page = self
+            .client
+            .get(format!("{}/kitchen", self.base))
+            .header(COOKIE, &self.session)
+            .header(CONNECTING_IP, &self.address)
+            .send()
+            .await?;
         ensure!(page.status() == 200, "kitchen answered {}", page.status());
         Ok(page.text().await?)
     }
@@ -79,6 +120,7 @@ impl Kitchen {
             .client
             .post(format!("{}{path}", self.base))
             .header(COOKIE, &self.session)
+            .header(CONNECTING_IP, &self.address)
             .form(&form)
             .send()
             .await?)

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Result, ensure};
 use futures::future::join_all;
 use serde_json::{Value, json};
-use tests::kitchen::key_for;
+use tests::kitchen::{Kitchen, key_for};
 use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
 use tests::{Config, Worker};
 
@@ -114,7 +114,8 @@ pub async fn ai_routes_answer_503_without_a_provider(w: Arc<Worker>) -> Result<(
 pub async fn ai_write_stores_a_checked_answer_and_repairs_once(_w: Arc<Worker>) -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
-    let api = Api::new(w, &key_for(w, "ai-writer").await?);
+    let kitchen = Kitchen::sign_in(w, "ai-writer").await?;
+    let api = Api::new(w, &kitchen.new_key("tests").await?);
 
     // A valid answer: the caller's CC0 recipe with generated_by, whatever the answer claimed.
     let mut valid = en("Rice Flour Crepes", &["rice flour", "oat milk"]);
@@ -223,10 +224,12 @@ pub async fn ai_write_stores_a_checked_answer_and_repairs_once(_w: Arc<Worker>) 
     problem(&bad_body, 422)?;
     ensure!(bad_body.body["errors"].as_array().unwrap().len() == 3, "{}", bad_body.body);
 
-    // The hour's quota: 20 requests, then 429 with the headers.
+    // The hour's quota: 20 requests per account, whichever of its keys sends them, then 429 with the
+    // headers.
+    let second = Api::new(w, &kitchen.new_key("second").await?);
     let mut refused_at = None;
     for n in 0..25 {
-        let answer = ai_write(&api, "salad [count]", "en").await?;
+        let answer = ai_write(if n % 2 == 0 { &second } else { &api }, "salad [count]", "en").await?;
         if answer.status == 429 {
             refused_at = Some((n, answer));
             break;

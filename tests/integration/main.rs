@@ -4,6 +4,7 @@
 mod ai;
 mod kitchen;
 mod layout;
+mod limits;
 mod mcp;
 mod pages;
 mod quotes;
@@ -62,6 +63,12 @@ fn main() -> std::process::ExitCode {
         recipes_write::change_feed_lists_every_write_in_order_and_pages,
         recipes_write::history_lists_api_changes_newest_first,
         recipes_write::the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers,
+        // Limits per person and pages by bytes (issue 12).
+        limits::writes_from_every_key_of_an_account_share_one_limit,
+        limits::a_key_past_the_cap_is_refused_until_one_is_revoked,
+        limits::sign_ins_from_one_address_are_limited,
+        limits::new_keys_from_one_address_are_limited,
+        limits::a_feed_page_stops_at_the_byte_budget_and_its_cursor_finds_the_rest,
         // Agents: MCP through real clients, its refusals and errors, llms.txt and openapi.json (issue 6).
         mcp::rmcp_client_lists_tools_and_calls_every_tool,
         mcp::rmcp_client_speaks_the_stateless_revision,

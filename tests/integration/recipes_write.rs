@@ -471,6 +471,19 @@ pub async fn history_lists_api_changes_newest_first(w: Arc<Worker>) -> Result<()
     ensure!(messages == ["Less salt", "More salt", format!("Create {slug}").as_str()], "{messages:?}");
     let item = &history.body["items"][0];
     ensure!(item["author"] == "historian" && item["version"] == 3 && item["date"].is_string(), "{item}");
+    ensure!(history.body["next_cursor"].is_null(), "{}", history.body);
+    // Pages of two: the cursor goes on where the page stopped, and a change made meanwhile (newer,
+    // so first in the list) does not come again.
+    let first = api.get(&format!("/api/r/{slug}/history?limit=2")).await?;
+    let cursor = first.body["next_cursor"].as_str().unwrap_or_default().to_string();
+    ensure!(first.body["items"].as_array().unwrap().len() == 2 && !cursor.is_empty(), "{}", first.text);
+    api.change(&slug, &recipe("History Salad"), "A pinch more", None).await?;
+    let rest = api.get(&format!("/api/r/{slug}/history?limit=2&cursor={cursor}")).await?;
+    let messages: Vec<&str> =
+        rest.body["items"].as_array().unwrap().iter().filter_map(|i| i["message"].as_str()).collect();
+    ensure!(messages == [format!("Create {slug}").as_str()], "{messages:?}");
+    ensure!(rest.body["next_cursor"].is_null(), "{}", rest.body);
+    problem(&api.get(&format!("/api/r/{slug}/history?cursor=nonsense")).await?, 400)?;
     problem(&api.get("/api/r/no-such-recipe/history").await?, 404)?;
     Ok(())
 }

@@ -515,6 +515,12 @@ pub fn search(manifest: &Manifest, query: &Query, files: &impl Files) -> Result<
             text: entry.text.clone(),
         });
     }
+    // A page also stops at the byte budget (`crate::paging`); the cursor then goes on from the cut.
+    let next_cursor = if crate::paging::cut(&mut hits, crate::paging::PAGE_BYTES) {
+        query.page.next_cursor(hits.len(), matches.len())
+    } else {
+        next_cursor
+    };
     Ok(Answer { q: query.q.clone(), speaker: query.speaker.clone(), hits, total, next_cursor })
 }
 

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
+use crate::paging::{self, PAGE_BYTES};
 use crate::transcript::{Canonical, EpisodeRef, NameState, Segment, round_ms, rounded};
 
 /// `speaker`, `from`, `to` as sent, echoed in the answer so a slice is never mistaken for the whole.
@@ -281,12 +282,25 @@ impl Page {
         true
     }
 
-    /// The items of this page and the next cursor.
+    /// The items of this page by count alone, and the next cursor.
     pub fn slice<'a, T>(&self, items: &'a [T]) -> (&'a [T], Option<String>) {
         let start = self.offset.min(items.len());
         let end = (start + self.limit).min(items.len());
-        let next = (end < items.len()).then(|| crate::search::encode_cursor(end));
-        (&items[start..end], next)
+        (&items[start..end], self.next_cursor(end - start, items.len()))
+    }
+
+    /// The items of this page, by count and by [`PAGE_BYTES`] of JSON (`crate::paging`), and the next
+    /// cursor.
+    pub fn slice_within<'a, T: Serialize>(&self, items: &'a [T]) -> (&'a [T], Option<String>) {
+        let (page, _) = self.slice(items);
+        let kept = paging::fitting(page.iter().map(paging::json_len), PAGE_BYTES);
+        (&page[..kept], self.next_cursor(kept, items.len()))
+    }
+
+    /// The cursor of what follows the first `kept` items of this page, of `total`; `None` at the end.
+    pub fn next_cursor(&self, kept: usize, total: usize) -> Option<String> {
+        let end = self.offset.min(total) + kept;
+        (end < total).then(|| crate::search::encode_cursor(end))
     }
 }
 
@@ -431,5 +445,25 @@ mod tests {
         expect![[r#"{"speakers":[],"speech_s":0.0,"window":{"from":100.0,"to":200.0}}"#]]
             .assert_eq(&answer.to_string());
         assert!(!serde_json::to_string(&view).unwrap().contains("-0"));
+    }
+
+    #[test]
+    fn a_list_page_stops_at_the_byte_budget_and_its_cursor_goes_on() {
+        // Five items of 400 KiB: a page of twenty holds two of them, and the cursors walk all five once.
+        let items: Vec<String> = (0..5).map(|n| n.to_string().repeat(400 * 1024)).collect();
+        let mut page = Page { offset: 0, limit: 20 };
+        let mut seen = Vec::new();
+        loop {
+            let (got, next) = page.slice_within(&items);
+            assert!(!got.is_empty() && got.len() <= 2, "{}", got.len());
+            seen.extend(got.iter().map(|item| &item[..1]));
+            match next {
+                Some(cursor) => page.offset = crate::search::decode_cursor(&cursor).unwrap(),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ["0", "1", "2", "3", "4"]);
+        let (small, next) = Page { offset: 1, limit: 2 }.slice_within(&["a", "b", "c", "d"]);
+        assert_eq!((small, next.and_then(|c| crate::search::decode_cursor(&c))), (&["b", "c"][..], Some(3)));
     }
 }
