@@ -170,20 +170,25 @@ const ROUTES: &[Route] = &[
     Route {
         method: "get",
         path: "/api/r/{slug}/history",
-        summary: "The API changes of a recipe, newest first",
+        summary: "A recipe's history, newest first: the API changes the build does not have yet, then its git \
+                  history; a page stops at `limit` items or 1 MiB of them",
         key: false,
-        query: &[],
+        query: &[("limit", "1-1000, default 100"), ("cursor", "next_cursor of the previous page")],
         body: None,
         ok: (200, Answer::Json("Object")),
-        errors: &[404],
+        errors: &[400, 404],
         example: "curl -s {base}/api/r/hummus/history",
     },
     Route {
         method: "get",
         path: "/api/changes",
-        summary: "The public change feed of API writes, oldest first",
+        summary: "The public change feed of API writes, oldest first; a page stops at `limit` items or 1 MiB of \
+                  them, and `next_since` (also as the string `next_cursor`) is where the next page starts",
         key: false,
-        query: &[("since", "feed sequence number to start after (0 = from the start)"), ("limit", "1-100")],
+        query: &[
+            ("since", "feed sequence number to start after (0 = from the start); `cursor` is the same"),
+            ("limit", "1-1000, default 100"),
+        ],
         body: None,
         ok: (200, Answer::Json("Object")),
         errors: &[400],
@@ -338,7 +343,7 @@ const ROUTES: &[Route] = &[
         path: "/api/episodes/changes",
         summary: "The public feed of speaker-name decisions, oldest first (what `builder sync` commits)",
         key: false,
-        query: &[("since", "the last seq you have; 0 for all"), ("limit", "1-100")],
+        query: &[("since", "the last seq you have; 0 for all"), ("limit", "1-1000, default 100")],
         body: None,
         ok: (200, Answer::Json("Object")),
         errors: &[400],
@@ -474,7 +479,12 @@ pub fn openapi() -> Value {
             "title": "Commonplace",
             "version": "1",
             "description": "Open recipes (CC0) and quote attribution for podcast transcripts. Reads are public; \
-                writes need `Authorization: Bearer <key>` (make one on /kitchen). Errors are RFC 9457 \
+                writes need `Authorization: Bearer <key>` (make one on /kitchen). Limits count per account, all \
+                its keys together: 60 writes a minute, 20 AI requests an hour; an account holds at most 20 live \
+                keys. Every answer after a count carries `RateLimit` and `RateLimit-Policy` headers. The change \
+                feeds, recipe histories, the episode list and quote search page by `limit` and by bytes: a page \
+                stops once its items reach 1 MiB of JSON (always holding at least one), and `next_cursor` says \
+                where the next page starts; following it meets every item once. Errors are RFC 9457 \
                 application/problem+json. Changes are additive; a breaking change gets a /v2 prefix.",
             "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
         },
@@ -583,7 +593,10 @@ fn error_description(status: u16) -> &'static str {
         413 => "body over 256 KiB",
         415 => "body is not application/json",
         422 => "the document has problems: every one is listed in `errors`",
-        429 => "rate limited: Retry-After and RateLimit headers say when to try again",
+        429 => {
+            "rate limited (per account, all its keys together): Retry-After and RateLimit headers say when to \
+                try again"
+        }
         502 => "the AI provider failed or answered nonsense",
         503 => "no AI provider is configured",
         _ => "error",

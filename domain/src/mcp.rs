@@ -143,7 +143,7 @@ pub const TOOLS: [ToolSpec; 13] = [
         "ai_write_recipe",
         "Write a recipe with AI",
         "Ask the site's AI to write a new recipe from a prompt, in one language; it is stored as yours (CC0). \
-         Needs an API key; limited to 20 AI calls an hour. Same as POST /api/ai/write.",
+         Needs an API key; limited to 20 AI calls an hour per account. Same as POST /api/ai/write.",
         [false, false, true],
     ),
     write(
@@ -989,7 +989,9 @@ pub fn failure(tool: &ToolSpec, slug: Option<&str>, problem: Value) -> ToolOutco
             let listed = if problems.is_empty() { detail.to_string() } else { problems.join("; ") };
             format!("The arguments have problems: {listed}. Fix all of them and call {name} again.")
         }
-        429 => format!("Too many calls for this key: {detail}. Wait, then call {name} again."),
+        429 => format!(
+            "Too many calls: {detail}. Every key of an account shares its limits, so wait, then call {name} again."
+        ),
         503 => format!(
             "{detail}. The AI is not available on this server now; write or change the recipe yourself with \
              create_recipe or update_recipe."
