@@ -29,11 +29,13 @@ CREATE TABLE overlay_terms (
 ) WITHOUT ROWID;
 CREATE INDEX overlay_terms_by_slug ON overlay_terms (slug, version);
 
--- Every term the overlay has held, for typo lookups by prefix; never deleted (a term no recipe holds
--- any more matches nothing).
+-- Every term the overlay has held, numbered in the order they came, so an isolate keeps a copy and
+-- reads only the terms added since it last looked; never deleted (a term no recipe holds any more
+-- matches nothing).
 CREATE TABLE overlay_dict (
-  term TEXT PRIMARY KEY
-) WITHOUT ROWID;
+  id   INTEGER PRIMARY KEY,
+  term TEXT    NOT NULL UNIQUE
+);
 
 -- The build generation the last sweep started for: the isolate that moves it runs the sweep.
 CREATE TABLE overlay_sweep (

@@ -13,7 +13,8 @@
 //! document-id order), loaded once per isolate: a deploy brings a new isolate and a new list.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound;
 use std::rc::Rc;
 
 use domain::recipe::Published;
@@ -133,24 +134,40 @@ const WAITING_REFRESH_MS: u64 = 1_000;
 
 /// The recipes written through the API, as far as this isolate knows: each slug's newest version,
 /// and the last feed item seen. A slug is live in the overlay while its version is newer than the
-/// build's.
+/// build's. Also a copy of the overlay search's dictionary, so a search whose words no overlay
+/// recipe holds asks D1 nothing.
 #[derive(Debug, Default)]
 struct Waiting {
     versions: HashMap<String, u64>,
     seq: u64,
     checked_ms: Option<u64>,
+    /// Every term of `overlay_dict` up to `term_id`, while there are at most [`MAX_DICTIONARY_TERMS`].
+    terms: BTreeSet<String>,
+    term_id: u64,
+    /// The dictionary grew past [`MAX_DICTIONARY_TERMS`]: searches look terms up in D1 instead.
+    terms_in_d1: bool,
 }
+
+/// The most overlay dictionary terms an isolate keeps a copy of (about 10 MiB at most).
+const MAX_DICTIONARY_TERMS: usize = 300_000;
+
+/// The most dictionary terms one refresh reads.
+const TERMS_PER_REFRESH: u32 = 50_000;
 
 thread_local! {
     static WAITING: RefCell<Waiting> = RefCell::new(Waiting::default());
 }
 
-/// Notes a write this isolate just made, so its next read of `slug` asks D1 without waiting for a refresh.
-pub fn note_waiting(slug: &str, version: u64) {
+/// Notes a write this isolate just made, so its next read or search of `slug` finds it without
+/// waiting for a refresh.
+pub fn note_waiting(slug: &str, version: u64, entry: &Entry) {
     WAITING.with(|waiting| {
         let mut waiting = waiting.borrow_mut();
         let known = waiting.versions.entry(slug.to_string()).or_default();
         *known = (*known).max(version);
+        if !waiting.terms_in_d1 {
+            waiting.terms.extend(entry.terms.iter().map(|(term, _)| term.clone()));
+        }
     });
 }
 
@@ -164,18 +181,36 @@ async fn refresh_waiting(env: &Env, now: bool) -> Result<(), ApiError> {
     if !(due || now) {
         return Ok(());
     }
-    let since = WAITING.with(|waiting| waiting.borrow().seq);
-    let items = store::feed_versions_since(&store::db(env)?, since).await?;
-    WAITING.with(|waiting| {
-        let mut waiting = waiting.borrow_mut();
-        for item in items {
-            let known = waiting.versions.entry(item.slug).or_default();
-            *known = (*known).max(item.version);
-            waiting.seq = waiting.seq.max(item.seq);
+    let db = store::db(env)?;
+    loop {
+        let (seq, term_id, terms_in_d1) = WAITING.with(|waiting| {
+            let waiting = waiting.borrow();
+            (waiting.seq, waiting.term_id, waiting.terms_in_d1)
+        });
+        let max_terms = if terms_in_d1 { 0 } else { TERMS_PER_REFRESH };
+        let (items, terms) = store::news_since(&db, seq, term_id, max_terms).await?;
+        let more_terms = terms.len() == TERMS_PER_REFRESH as usize;
+        WAITING.with(|waiting| {
+            let mut waiting = waiting.borrow_mut();
+            for item in items {
+                let known = waiting.versions.entry(item.slug).or_default();
+                *known = (*known).max(item.version);
+                waiting.seq = waiting.seq.max(item.seq);
+            }
+            for term in terms {
+                waiting.term_id = waiting.term_id.max(term.id);
+                waiting.terms.insert(term.term);
+            }
+            if waiting.terms.len() > MAX_DICTIONARY_TERMS {
+                waiting.terms = BTreeSet::new();
+                waiting.terms_in_d1 = true;
+            }
+            waiting.checked_ms = Some(now_ms);
+        });
+        if !more_terms {
+            return Ok(());
         }
-        waiting.checked_ms = Some(now_ms);
-    });
-    Ok(())
+    }
 }
 
 /// Whether a public read of `slug` must ask D1: the request carries a key, or the feed says a live
@@ -265,6 +300,32 @@ pub async fn search_view(env: &Env, keyed: bool) -> Result<SearchView, ApiError>
         sweep(env).await?;
     }
     Ok(view)
+}
+
+/// The overlay dictionary's terms that are `exact` or lie in one of `ranges` (`[low, high)`): from this
+/// isolate's copy, or from D1 when the dictionary is too large to copy.
+pub async fn dictionary(
+    env: &Env,
+    exact: &[String],
+    ranges: &[(String, String)],
+) -> Result<Vec<String>, ApiError> {
+    if WAITING.with(|waiting| waiting.borrow().terms_in_d1) {
+        return store::overlay_dictionary(&store::db(env)?, exact, ranges).await;
+    }
+    Ok(WAITING.with(|waiting| {
+        let terms = &waiting.borrow().terms;
+        let mut found: Vec<String> = exact.iter().filter(|term| terms.contains(*term)).cloned().collect();
+        for (low, high) in ranges {
+            found.extend(
+                terms
+                    .range::<str, _>((Bound::Included(low.as_str()), Bound::Excluded(high.as_str())))
+                    .cloned(),
+            );
+        }
+        found.sort();
+        found.dedup();
+        found
+    }))
 }
 
 /// Whether the overlay search rows of `slug` at `version` are live: no build has published them.

@@ -87,7 +87,7 @@ async fn with_overlay(
     let db = store::db(env)?;
     let plan = STEMMERS.with(|stemmers| Plan::of(query, stemmers));
     let merged = if plan.has_words() {
-        let dictionary = store::overlay_dictionary(&db, &plan.exact(), &plan.ranges()).await?;
+        let dictionary = overlay::dictionary(env, &plan.exact(), &plan.ranges()).await?;
         let wanted = plan.wanted(&dictionary);
         let postings =
             if wanted.is_empty() { Vec::new() } else { store::overlay_postings(&db, &wanted).await? };

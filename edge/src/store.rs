@@ -339,7 +339,7 @@ pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), work
     let mut statements = vec![insert, feed];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1);
+    crate::overlay::note_waiting(row.slug, 1, row.search);
     Ok(())
 }
 
@@ -420,7 +420,7 @@ pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool,
     statements.extend(search_rows(db, update.slug, update.expected + 1, update.search, Guard::Chained)?);
     let changed = batch(db, statements).await?.first().copied() == Some(1);
     if changed {
-        crate::overlay::note_waiting(update.slug, update.expected + 1);
+        crate::overlay::note_waiting(update.slug, update.expected + 1, update.search);
     }
     Ok(changed)
 }
@@ -538,7 +538,38 @@ pub async fn overlay_count(db: &D1Database) -> Result<u64, ApiError> {
     Ok(count.map_or(0, |count| count.n))
 }
 
-/// The dictionary terms that are `exact` or lie in one of `ranges` (`[low, high)`), in one round trip.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DictTerm {
+    pub id: u64,
+    pub term: String,
+}
+
+/// What the feed and the overlay dictionary hold past `seq` and `term_id`, in one round trip: the
+/// feed items, and up to `max_terms` dictionary terms in the order they were added.
+pub async fn news_since(
+    db: &D1Database,
+    seq: u64,
+    term_id: u64,
+    max_terms: u32,
+) -> Result<(Vec<FeedVersion>, Vec<DictTerm>), ApiError> {
+    let feed = stmt(
+        db,
+        "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq",
+        &[Arg::Int(seq as i64)],
+    )?;
+    let dict = stmt(
+        db,
+        "SELECT id, term FROM overlay_dict WHERE id > ?1 ORDER BY id LIMIT ?2",
+        &[Arg::Int(term_id as i64), Arg::Int(i64::from(max_terms))],
+    )?;
+    let results = db.batch(vec![feed, dict]).await?;
+    let items = results.first().map(|r| r.results::<FeedVersion>()).transpose()?.unwrap_or_default();
+    let terms = results.get(1).map(|r| r.results::<DictTerm>()).transpose()?.unwrap_or_default();
+    Ok((items, terms))
+}
+
+/// The dictionary terms that are `exact` or lie in one of `ranges` (`[low, high)`), in one round trip:
+/// for an isolate whose copy of the dictionary grew too large to keep.
 pub async fn overlay_dictionary(
     db: &D1Database,
     exact: &[String],
@@ -744,12 +775,6 @@ pub async fn changes_since(db: &D1Database, since: u64, limit: u32) -> Result<Ve
     .await
 }
 
-/// What the feed says was written after `since`: each item's sequence number, slug and version.
-pub async fn feed_versions_since(db: &D1Database, since: u64) -> Result<Vec<FeedVersion>, ApiError> {
-    all(db, "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq", &[Arg::Int(since as i64)])
-        .await
-}
-
 #[derive(Debug, Clone, Deserialize)]
 pub struct FeedVersion {
     pub seq: u64,
@@ -925,6 +950,6 @@ pub async fn insert_diet_version(
     let mut statements = vec![insert, feed, made];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1);
+    crate::overlay::note_waiting(row.slug, 1, row.search);
     Ok(())
 }
