@@ -723,7 +723,7 @@ pub struct Need(pub Vec<String>);
 pub struct Outcome {
     pub total: u64,
     pub cards: Vec<Card>,
-    /// Each card's rank score, higher first; [`search_with_overlay`] merges two result lists by it.
+    /// Each card's rank score, higher first; [`overlay::merge`] merges two result lists by it.
     pub scores: Vec<f64>,
     pub next_offset: Option<usize>,
 }
@@ -880,70 +880,6 @@ pub fn search(
     Ok(Outcome { total, cards, scores, next_offset })
 }
 
-/// Recipes written through the API since the build, searched together with the built index.
-#[derive(Debug, Default)]
-pub struct Overlay<'a> {
-    /// Live overlay documents by slug (created, changed or forked recipes).
-    pub recipes: Vec<(&'a str, &'a Recipe)>,
-    /// Built document ids whose recipe the overlay replaces.
-    pub replaced: Vec<u32>,
-}
-
-/// [`search`] over the built index plus the overlay: the overlay documents get a small index of their
-/// own (the same [`IndexBuilder`], in memory), the built versions they replace are left out, and the
-/// two ranked lists are merged by score. Scores of the two indexes weigh words by their own document
-/// frequencies, so the order between a built and an overlay recipe is close, not exact; the overlay is
-/// small and short-lived (the next build absorbs it).
-pub fn search_with_overlay(
-    manifest: &Manifest,
-    query: &Query,
-    stemmers: &Stemmers,
-    files: &impl Files,
-    overlay: &Overlay,
-) -> Result<Outcome, SearchError> {
-    if overlay.recipes.is_empty() && overlay.replaced.is_empty() {
-        return search(manifest, query, stemmers, files);
-    }
-    let window = query.offset + query.limit;
-    let mut built_query = query.clone();
-    built_query.offset = 0;
-    built_query.limit = window;
-    built_query.filters.exclude.extend(overlay.replaced.iter().copied());
-    let built = search(manifest, &built_query, stemmers, files)?;
-
-    let mut builder = IndexBuilder::default();
-    for (slug, recipe) in &overlay.recipes {
-        builder.add(Card::from_recipe(slug, recipe), &DocTerms::of(recipe, stemmers));
-    }
-    let own = builder.finish();
-    let own_files: HashMap<String, Vec<u8>> =
-        own.files.into_iter().map(|file| (file.name, file.bytes)).collect();
-    let mut own_query = built_query.clone();
-    own_query.filters.exclude.clear();
-    let fresh = search(&own.manifest, &own_query, stemmers, &own_files)?;
-
-    let mut merged: Vec<(f64, Card)> = Vec::with_capacity(built.cards.len() + fresh.cards.len());
-    let mut built_cards = built.scores.into_iter().zip(built.cards).peekable();
-    let mut fresh_cards = fresh.scores.into_iter().zip(fresh.cards).peekable();
-    loop {
-        let take_fresh = match (built_cards.peek(), fresh_cards.peek()) {
-            (None, None) => break,
-            (Some(_), None) => false,
-            (None, Some(_)) => true,
-            // Ties go to the built recipe, so an empty query lists the build in its usual order first.
-            (Some((built, _)), Some((fresh, _))) => fresh > built,
-        };
-        let next = if take_fresh { fresh_cards.next() } else { built_cards.next() };
-        merged.extend(next);
-    }
-    let total = built.total + fresh.total;
-    let page: Vec<(f64, Card)> = merged.into_iter().skip(query.offset).take(query.limit).collect();
-    let end = query.offset + page.len();
-    let next_offset = (page.len() == query.limit && (end as u64) < total).then_some(end);
-    let (scores, cards) = page.into_iter().unzip();
-    Ok(Outcome { total, cards, scores, next_offset })
-}
-
 /// Splits `docs` by how each word matched them: in a title (×3), an ingredient (×2), elsewhere (×1),
 /// or only through a term one edit away (×½).
 fn partition(
@@ -1088,6 +1024,7 @@ pub fn decode_cursor(cursor: &str) -> Option<usize> {
     std::str::from_utf8(&bytes).ok()?.strip_prefix('o')?.parse().ok()
 }
 
+pub mod overlay;
 mod patch;
 pub use patch::{Changed, Patched, patch};
 

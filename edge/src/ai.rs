@@ -347,6 +347,7 @@ pub async fn ai_change(
         next.server.generated_by = Some(generated_by(&provider, &request.prompt));
         let doc = writes::to_json(&next)?;
         let note = ai::note("AI change", &request.prompt);
+        let search = overlay::search_entry(&next);
         let update = Update {
             slug: &base.slug,
             account_id: caller.account_id,
@@ -355,6 +356,7 @@ pub async fn ai_change(
             doc: &doc,
             note: &note,
             now: &now,
+            search: &search,
         };
         if !store::update_recipe(&db, &update).await? {
             return Err(ApiError::Conflict(format!(

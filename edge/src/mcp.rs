@@ -113,7 +113,9 @@ async fn writer(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
 /// Runs one tool: each arm is the function its HTTP route calls.
 async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiError> {
     match input {
-        ToolInput::SearchRecipes(args) => structured(recipes::search_page(env, &args.params()).await?),
+        ToolInput::SearchRecipes(args) => {
+            structured(recipes::search_page(env, &args.params(), req.headers().has("Authorization")?).await?)
+        }
         ToolInput::GetRecipe(args) => {
             let db = store::db(env)?;
             let (published, _) = overlay::current(env, &db, &args.slug)

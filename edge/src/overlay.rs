@@ -13,10 +13,12 @@
 //! document-id order), loaded once per isolate: a deploy brings a new isolate and a new list.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound;
 use std::rc::Rc;
 
 use domain::recipe::Published;
+use domain::search::overlay::Entry;
 use domain::write::{etag, overlay_is_live};
 use worker::{D1Database, Env, Request, Response};
 
@@ -126,25 +128,89 @@ pub fn parse(row: &OverlayRow) -> Result<Published, ApiError> {
         .map_err(|err| ApiError::Internal(format!("overlay row {} does not parse: {err}", row.slug)))
 }
 
-/// How long an isolate trusts its [`Waiting`] set before asking the feed what is new: the longest a
+/// How long an isolate trusts its [`Waiting`] map before asking the feed what is new: the longest a
 /// reader on another isolate waits to see a write.
 const WAITING_REFRESH_MS: u64 = 1_000;
 
-/// The slugs with a live overlay row, as far as this isolate knows, and the last feed item it has seen.
+/// The recipes written through the API, as far as this isolate knows: each slug's newest version,
+/// and the last feed item seen. A slug is live in the overlay while its version is newer than the
+/// build's. Also a copy of the overlay search's dictionary, so a search whose words no overlay
+/// recipe holds asks D1 nothing.
 #[derive(Debug, Default)]
 struct Waiting {
-    slugs: HashSet<String>,
+    versions: HashMap<String, u64>,
     seq: u64,
     checked_ms: Option<u64>,
+    /// Every term of `overlay_dict` up to `term_id`, while there are at most [`MAX_DICTIONARY_TERMS`].
+    terms: BTreeSet<String>,
+    term_id: u64,
+    /// The dictionary grew past [`MAX_DICTIONARY_TERMS`]: searches look terms up in D1 instead.
+    terms_in_d1: bool,
 }
+
+/// The most overlay dictionary terms an isolate keeps a copy of (about 10 MiB at most).
+const MAX_DICTIONARY_TERMS: usize = 300_000;
+
+/// The most dictionary terms one refresh reads.
+const TERMS_PER_REFRESH: u32 = 50_000;
 
 thread_local! {
     static WAITING: RefCell<Waiting> = RefCell::new(Waiting::default());
 }
 
-/// Notes a write this isolate just made, so its next read of `slug` asks D1 without waiting for a refresh.
-pub fn note_waiting(slug: &str) {
-    WAITING.with(|waiting| waiting.borrow_mut().slugs.insert(slug.to_string()));
+/// Notes a write this isolate just made, so its next read or search of `slug` finds it without
+/// waiting for a refresh.
+pub fn note_waiting(slug: &str, version: u64, entry: &Entry) {
+    WAITING.with(|waiting| {
+        let mut waiting = waiting.borrow_mut();
+        let known = waiting.versions.entry(slug.to_string()).or_default();
+        *known = (*known).max(version);
+        if !waiting.terms_in_d1 {
+            waiting.terms.extend(entry.terms.iter().map(|(term, _)| term.clone()));
+        }
+    });
+}
+
+/// Brings the [`Waiting`] map up to date with the feed if it is older than [`WAITING_REFRESH_MS`],
+/// or at once with `now`.
+async fn refresh_waiting(env: &Env, now: bool) -> Result<(), ApiError> {
+    let now_ms = worker::Date::now().as_millis();
+    let due = WAITING.with(|waiting| {
+        waiting.borrow().checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= WAITING_REFRESH_MS)
+    });
+    if !(due || now) {
+        return Ok(());
+    }
+    let db = store::db(env)?;
+    loop {
+        let (seq, term_id, terms_in_d1) = WAITING.with(|waiting| {
+            let waiting = waiting.borrow();
+            (waiting.seq, waiting.term_id, waiting.terms_in_d1)
+        });
+        let max_terms = if terms_in_d1 { 0 } else { TERMS_PER_REFRESH };
+        let (items, terms) = store::news_since(&db, seq, term_id, max_terms).await?;
+        let more_terms = terms.len() == TERMS_PER_REFRESH as usize;
+        WAITING.with(|waiting| {
+            let mut waiting = waiting.borrow_mut();
+            for item in items {
+                let known = waiting.versions.entry(item.slug).or_default();
+                *known = (*known).max(item.version);
+                waiting.seq = waiting.seq.max(item.seq);
+            }
+            for term in terms {
+                waiting.term_id = waiting.term_id.max(term.id);
+                waiting.terms.insert(term.term);
+            }
+            if waiting.terms.len() > MAX_DICTIONARY_TERMS {
+                waiting.terms = BTreeSet::new();
+                waiting.terms_in_d1 = true;
+            }
+            waiting.checked_ms = Some(now_ms);
+        });
+        if !more_terms {
+            return Ok(());
+        }
+    }
 }
 
 /// Whether a public read of `slug` must ask D1: the request carries a key, or the feed says a live
@@ -153,26 +219,15 @@ async fn may_wait(req: &Request, env: &Env, slug: &str) -> Result<bool, ApiError
     if req.headers().has("Authorization")? {
         return Ok(true);
     }
-    let now_ms = worker::Date::now().as_millis();
-    let due = WAITING.with(|waiting| {
-        waiting.borrow().checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= WAITING_REFRESH_MS)
-    });
-    if due {
-        let since = WAITING.with(|waiting| waiting.borrow().seq);
-        let items = store::feed_versions_since(&store::db(env)?, since).await?;
-        let built = built(env).await?;
-        WAITING.with(|waiting| {
-            let mut waiting = waiting.borrow_mut();
-            for item in items {
-                if overlay_is_live(item.version, built.version(&item.slug)) {
-                    waiting.slugs.insert(item.slug);
-                }
-                waiting.seq = waiting.seq.max(item.seq);
-            }
-            waiting.checked_ms = Some(now_ms);
-        });
-    }
-    Ok(WAITING.with(|waiting| waiting.borrow().slugs.contains(slug)))
+    refresh_waiting(env, false).await?;
+    let built = built(env).await?;
+    Ok(WAITING.with(|waiting| {
+        waiting
+            .borrow()
+            .versions
+            .get(slug)
+            .is_some_and(|version| overlay_is_live(*version, built.version(slug)))
+    }))
 }
 
 /// The live overlay row of `slug`, if any.
@@ -216,22 +271,120 @@ pub async fn recipe_page(req: Request, env: &Env, slug: &str) -> Result<Response
     Ok(response)
 }
 
-/// The live overlay documents and the built document ids they replace, for search.
-pub async fn for_search(env: &Env) -> Result<(Vec<Published>, Vec<u32>), ApiError> {
+/// What a search needs to know of the overlay before it reads any of it.
+#[derive(Debug, Default)]
+pub struct SearchView {
+    /// Built document ids whose recipe a live overlay row replaces.
+    pub replaced: Vec<u32>,
+    /// How many recipes wait in the overlay: none means the search reads no D1 at all.
+    pub live: usize,
+}
+
+/// The overlay as a search sees it, from the isolate's [`Waiting`] map (brought up to date at once
+/// for a request that carries a key, so a writer finds their own write); costs no D1 query when it is
+/// fresh. Also sweeps the search rows a new build has published, once per build ([`sweep`]).
+pub async fn search_view(env: &Env, keyed: bool) -> Result<SearchView, ApiError> {
+    refresh_waiting(env, keyed).await?;
+    let built = built(env).await?;
+    let view = WAITING.with(|waiting| {
+        let mut view = SearchView::default();
+        for (slug, version) in &waiting.borrow().versions {
+            if overlay_is_live(*version, built.version(slug)) {
+                view.live += 1;
+                view.replaced.extend(built.doc_id(slug));
+            }
+        }
+        view
+    });
+    if view.live > 0 {
+        sweep(env).await?;
+    }
+    Ok(view)
+}
+
+/// The overlay dictionary's terms that are `exact` or lie in one of `ranges` (`[low, high)`): from this
+/// isolate's copy, or from D1 when the dictionary is too large to copy.
+pub async fn dictionary(
+    env: &Env,
+    exact: &[String],
+    ranges: &[(String, String)],
+) -> Result<Vec<String>, ApiError> {
+    if WAITING.with(|waiting| waiting.borrow().terms_in_d1) {
+        return store::overlay_dictionary(&store::db(env)?, exact, ranges).await;
+    }
+    Ok(WAITING.with(|waiting| {
+        let terms = &waiting.borrow().terms;
+        let mut found: Vec<String> = exact.iter().filter(|term| terms.contains(*term)).cloned().collect();
+        for (low, high) in ranges {
+            found.extend(
+                terms
+                    .range::<str, _>((Bound::Included(low.as_str()), Bound::Excluded(high.as_str())))
+                    .cloned(),
+            );
+        }
+        found.sort();
+        found.dedup();
+        found
+    }))
+}
+
+/// Whether the overlay search rows of `slug` at `version` are live: no build has published them.
+pub fn is_live(built: &Built, slug: &str, version: u64) -> bool {
+    overlay_is_live(version, built.version(slug))
+}
+
+thread_local! {
+    /// The build generation this isolate last saw swept.
+    static SWEPT: RefCell<Option<u64>> = const { RefCell::new(None) };
+}
+
+/// At most this many overlay rows retired or indexed per sweep step; a request that claims a sweep
+/// pays for one step, and the next request goes on with the rest.
+const SWEEP_STEP: usize = 100;
+
+/// Once per build generation, one request (the one that claims it in D1) retires the search rows the
+/// build has published — they stop costing searches — and indexes overlay rows written before the
+/// search table existed. Searches never wait for it to be right: they skip rows the build has
+/// published on their own.
+async fn sweep(env: &Env) -> Result<(), ApiError> {
+    let generation = packs::generation(env).await?;
+    if SWEPT.with(|swept| *swept.borrow() == Some(generation)) {
+        return Ok(());
+    }
     let db = store::db(env)?;
-    let rows = store::all_overlay(&db).await?;
-    if rows.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+    let marker = format!("{generation:016x}");
+    if !store::claim_sweep(&db, &marker).await? {
+        SWEPT.with(|swept| *swept.borrow_mut() = Some(generation));
+        return Ok(());
     }
     let built = built(env).await?;
-    let mut live = Vec::new();
-    let mut replaced = Vec::new();
-    for row in &rows {
-        if !overlay_is_live(row.version, built.version(&row.slug)) {
-            continue;
+    let retired: Vec<store::ListedRow> = store::overlay_versions(&db)
+        .await?
+        .into_iter()
+        .filter(|row| !is_live(&built, &row.slug, row.version))
+        .take(SWEEP_STEP)
+        .collect();
+    store::retire_overlay(&db, &retired).await?;
+    let unindexed = store::unindexed_overlay(&db, SWEEP_STEP as u32).await?;
+    let mut never_live = Vec::new();
+    for row in &unindexed {
+        if is_live(&built, &row.slug, row.version) {
+            let published = parse(row)?;
+            store::index_overlay(&db, &row.slug, row.version, &search_entry(&published)).await?;
+        } else {
+            never_live.push(store::ListedRow { slug: row.slug.clone(), version: row.version });
         }
-        replaced.extend(built.doc_id(&row.slug));
-        live.push(parse(row)?);
     }
-    Ok((live, replaced))
+    store::retire_overlay(&db, &never_live).await?;
+    if retired.len() == SWEEP_STEP || unindexed.len() == SWEEP_STEP {
+        store::release_sweep(&db, &marker).await?;
+    } else {
+        SWEPT.with(|swept| *swept.borrow_mut() = Some(generation));
+    }
+    Ok(())
+}
+
+/// What the overlay search stores of a recipe document.
+pub fn search_entry(published: &Published) -> Entry {
+    crate::recipes::with_stemmers(|stemmers| Entry::of(&published.slug, &published.recipe, stemmers))
 }

@@ -1,13 +1,15 @@
 //! Recipe routes: search over the static index.
 
 use domain::mcp::RecipePage;
-use domain::search::{Overlay, Query, SearchError, encode_cursor, search_with_overlay};
+use domain::paging::{self, PAGE_BYTES};
+use domain::search::overlay::{Listing, Plan, merge, rank};
+use domain::search::{self as index, Outcome, Query, SearchError, encode_cursor};
 use domain::text::Stemmers;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::http;
-use crate::{assets, overlay};
+use crate::{assets, overlay, store};
 
 thread_local! {
     static STEMMERS: Stemmers = Stemmers::default();
@@ -18,26 +20,50 @@ pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
     let url = req.url()?;
     let pairs: Vec<(String, String)> =
         url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-    let page = search_page(env, &pairs).await?;
+    let keyed = req.headers().has("Authorization")?;
+    let page = search_page(env, &pairs, keyed).await?;
     let body = serde_json::to_value(&page).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&body, 60)
 }
 
+/// Runs `f` with this isolate's stemmers.
+pub fn with_stemmers<T>(f: impl FnOnce(&Stemmers) -> T) -> T {
+    STEMMERS.with(f)
+}
+
 /// One page of search results for the `GET /api/recipes` parameters; also the `search_recipes` tool.
-pub async fn search_page(env: &Env, pairs: &[(String, String)]) -> Result<RecipePage, ApiError> {
+/// `keyed`: the request carries a key, so the caller's own writes must show at once.
+pub async fn search_page(env: &Env, pairs: &[(String, String)], keyed: bool) -> Result<RecipePage, ApiError> {
     let query = Query::from_params(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(ApiError::BadParameters)?;
 
-    let (fresh, replaced) = overlay::for_search(env).await?;
-    let overlay = Overlay {
-        recipes: fresh.iter().map(|published| (published.slug.as_str(), &published.recipe)).collect(),
-        replaced,
+    let view = overlay::search_view(env, keyed).await?;
+    let mut built_query = query.clone();
+    if view.live > 0 {
+        // The built list up to the end of the page, to merge the overlay's matches into.
+        built_query.offset = 0;
+        built_query.limit = query.offset + query.limit;
+        built_query.filters.exclude.extend(view.replaced.iter().copied());
+    }
+    let built = search_built(env, &built_query).await?;
+    let outcome = if view.live > 0 { with_overlay(env, &query, built, view.live).await? } else { built };
+
+    let mut items: Vec<_> = outcome.cards.iter().map(|card| card.view(query.lang)).collect();
+    // A page stops at the byte budget as well as the count; the cursor then resumes after the last
+    // card kept.
+    let next_offset = if paging::cut(&mut items, PAGE_BYTES) {
+        Some(query.offset + items.len())
+    } else {
+        outcome.next_offset
     };
+    Ok(RecipePage { items, total: outcome.total, next_cursor: next_offset.map(encode_cursor) })
+}
+
+/// The built index's answer to `query`, loading the index files it names.
+async fn search_built(env: &Env, query: &Query) -> Result<Outcome, ApiError> {
     let (manifest, mut files) = assets::take_index(env).await?;
     let outcome = loop {
-        let result =
-            STEMMERS.with(|stemmers| search_with_overlay(&manifest, &query, stemmers, &files, &overlay));
-        match result {
+        match STEMMERS.with(|stemmers| index::search(&manifest, query, stemmers, &files)) {
             Ok(outcome) => break outcome,
             Err(SearchError::Need(need)) => {
                 if let Err(err) = files.load(env, need.0).await {
@@ -45,14 +71,55 @@ pub async fn search_page(env: &Env, pairs: &[(String, String)]) -> Result<Recipe
                     return Err(err);
                 }
             }
-            Err(SearchError::Corrupt(corrupt)) => return Err(ApiError::Internal(corrupt.0)),
+            Err(SearchError::Corrupt(corrupt)) => {
+                assets::put_index(manifest, files);
+                return Err(ApiError::Internal(corrupt.0));
+            }
         }
     };
     assets::put_index(manifest, files);
+    Ok(outcome)
+}
 
-    Ok(RecipePage {
-        items: outcome.cards.iter().map(|card| card.view(query.lang)).collect(),
-        total: outcome.total,
-        next_cursor: outcome.next_offset.map(encode_cursor),
-    })
+/// Merges the overlay's matches into `built` (the built list up to the end of the page): the D1 rows
+/// of the query's words only (`domain::search::overlay`), or for a listing, the page's rows.
+async fn with_overlay(
+    env: &Env,
+    query: &Query,
+    built: Outcome,
+    n_overlay: usize,
+) -> Result<Outcome, ApiError> {
+    let db = store::db(env)?;
+    let plan = STEMMERS.with(|stemmers| Plan::of(query, stemmers));
+    let merged = if plan.has_words() {
+        let dictionary = overlay::dictionary(env, &plan.exact(), &plan.ranges()).await?;
+        let wanted = plan.wanted(&dictionary);
+        let postings =
+            if wanted.is_empty() { Vec::new() } else { store::overlay_postings(&db, &wanted).await? };
+        let built_list = overlay::built(env).await?;
+        let window = query.offset + query.limit;
+        let fresh = STEMMERS
+            .with(|stemmers| {
+                rank(query, stemmers, &postings, n_overlay, window, |slug, version| {
+                    overlay::is_live(&built_list, slug, version)
+                })
+            })
+            .map_err(|err| ApiError::Internal(format!("overlay search: {err:?}")))?;
+        merge(built, fresh, query.offset, query.limit)
+    } else {
+        let listing = Listing::of(query, built.total);
+        let (rows, total) = if listing.limit == 0 {
+            (Vec::new(), store::overlay_count(&db).await?)
+        } else {
+            store::overlay_listing(&db, &listing).await?
+        };
+        let built_list = overlay::built(env).await?;
+        let slugs = rows
+            .into_iter()
+            .filter(|row| overlay::is_live(&built_list, &row.slug, row.version))
+            .map(|row| row.slug);
+        listing.page(built, slugs.collect(), total, query)
+    };
+    let cards = store::overlay_cards(&db, &merged.overlay).await?;
+    Ok(merged.fill(cards.into_iter().collect()))
 }

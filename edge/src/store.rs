@@ -3,6 +3,8 @@
 
 use domain::limits::LIVE_KEYS_PER_ACCOUNT;
 use domain::recipe::Published;
+use domain::search::Card;
+use domain::search::overlay::{Entry, Listing, Posting};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use worker::wasm_bindgen::JsValue;
@@ -322,10 +324,6 @@ pub async fn overlay(db: &D1Database, slug: &str) -> Result<Option<OverlayRow>, 
     first(db, "SELECT slug, account_id, version, doc FROM recipes WHERE slug = ?1", &[Arg::Text(slug)]).await
 }
 
-pub async fn all_overlay(db: &D1Database) -> Result<Vec<OverlayRow>, ApiError> {
-    all(db, "SELECT slug, account_id, version, doc FROM recipes ORDER BY slug", &[]).await
-}
-
 #[derive(Debug, Clone, Deserialize)]
 pub struct MyRecipe {
     pub slug: String,
@@ -372,6 +370,8 @@ pub struct NewRow<'a> {
     pub kind: &'a str,
     pub note: &'a str,
     pub now: &'a str,
+    /// What the overlay search stores of the document.
+    pub search: &'a Entry,
 }
 
 pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), worker::Error> {
@@ -391,8 +391,10 @@ pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), work
     )
     .map_err(api_to_worker)?;
     let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.doc, row.now)?;
-    batch(db, vec![insert, feed]).await?;
-    crate::overlay::note_waiting(row.slug);
+    let mut statements = vec![insert, feed];
+    statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
+    batch(db, statements).await?;
+    crate::overlay::note_waiting(row.slug, 1, row.search);
     Ok(())
 }
 
@@ -435,6 +437,8 @@ pub struct Update<'a> {
     pub doc: &'a str,
     pub note: &'a str,
     pub now: &'a str,
+    /// What the overlay search stores of the new document.
+    pub search: &'a Entry,
 }
 
 /// Compare-and-set: the row changes only if its version is still `expected`, and the feed item is
@@ -467,9 +471,11 @@ pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool,
             Arg::Text(update.now),
         ],
     )?;
-    let changed = batch(db, vec![set, feed]).await?.first().copied() == Some(1);
+    let mut statements = vec![set, feed];
+    statements.extend(search_rows(db, update.slug, update.expected + 1, update.search, Guard::Chained)?);
+    let changed = batch(db, statements).await?.first().copied() == Some(1);
     if changed {
-        crate::overlay::note_waiting(update.slug);
+        crate::overlay::note_waiting(update.slug, update.expected + 1, update.search);
     }
     Ok(changed)
 }
@@ -501,6 +507,305 @@ pub async fn adopt_built(
         ],
     )
     .await?;
+    Ok(())
+}
+
+// The overlay search (`migrations/0005_overlay_search.sql`): rows written with each recipe write, read
+// by a search for the terms it can match.
+
+/// When the statements of [`search_rows`] run.
+#[derive(Debug, Clone, Copy)]
+enum Guard {
+    /// Always: the batch's first statement fails the whole transaction if the write cannot happen.
+    Always,
+    /// Only if the statement before wrote exactly one row: they follow a compare-and-set chain (the
+    /// change, then its feed item) and do nothing when the change did not happen.
+    Chained,
+    /// Only while the recipe is still at this version (a sweep indexing an older row).
+    Current,
+}
+
+/// The statements that store what the overlay search needs of `slug` at `version`.
+fn search_rows(
+    db: &D1Database,
+    slug: &str,
+    version: u64,
+    entry: &Entry,
+    guard: Guard,
+) -> Result<Vec<D1PreparedStatement>, ApiError> {
+    let guard = match guard {
+        Guard::Always => "1",
+        Guard::Chained => "changes() = 1",
+        Guard::Current => "EXISTS (SELECT 1 FROM recipes WHERE slug = ?1 AND version = ?2)",
+    };
+    let card = serde_json::to_string(&entry.card).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let terms = serde_json::to_string(&entry.terms).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let version = version as i64;
+    let upsert = stmt(
+        db,
+        &format!(
+            "INSERT INTO overlay_search (slug, version, live, flags, course, total_min, card) \
+             SELECT ?1, ?2, 1, ?3, ?4, ?5, ?6 WHERE {guard} \
+             ON CONFLICT (slug) DO UPDATE SET version = excluded.version, live = 1, flags = excluded.flags, \
+             course = excluded.course, total_min = excluded.total_min, card = excluded.card \
+             WHERE excluded.version > overlay_search.version"
+        ),
+        &[
+            Arg::Text(slug),
+            Arg::Int(version),
+            Arg::Int(i64::from(entry.card.flags)),
+            Arg::Text(entry.card.course.code()),
+            Arg::Int(i64::from(entry.total_min())),
+            Arg::Text(&card),
+        ],
+    )?;
+    let postings = stmt(
+        db,
+        &format!(
+            "INSERT OR IGNORE INTO overlay_terms (term, slug, version, field) \
+             SELECT json_extract(value, '$[0]'), ?1, ?2, json_extract(value, '$[1]') FROM json_each(?3) \
+             WHERE {guard}"
+        ),
+        &[Arg::Text(slug), Arg::Int(version), Arg::Text(&terms)],
+    )?;
+    let dictionary = stmt(
+        db,
+        "INSERT OR IGNORE INTO overlay_dict (term) SELECT json_extract(value, '$[0]') FROM json_each(?1)",
+        &[Arg::Text(&terms)],
+    )?;
+    let older = stmt(
+        db,
+        "DELETE FROM overlay_terms WHERE slug = ?1 \
+         AND version < (SELECT version FROM overlay_search WHERE slug = ?1)",
+        &[Arg::Text(slug)],
+    )?;
+    Ok(vec![upsert, postings, dictionary, older])
+}
+
+/// How many overlay recipes the search table holds as live (some may wait for the sweep).
+pub async fn overlay_count(db: &D1Database) -> Result<u64, ApiError> {
+    #[derive(Deserialize)]
+    struct Count {
+        n: u64,
+    }
+    let count: Option<Count> =
+        first(db, "SELECT count(*) AS n FROM overlay_search WHERE live = 1", &[]).await?;
+    Ok(count.map_or(0, |count| count.n))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DictTerm {
+    pub id: u64,
+    pub term: String,
+}
+
+/// What the feed and the overlay dictionary hold past `seq` and `term_id`, in one round trip: the
+/// feed items, and up to `max_terms` dictionary terms in the order they were added.
+pub async fn news_since(
+    db: &D1Database,
+    seq: u64,
+    term_id: u64,
+    max_terms: u32,
+) -> Result<(Vec<FeedVersion>, Vec<DictTerm>), ApiError> {
+    let feed = stmt(
+        db,
+        "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq",
+        &[Arg::Int(seq as i64)],
+    )?;
+    let dict = stmt(
+        db,
+        "SELECT id, term FROM overlay_dict WHERE id > ?1 ORDER BY id LIMIT ?2",
+        &[Arg::Int(term_id as i64), Arg::Int(i64::from(max_terms))],
+    )?;
+    let results = db.batch(vec![feed, dict]).await?;
+    let items = results.first().map(|r| r.results::<FeedVersion>()).transpose()?.unwrap_or_default();
+    let terms = results.get(1).map(|r| r.results::<DictTerm>()).transpose()?.unwrap_or_default();
+    Ok((items, terms))
+}
+
+/// The dictionary terms that are `exact` or lie in one of `ranges` (`[low, high)`), in one round trip:
+/// for an isolate whose copy of the dictionary grew too large to keep.
+pub async fn overlay_dictionary(
+    db: &D1Database,
+    exact: &[String],
+    ranges: &[(String, String)],
+) -> Result<Vec<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Term {
+        term: String,
+    }
+    let exact = serde_json::to_string(exact).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let mut statements = vec![stmt(
+        db,
+        "SELECT term FROM overlay_dict WHERE term IN (SELECT value FROM json_each(?1))",
+        &[Arg::Text(&exact)],
+    )?];
+    for (low, high) in ranges {
+        statements.push(stmt(
+            db,
+            "SELECT term FROM overlay_dict WHERE term >= ?1 AND term < ?2",
+            &[Arg::Text(low), Arg::Text(high)],
+        )?);
+    }
+    let mut terms = Vec::new();
+    for result in db.batch(statements).await? {
+        terms.extend(result.results::<Term>()?.into_iter().map(|row| row.term));
+    }
+    terms.sort();
+    terms.dedup();
+    Ok(terms)
+}
+
+/// The postings of `terms`, each with its recipe's facets, for the versions the search table holds.
+pub async fn overlay_postings(db: &D1Database, terms: &[String]) -> Result<Vec<Posting>, ApiError> {
+    let terms = serde_json::to_string(terms).map_err(|err| ApiError::Internal(err.to_string()))?;
+    all(
+        db,
+        "SELECT p.term, p.slug, p.version, p.field, s.flags, s.course, s.total_min \
+         FROM overlay_terms p JOIN overlay_search s ON s.slug = p.slug AND s.version = p.version AND s.live = 1 \
+         WHERE p.term IN (SELECT value FROM json_each(?1))",
+        &[Arg::Text(&terms)],
+    )
+    .await
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ListedRow {
+    pub slug: String,
+    pub version: u64,
+}
+
+/// One page of a listing's overlay part, in slug order, and how many overlay recipes match.
+pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<ListedRow>, u64), ApiError> {
+    #[derive(Deserialize)]
+    struct Count {
+        n: u64,
+    }
+    let filter =
+        "live = 1 AND (flags & ?1) = ?1 AND (?2 IS NULL OR course = ?2) AND (?3 IS NULL OR total_min <= ?3)";
+    let flags = i64::from(listing.flags);
+    let count = stmt(
+        db,
+        &format!("SELECT count(*) AS n FROM overlay_search WHERE {filter}"),
+        &[Arg::Int(flags), course_arg(listing), max_arg(listing)],
+    )?;
+    let page = stmt(
+        db,
+        &format!("SELECT slug, version FROM overlay_search WHERE {filter} ORDER BY slug LIMIT ?4 OFFSET ?5"),
+        &[
+            Arg::Int(flags),
+            course_arg(listing),
+            max_arg(listing),
+            Arg::Int(listing.limit as i64),
+            Arg::Int(listing.offset as i64),
+        ],
+    )?;
+    let results = db.batch(vec![count, page]).await?;
+    let n =
+        results.first().map(|r| r.results::<Count>()).transpose()?.and_then(|rows| rows.into_iter().next());
+    let rows = results.get(1).map(|r| r.results::<ListedRow>()).transpose()?.unwrap_or_default();
+    Ok((rows, n.map_or(0, |count| count.n)))
+}
+
+fn course_arg(listing: &Listing) -> Arg<'static> {
+    listing.course.map_or(Arg::Null, Arg::Text)
+}
+
+fn max_arg(listing: &Listing) -> Arg<'static> {
+    listing.max_min.map_or(Arg::Null, |max| Arg::Int(i64::from(max)))
+}
+
+/// The stored cards of `slugs`.
+pub async fn overlay_cards(db: &D1Database, slugs: &[String]) -> Result<Vec<(String, Card)>, ApiError> {
+    #[derive(Deserialize)]
+    struct Row {
+        slug: String,
+        card: String,
+    }
+    if slugs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let slugs = serde_json::to_string(slugs).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let rows: Vec<Row> = all(
+        db,
+        "SELECT slug, card FROM overlay_search WHERE live = 1 AND slug IN (SELECT value FROM json_each(?1))",
+        &[Arg::Text(&slugs)],
+    )
+    .await?;
+    rows.into_iter()
+        .map(|row| {
+            let card = serde_json::from_str(&row.card).map_err(|err| {
+                ApiError::Internal(format!("overlay card of {} does not parse: {err}", row.slug))
+            })?;
+            Ok((row.slug, card))
+        })
+        .collect()
+}
+
+/// Claims the sweep of build `generation`: true for the one caller that moved the marker to it.
+pub async fn claim_sweep(db: &D1Database, generation: &str) -> Result<bool, ApiError> {
+    let changed = run(
+        db,
+        "UPDATE overlay_sweep SET generation = ?1 WHERE id = 1 AND generation <> ?1",
+        &[Arg::Text(generation)],
+    )
+    .await?;
+    Ok(changed == 1)
+}
+
+/// Gives a claimed sweep back, so the next request goes on with it.
+pub async fn release_sweep(db: &D1Database, generation: &str) -> Result<(), ApiError> {
+    run(
+        db,
+        "UPDATE overlay_sweep SET generation = '' WHERE id = 1 AND generation = ?1",
+        &[Arg::Text(generation)],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Every recipe version the search table holds as live.
+pub async fn overlay_versions(db: &D1Database) -> Result<Vec<ListedRow>, ApiError> {
+    all(db, "SELECT slug, version FROM overlay_search WHERE live = 1", &[]).await
+}
+
+/// Overlay rows whose current version the search table does not hold (written before it existed).
+pub async fn unindexed_overlay(db: &D1Database, limit: u32) -> Result<Vec<OverlayRow>, ApiError> {
+    all(
+        db,
+        "SELECT r.slug, r.account_id, r.version, r.doc FROM recipes r \
+         LEFT JOIN overlay_search s ON s.slug = r.slug AND s.version >= r.version \
+         WHERE s.slug IS NULL LIMIT ?1",
+        &[Arg::Int(i64::from(limit))],
+    )
+    .await
+}
+
+/// Marks recipe versions a build has published (or that never were live) retired and deletes their
+/// terms; a newer version written meanwhile is kept.
+pub async fn retire_overlay(db: &D1Database, retired: &[ListedRow]) -> Result<(), ApiError> {
+    let mut statements = Vec::with_capacity(retired.len() * 2);
+    for row in retired {
+        let args = [Arg::Text(&row.slug), Arg::Int(row.version as i64)];
+        statements.push(stmt(db, "DELETE FROM overlay_terms WHERE slug = ?1 AND version <= ?2", &args)?);
+        statements.push(stmt(
+            db,
+            "INSERT INTO overlay_search (slug, version, live, flags, course, total_min, card) \
+             VALUES (?1, ?2, 0, 0, '', 0, '') \
+             ON CONFLICT (slug) DO UPDATE SET live = 0, card = '' WHERE overlay_search.version <= excluded.version",
+            &args,
+        )?);
+    }
+    if !statements.is_empty() {
+        batch(db, statements).await?;
+    }
+    Ok(())
+}
+
+/// Stores the search rows of an overlay row written before the search table existed, if the row is
+/// still at `version`.
+pub async fn index_overlay(db: &D1Database, slug: &str, version: u64, entry: &Entry) -> Result<(), ApiError> {
+    batch(db, search_rows(db, slug, version, entry, Guard::Current)?).await?;
     Ok(())
 }
 
@@ -546,12 +851,6 @@ pub async fn changes_between(db: &D1Database, since: u64, through: u64) -> Resul
         &[Arg::Int(since as i64), Arg::Int(through as i64)],
     )
     .await
-}
-
-/// What the feed says was written after `since`: each item's sequence number, slug and version.
-pub async fn feed_versions_since(db: &D1Database, since: u64) -> Result<Vec<FeedVersion>, ApiError> {
-    all(db, "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq", &[Arg::Int(since as i64)])
-        .await
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -713,7 +1012,9 @@ pub async fn insert_diet_version(
         &[Arg::Text(source_slug), Arg::Text(kind), Arg::Int(attempt), Arg::Text(row.slug)],
     )
     .map_err(api_to_worker)?;
-    batch(db, vec![insert, feed, made]).await?;
-    crate::overlay::note_waiting(row.slug);
+    let mut statements = vec![insert, feed, made];
+    statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
+    batch(db, statements).await?;
+    crate::overlay::note_waiting(row.slug, 1, row.search);
     Ok(())
 }

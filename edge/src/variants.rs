@@ -178,6 +178,7 @@ async fn make(
                 default_note(domain::write::ChangeKind::Create, &slug, None),
                 kind.describe()
             );
+            let search = crate::overlay::search_entry(&published);
             let row = NewRow {
                 slug: &slug,
                 account_id: site,
@@ -187,6 +188,7 @@ async fn make(
                 kind: "create",
                 note: &note,
                 now: &now,
+                search: &search,
             };
             match store::insert_diet_version(&db, &row, &source.slug, kind.code(), attempt).await {
                 Ok(()) => return Ok(published),

@@ -143,6 +143,7 @@ pub(crate) async fn insert_new(
         let forked_from = published.server.forked_from.as_deref();
         let note = note.clone().unwrap_or_else(|| write::default_note(kind, &slug, forked_from));
         let now = published.server.created_at.clone().unwrap_or_else(now_iso);
+        let search = overlay::search_entry(&published);
         let row = NewRow {
             slug: &slug,
             account_id: caller.account_id,
@@ -152,6 +153,7 @@ pub(crate) async fn insert_new(
             kind: kind.code(),
             note: &note,
             now: &now,
+            search: &search,
         };
         match store::insert_recipe(&db, &row).await {
             Ok(()) => return Ok(published),
@@ -294,6 +296,7 @@ pub async fn change_recipe(
     let next = write::changed(&current, recipe, &now);
     let doc = to_json(&next)?;
     let note = note.unwrap_or_else(|| write::default_note(ChangeKind::Change, slug, None));
+    let search = overlay::search_entry(&next);
     let update = Update {
         slug,
         account_id: caller.account_id,
@@ -302,6 +305,7 @@ pub async fn change_recipe(
         doc: &doc,
         note: &note,
         now: &now,
+        search: &search,
     };
     if !store::update_recipe(&db, &update).await? {
         return Err(ApiError::Conflict(format!(

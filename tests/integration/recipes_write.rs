@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use anyhow::{Result, ensure};
 use futures::future::join_all;
+use futures::{StreamExt, TryStreamExt};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::Worker;
 use tests::kitchen::{Kitchen, key_for};
+use tests::{Config, Worker};
 
 /// A valid recipe document whose English title is `title`.
 pub fn recipe(title: &str) -> Value {
@@ -362,6 +363,79 @@ pub async fn search_shows_overlay_recipes_and_hides_replaced_versions(w: Arc<Wor
     listed.sort();
     listed.dedup();
     ensure!(listed.len() == n && all.body["total"].as_u64() >= Some(46), "{listed:?}");
+    Ok(())
+}
+
+/// A recipe whose words no other recipe has: `quince`, `compote` and its number.
+fn quince(n: usize) -> Value {
+    let mut doc = recipe(&format!("Quince compote {n}"));
+    doc["texts"]["en"]["summary"] = json!("Quinces poached slowly in syrup.");
+    doc["texts"]["en"]["ingredients"] = json!([{"q": 2, "i": "quinces"}, {"q": 100, "u": "g", "i": "sugar"}]);
+    doc["texts"]["en"]["steps"] = json!([{"t": "Poach the quinces until rosy.", "min": 40}]);
+    doc
+}
+
+pub async fn a_search_answers_alike_before_and_after_two_thousand_writes_that_do_not_match_it(
+    _shared: Arc<Worker>,
+) -> Result<()> {
+    // A worker of its own, its write limit raised so one account can write 2,000 recipes at once.
+    let w = Worker::start_with(Config {
+        vars: vec![("WRITES_PER_MINUTE".into(), "100000".into())],
+        ..Config::default()
+    })
+    .await?;
+    let api = Api::new(&w, &key_for(&w, "bulk-cook").await?);
+    let searches = [
+        "/api/recipes?q=hummus",
+        "/api/recipes?q=humus",
+        "/api/recipes?q=lemon&limit=5",
+        "/api/recipes?q=tomato&vegan=1",
+        "/api/recipes?q=%D7%97%D7%95%D7%9E%D7%95%D7%A1",
+    ];
+    let mut before = Vec::new();
+    for path in searches {
+        before.push(api.get(path).await?.body);
+    }
+    let listing = api.get("/api/recipes?limit=100").await?.body;
+    let n_built = listing["total"].as_u64().unwrap_or_default();
+    ensure!(n_built > 0 && n_built < 100, "the sample holds {n_built} recipes");
+
+    let created: Vec<Answer> = futures::stream::iter(0..2_000)
+        .map(|n| {
+            let api = &api;
+            async move { api.create(&quince(n)).await }
+        })
+        .buffer_unordered(16)
+        .try_collect()
+        .await?;
+    let refused: Vec<&str> = created.iter().filter(|a| a.status != 201).map(|a| a.text.as_str()).collect();
+    ensure!(refused.is_empty(), "{} writes refused, the first: {}", refused.len(), refused[0]);
+
+    for (path, before) in searches.iter().zip(&before) {
+        let after = api.get(path).await?.body;
+        ensure!(&after == before, "{path} changed:\n{before}\n{after}");
+    }
+    // The new recipes are found, by a word and by a typo, and counted exactly.
+    let found = api.get("/api/recipes?q=quince&limit=100").await?.body;
+    ensure!(found["total"] == 2_000 && found["items"].as_array().map(Vec::len) == Some(100), "{found}");
+    let typo = api.get("/api/recipes?q=quinse%20compote%201234").await?.body;
+    ensure!(typo["total"] == 1 && typo["items"][0]["title"] == "Quince compote 1234", "{typo}");
+    // A listing shows the build as before, then the new recipes in slug order.
+    let after = api.get("/api/recipes?limit=100").await?.body;
+    let items = after["items"].as_array().cloned().unwrap_or_default();
+    let n = n_built as usize;
+    ensure!(after["total"] == n_built + 2_000, "{}", after["total"]);
+    ensure!(
+        items[..n] == listing["items"].as_array().cloned().unwrap_or_default()[..],
+        "the built part moved"
+    );
+    let slugs: Vec<&str> = items[n..].iter().filter_map(|c| c["slug"].as_str()).collect();
+    let mut sorted = slugs.clone();
+    sorted.sort_unstable();
+    ensure!(
+        slugs.len() == 100 - n && slugs == sorted && slugs[0].starts_with("quince-compote-"),
+        "{slugs:?}"
+    );
     Ok(())
 }
 

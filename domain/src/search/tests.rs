@@ -219,17 +219,75 @@ fn bad_parameters_are_named() {
     );
 }
 
+/// The overlay search as the Worker runs it, with a list of entries standing in for the D1 tables:
+/// the dictionary lookups of the plan, the postings of the wanted terms, ranking, merging with the
+/// built search, and the stored cards filled in.
+fn search_overlay(f: &Fixture, entries: &[overlay::Entry], replaced: &[u32], query: &Query) -> Outcome {
+    let plan = overlay::Plan::of(query, &f.stemmers);
+    let stored = entries.iter().map(|entry| (entry.card.slug.clone(), entry.card.clone())).collect();
+    let mut built_query = query.clone();
+    built_query.offset = 0;
+    built_query.limit = query.offset + query.limit;
+    built_query.filters.exclude.extend(replaced);
+    let built = search(&f.manifest, &built_query, &f.stemmers, &f.files).unwrap();
+    if plan.has_words() {
+        let exact = plan.exact();
+        let ranges = plan.ranges();
+        let dictionary: Vec<String> = entries
+            .iter()
+            .flat_map(|entry| entry.terms.iter().map(|(term, _)| term.clone()))
+            .filter(|term| exact.contains(term) || ranges.iter().any(|(lo, hi)| term >= lo && term < hi))
+            .collect();
+        let wanted = plan.wanted(&dictionary);
+        let postings: Vec<overlay::Posting> = entries
+            .iter()
+            .flat_map(|entry| {
+                entry.terms.iter().filter(|(term, _)| wanted.contains(term)).map(|(term, field)| {
+                    overlay::Posting {
+                        term: term.clone(),
+                        slug: entry.card.slug.clone(),
+                        version: 2,
+                        field: *field,
+                        flags: entry.card.flags,
+                        course: entry.card.course.code().into(),
+                        total_min: entry.total_min(),
+                    }
+                })
+            })
+            .collect();
+        let window = query.offset + query.limit;
+        let fresh =
+            overlay::rank(query, &f.stemmers, &postings, entries.len(), window, |_, v| v == 2).unwrap();
+        overlay::merge(built, fresh, query.offset, query.limit).fill(stored)
+    } else {
+        let listing = overlay::Listing::of(query, built.total);
+        let mut matching: Vec<&overlay::Entry> = entries
+            .iter()
+            .filter(|entry| entry.card.flags & listing.flags == listing.flags)
+            .filter(|entry| listing.course.is_none_or(|course| entry.card.course.code() == course))
+            .filter(|entry| listing.max_min.is_none_or(|max| entry.total_min() <= max))
+            .collect();
+        matching.sort_by(|a, b| a.card.slug.cmp(&b.card.slug));
+        let total = matching.len() as u64;
+        let page =
+            matching.iter().skip(listing.offset).take(listing.limit).map(|e| e.card.slug.clone()).collect();
+        listing.page(built, page, total, query).fill(stored)
+    }
+}
+
 #[test]
 fn overlay_recipes_are_found_and_replace_their_built_version() {
     let f = fixture();
     // chicken-soup (doc 1) was changed through the API into a fish soup; a new recipe was created.
     let fish = recipe(Some("Fish soup"), json!({"course": "soup"}));
     let pie = recipe(Some("Chicken pie"), json!({}));
-    let overlay =
-        Overlay { recipes: vec![("chicken-soup", &fish), ("chicken-pie", &pie)], replaced: vec![1] };
+    let entries = [
+        overlay::Entry::of("chicken-soup", &fish, &f.stemmers),
+        overlay::Entry::of("chicken-pie", &pie, &f.stemmers),
+    ];
     let run = |q: &str, offset: usize, limit: usize| {
         let query = Query { q: q.into(), filters: Filters::default(), lang: None, offset, limit };
-        let outcome = search_with_overlay(&f.manifest, &query, &f.stemmers, &f.files, &overlay).unwrap();
+        let outcome = search_overlay(&f, &entries, &[1], &query);
         let slugs: Vec<String> = outcome.cards.iter().map(|c| c.slug.clone()).collect();
         (slugs, outcome.total, outcome.next_offset)
     };
@@ -238,10 +296,50 @@ fn overlay_recipes_are_found_and_replace_their_built_version() {
     assert_eq!(slugs, ["roast-chicken", "chicken-pie", "lemon-tart"]);
     assert_eq!(total, 3);
     assert_eq!(run("fish", 0, 20).0, ["chicken-soup"]);
+    // A typo finds the overlay recipe as it finds a built one.
+    let (mut typo, _, _) = run("chiken", 0, 20);
+    typo.sort();
+    assert_eq!(typo, ["chicken-pie", "lemon-tart", "roast-chicken"]);
     // Paging walks the merged list.
     let (first, _, next) = run("chicken", 0, 2);
     let (rest, _, end) = run("chicken", next.unwrap(), 2);
     assert_eq!((first.len(), rest.as_slice(), end), (2, &["lemon-tart".to_string()][..], None));
+    // A listing shows the build first, then the overlay in slug order, the changed recipe once.
+    let (all, total, _) = run("", 0, 20);
+    assert_eq!(total, 7);
+    assert_eq!(all[5..], ["chicken-pie", "chicken-soup"]);
+    let (tail, _, end) = run("", 6, 20);
+    assert_eq!((tail.as_slice(), end), (&["chicken-soup".to_string()][..], None));
+}
+
+#[test]
+fn the_overlay_search_finds_what_a_built_index_of_the_same_recipes_finds() {
+    let f = fixture();
+    // The fixture's recipes written again through the API under new slugs: the overlay search must
+    // find each query's recipes exactly as the built index of the same recipes does.
+    let entries: Vec<overlay::Entry> = recipes()
+        .iter()
+        .map(|(slug, recipe)| overlay::Entry::of(&format!("new-{slug}"), recipe, &f.stemmers))
+        .collect();
+    for q in
+        ["chicken", "chiken", "lemon chicken", "tomatoes", "tomate", "עגבניות", "salt", "soup", "zzz", ""]
+    {
+        for filters in [
+            Filters::default(),
+            Filters { flags: vec!["gf"], ..Filters::default() },
+            Filters { course: Some(Course::Soup), max_min: Some(100), ..Filters::default() },
+        ] {
+            let query = Query { q: q.into(), filters, lang: None, offset: 0, limit: 50 };
+            let built = search(&f.manifest, &query, &f.stemmers, &f.files).unwrap();
+            let merged = search_overlay(&f, &entries, &[], &query);
+            let mut want: Vec<String> = built.cards.iter().map(|c| c.slug.clone()).collect();
+            want.extend(built.cards.iter().map(|c| format!("new-{}", c.slug)));
+            let mut got: Vec<String> = merged.cards.iter().map(|c| c.slug.clone()).collect();
+            want.sort();
+            got.sort();
+            assert_eq!((got, merged.total), (want, built.total * 2), "{q:?} {:?}", query.filters);
+        }
+    }
 }
 
 /// Builds the index of `docs` in one go.

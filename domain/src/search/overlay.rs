@@ -1,0 +1,362 @@
+//! Searching the overlay — recipes written through the API since the last build — at a cost that
+//! depends on what a query matches, not on how much waits in the overlay.
+//!
+//! Each live overlay recipe is stored (in D1, by the write that makes it) as an [`Entry`]: its card,
+//! its facets and its terms, one row per term with the best field it occurs in. A query then runs in
+//! three small steps, each pure here, the storage between them the caller's:
+//! 1. [`Plan::of`] names the dictionary ranges to look in: each query word's variants, and for a word
+//!    long enough to hold a typo, the terms sharing a variant's first [`MAX_SHARD_PREFIX`] letters
+//!    (the built index tolerates typos within the same letters: its dictionary shard).
+//! 2. [`Plan::wanted`] picks, from the terms found there, those the query matches (exactly or one edit
+//!    away); the caller reads their postings ([`Posting`], facets joined in).
+//! 3. [`rank`] indexes only those postings with the built index's own code and runs the same
+//!    [`search`], so matching, typo rules, filters and scores are the built search's; [`merge`] then
+//!    merges the overlay's ranked list into the built one.
+//!
+//! A query without words lists recipes: every live overlay recipe matches, after the built ones, in
+//! slug order; the caller reads that page directly with [`Listing`].
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Card, CardText, DocTerms, IndexBuilder, MAX_SHARD_PREFIX, MIN_TYPO_WORD_CHARS, Outcome, Query,
+    SearchError, search,
+};
+use crate::recipe::{Course, FLAGS, Recipe};
+use crate::text::{Stemmers, query_words, within_one_edit};
+
+/// Where in a recipe a term occurs, best first: the built index's three postings.
+pub const TITLE: u8 = 0;
+pub const INGREDIENT: u8 = 1;
+pub const ELSEWHERE: u8 = 2;
+
+/// What the overlay search stores of one recipe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub card: Card,
+    /// Every term, once, with the best field it occurs in ([`TITLE`], [`INGREDIENT`], [`ELSEWHERE`]).
+    pub terms: Vec<(String, u8)>,
+}
+
+impl Entry {
+    pub fn of(slug: &str, recipe: &Recipe, stemmers: &Stemmers) -> Entry {
+        let doc_terms = DocTerms::of(recipe, stemmers);
+        let mut best: BTreeMap<&str, u8> = BTreeMap::new();
+        for (field, list) in
+            [(TITLE, &doc_terms.title), (INGREDIENT, &doc_terms.ingredients), (ELSEWHERE, &doc_terms.other)]
+        {
+            for term in list {
+                best.entry(term).or_insert(field);
+            }
+        }
+        Entry {
+            card: Card::from_recipe(slug, recipe),
+            terms: best.into_iter().map(|(term, field)| (term.to_string(), field)).collect(),
+        }
+    }
+
+    /// The facet columns a listing filters on.
+    pub fn total_min(&self) -> u32 {
+        self.card.prep_min + self.card.cook_min
+    }
+}
+
+/// One query word: the terms it matches exactly, and the dictionary ranges its typos may live in.
+#[derive(Debug, Clone, PartialEq)]
+struct Word {
+    chars: usize,
+    numeric: bool,
+    variants: Vec<String>,
+}
+
+/// The dictionary lookups a query needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    words: Vec<Word>,
+}
+
+impl Plan {
+    pub fn of(query: &Query, stemmers: &Stemmers) -> Plan {
+        let words = query_words(&query.q)
+            .into_iter()
+            .map(|word| Word {
+                chars: word.chars().count(),
+                numeric: word.chars().all(char::is_numeric),
+                variants: stemmers.query_variants(&word),
+            })
+            .collect();
+        Plan { words }
+    }
+
+    /// Whether the query has words at all; without, it is a listing.
+    pub fn has_words(&self) -> bool {
+        !self.words.is_empty()
+    }
+
+    /// The terms to look up exactly.
+    pub fn exact(&self) -> Vec<String> {
+        let mut terms: Vec<String> =
+            self.words.iter().flat_map(|word| word.variants.iter().cloned()).collect();
+        terms.sort();
+        terms.dedup();
+        terms
+    }
+
+    /// The half-open term ranges `[low, high)` whose terms may be a query word one edit away.
+    pub fn ranges(&self) -> Vec<(String, String)> {
+        let mut ranges: Vec<(String, String)> = self
+            .words
+            .iter()
+            .filter(|word| word.chars >= MIN_TYPO_WORD_CHARS && !word.numeric)
+            .flat_map(|word| &word.variants)
+            .map(|variant| {
+                let prefix: String = variant.chars().take(MAX_SHARD_PREFIX).collect();
+                // U+10FFFF sorts after every other character, in code points as in UTF-8 bytes.
+                let high = format!("{prefix}\u{10FFFF}");
+                (prefix, high)
+            })
+            .collect();
+        ranges.sort();
+        ranges.dedup();
+        ranges
+    }
+
+    /// Of the terms the dictionary holds (the exact lookups and the ranges' contents), those the
+    /// query matches: a variant itself, or a term one edit away from a variant when the built search
+    /// would look for typos (see `match_word`).
+    pub fn wanted(&self, dictionary: &[String]) -> Vec<String> {
+        let mut wanted = Vec::new();
+        for word in &self.words {
+            let exact: Vec<&String> = word.variants.iter().filter(|v| dictionary.contains(v)).collect();
+            wanted.extend(exact.iter().map(|term| (*term).clone()));
+            let look_close = if exact.is_empty() {
+                word.chars >= MIN_TYPO_WORD_CHARS
+            } else {
+                word.chars > MIN_TYPO_WORD_CHARS
+            };
+            if !look_close || word.numeric {
+                continue;
+            }
+            for term in dictionary {
+                let close = word.variants.iter().all(|variant| variant != term)
+                    && word.variants.iter().any(|variant| {
+                        variant.len().abs_diff(term.len()) <= 2
+                            && same_prefix(variant, term)
+                            && within_one_edit(variant, term)
+                    });
+                if close {
+                    wanted.push(term.clone());
+                }
+            }
+        }
+        wanted.sort();
+        wanted.dedup();
+        wanted
+    }
+}
+
+fn same_prefix(a: &str, b: &str) -> bool {
+    a.chars().take(MAX_SHARD_PREFIX).eq(b.chars().take(MAX_SHARD_PREFIX))
+}
+
+/// One stored term of one overlay recipe, with the recipe's facets: a row of the postings lookup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Posting {
+    pub term: String,
+    pub slug: String,
+    pub version: u64,
+    pub field: u8,
+    pub flags: u8,
+    pub course: String,
+    pub total_min: u32,
+}
+
+/// What [`rank`] answers: the overlay's matches as the built search ranks them. Its cards carry only
+/// the slug and facets; the caller reads the real cards of the page it shows ([`fill_cards`]).
+pub type Ranked = Outcome;
+
+/// Ranks the overlay recipes in `postings` for `query`, paging `[0, window)`, weighing words as an
+/// index of all `n_overlay` overlay recipes would. `live` says whether a recipe's stored version is
+/// still the newest (no build has published it yet); stale rows are skipped.
+pub fn rank(
+    query: &Query,
+    stemmers: &Stemmers,
+    postings: &[Posting],
+    n_overlay: usize,
+    window: usize,
+    live: impl Fn(&str, u64) -> bool,
+) -> Result<Ranked, SearchError> {
+    let mut docs: BTreeMap<&str, (&Posting, DocTerms)> = BTreeMap::new();
+    for posting in postings.iter().filter(|p| live(&p.slug, p.version)) {
+        let (_, terms) = docs.entry(&posting.slug).or_insert_with(|| (posting, DocTerms::default()));
+        let list = match posting.field {
+            TITLE => &mut terms.title,
+            INGREDIENT => &mut terms.ingredients,
+            _ => &mut terms.other,
+        };
+        list.push(posting.term.clone());
+    }
+    let mut builder = IndexBuilder::default();
+    for (slug, (facets, terms)) in &mut docs {
+        for list in [&mut terms.title, &mut terms.ingredients, &mut terms.other] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        builder.add(placeholder(slug, facets), terms);
+    }
+    let mut index = builder.finish();
+    // The recipes that match no query word are not here, but they count in a word's weight. Their
+    // ids hold no term, so no query (this one has words) can match them.
+    index.manifest.n_docs = index.manifest.n_docs.max(u32::try_from(n_overlay).unwrap_or(u32::MAX));
+    let files: HashMap<String, Vec<u8>> =
+        index.files.into_iter().map(|file| (file.name, file.bytes)).collect();
+    let mut own = query.clone();
+    own.offset = 0;
+    own.limit = window.max(1);
+    own.filters.exclude.clear();
+    debug_assert!(Plan::of(query, stemmers).has_words(), "a listing reads the overlay with `Listing`");
+    search(&index.manifest, &own, stemmers, &files)
+}
+
+/// A card holding what ranking and filters read (slug, course, flags, total time), for a recipe
+/// whose real card is read only if it lands on the page.
+fn placeholder(slug: &str, facets: &Posting) -> Card {
+    Card {
+        slug: slug.to_string(),
+        emoji: String::new(),
+        course: Course::parse(&facets.course).unwrap_or(Course::Main),
+        difficulty: 0,
+        prep_min: facets.total_min,
+        cook_min: 0,
+        servings: 0,
+        flags: facets.flags,
+        texts: BTreeMap::from([(
+            crate::recipe::Lang::En,
+            CardText { title: String::new(), summary: String::new() },
+        )]),
+    }
+}
+
+/// The filters of a listing (a query without words), as the overlay table's columns hold them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    /// Diet flags that must all be set, as bits in [`FLAGS`] order.
+    pub flags: u8,
+    pub course: Option<&'static str>,
+    pub max_min: Option<u32>,
+    /// Overlay recipes to skip: the page starts this far into the overlay's slug order.
+    pub offset: usize,
+    pub limit: usize,
+}
+
+impl Listing {
+    /// The overlay part of a listing page, given how many built recipes the listing holds.
+    pub fn of(query: &Query, built_total: u64) -> Listing {
+        let flags =
+            query.filters.flags.iter().fold(0u8, |bits, flag| {
+                bits | FLAGS.iter().position(|f| f == flag).map_or(0, |idx| 1 << idx)
+            });
+        let built_total = usize::try_from(built_total).unwrap_or(usize::MAX);
+        let window = query.offset + query.limit;
+        Listing {
+            flags,
+            course: query.filters.course.map(|course| course.code()),
+            max_min: query.filters.max_min,
+            offset: query.offset.saturating_sub(built_total),
+            limit: window.saturating_sub(built_total.max(query.offset)),
+        }
+    }
+}
+
+/// A merged page, and which of its recipes come from the overlay: their cards are placeholders the
+/// caller replaces with the stored ones ([`Merged::fill`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merged {
+    pub page: Outcome,
+    pub overlay: Vec<String>,
+}
+
+impl Listing {
+    /// A listing page: the built recipes of `built` (its first `offset + limit`) from `offset`, then
+    /// the overlay recipes `slugs` (read with this listing's offset and limit) of `overlay_total`.
+    pub fn page(&self, built: Outcome, slugs: Vec<String>, overlay_total: u64, query: &Query) -> Merged {
+        let total = built.total + overlay_total;
+        let mut cards: Vec<Card> = built.cards.into_iter().skip(query.offset).take(query.limit).collect();
+        let room = query.limit - cards.len();
+        let overlay: Vec<String> = slugs.into_iter().take(room).collect();
+        cards.extend(overlay.iter().map(|slug| Card {
+            slug: slug.clone(),
+            emoji: String::new(),
+            course: Course::Main,
+            difficulty: 0,
+            prep_min: 0,
+            cook_min: 0,
+            servings: 0,
+            flags: 0,
+            texts: BTreeMap::new(),
+        }));
+        let end = query.offset + cards.len();
+        let next_offset = (cards.len() == query.limit && (end as u64) < total).then_some(end);
+        let scores = vec![0.0; cards.len()];
+        Merged { page: Outcome { total, cards, scores, next_offset }, overlay }
+    }
+}
+
+/// Merges the built search's first `offset + limit` results with the overlay's, by score, and pages
+/// the merged list. Scores of the two weigh words by their own document frequencies, so the order
+/// between a built and an overlay recipe is close, not exact; ties go to the built recipe, so a
+/// listing shows the build in its usual order first. A built recipe the overlay also holds (its
+/// write seen here before the caller's list of replaced recipes caught up) shows once, as written.
+pub fn merge(built: Outcome, fresh: Ranked, offset: usize, limit: usize) -> Merged {
+    let fresh_slugs: Vec<&str> = fresh.cards.iter().map(|card| card.slug.as_str()).collect();
+    let mut duplicates = 0;
+    let mut merged: Vec<(f64, Card, bool)> = Vec::with_capacity(built.cards.len() + fresh.cards.len());
+    let mut built_cards = built.scores.into_iter().zip(built.cards).peekable();
+    let mut fresh_cards = fresh.scores.iter().copied().zip(fresh.cards.iter().cloned()).peekable();
+    loop {
+        let take_fresh = match (built_cards.peek(), fresh_cards.peek()) {
+            (None, None) => break,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (Some((built, _)), Some((fresh, _))) => fresh > built,
+        };
+        if take_fresh {
+            merged.extend(fresh_cards.next().map(|(score, card)| (score, card, true)));
+        } else if let Some((score, card)) = built_cards.next() {
+            if fresh_slugs.contains(&card.slug.as_str()) {
+                duplicates += 1;
+                continue;
+            }
+            merged.push((score, card, false));
+        }
+    }
+    let total = (built.total + fresh.total).saturating_sub(duplicates);
+    let page: Vec<(f64, Card, bool)> = merged.into_iter().skip(offset).take(limit).collect();
+    let end = offset + page.len();
+    let next_offset = (page.len() == limit && (end as u64) < total).then_some(end);
+    let overlay = page.iter().filter(|(_, _, fresh)| *fresh).map(|(_, card, _)| card.slug.clone()).collect();
+    let (scores, cards) = page.into_iter().map(|(score, card, _)| (score, card)).unzip();
+    Merged { page: Outcome { total, cards, scores, next_offset }, overlay }
+}
+
+impl Merged {
+    /// Puts the stored cards in place of the overlay's placeholders; a recipe missing from `stored`
+    /// (its row retired between the two reads) leaves the page.
+    pub fn fill(mut self, mut stored: HashMap<String, Card>) -> Outcome {
+        let page = &mut self.page;
+        let mut cards = Vec::with_capacity(page.cards.len());
+        let mut scores = Vec::with_capacity(page.cards.len());
+        for (card, score) in page.cards.drain(..).zip(page.scores.drain(..)) {
+            let card = if self.overlay.contains(&card.slug) { stored.remove(&card.slug) } else { Some(card) };
+            if let Some(card) = card {
+                cards.push(card);
+                scores.push(score);
+            }
+        }
+        page.cards = cards;
+        page.scores = scores;
+        self.page
+    }
+}
