@@ -1,9 +1,10 @@
 //! The production layout through the real Worker with a local R2: static assets plus packs read by
-//! byte range (issue 11).
+//! byte range (issue 11), and builds beside a running Worker (issue 18).
 
 use std::collections::BTreeSet;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
@@ -138,4 +139,186 @@ pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version
     drop(w);
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
+}
+
+/// What the reader beside a build saw.
+#[derive(Debug, Default)]
+struct Reads {
+    n: usize,
+    failures: Vec<String>,
+    /// The number of lines of each whole `/recipes.jsonl` read: one build's dump or the next one's.
+    dump_lines: BTreeSet<usize>,
+}
+
+/// The built files a reader asks for over and over while builds run beside the Worker.
+const READ_THROUGHOUT: [&str; 6] =
+    ["/api/shows", "/r/hummus.json", "/", "/api/recipes?q=hummus", "/recipes.jsonl", "/episodes.jsonl"];
+
+/// Reads [`READ_THROUGHOUT`] until `stop`, noting every answer that is not a whole 200.
+async fn read_throughout(base: String, stop: Arc<AtomicBool>, reads: Arc<Mutex<Reads>>) {
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
+    while !stop.load(Ordering::Relaxed) {
+        for path in READ_THROUGHOUT {
+            let answer = match client.get(format!("{base}{path}")).send().await {
+                Ok(response) => {
+                    let status = response.status();
+                    response.text().await.map(|body| (status, body)).map_err(|err| format!("{err:#}"))
+                }
+                Err(err) => Err(format!("{err:#}")),
+            };
+            let mut reads = reads.lock().expect("no reader panics");
+            reads.n += 1;
+            let at = timestamp();
+            match answer {
+                Err(err) => reads.failures.push(format!("{at} {path}: {err}")),
+                Ok((status, body)) if status != 200 => reads
+                    .failures
+                    .push(format!("{at} {path}: {status} {}", body.chars().take(200).collect::<String>())),
+                Ok((_, body)) if path.ends_with(".jsonl") => {
+                    let lines: Vec<&str> = body.lines().collect();
+                    if let Some(bad) = lines.iter().find(|line| serde_json::from_str::<Value>(line).is_err())
+                    {
+                        reads
+                            .failures
+                            .push(format!("{at} {path}: a line is not JSON: {}", &bad[..bad.len().min(80)]));
+                    }
+                    if path == "/recipes.jsonl" {
+                        reads.dump_lines.insert(lines.len());
+                    }
+                }
+                Ok((_, body)) if path != "/" && serde_json::from_str::<Value>(&body).is_err() => reads
+                    .failures
+                    .push(format!("{at} {path}: not JSON: {}", body.chars().take(200).collect::<String>())),
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+/// Seconds since the Unix epoch, to place a failure against the builds.
+fn timestamp() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    format!("{:.3}", now.as_secs_f64())
+}
+
+/// Runs `builder build --content <content> --out <out>` as a contributor does in another terminal,
+/// with nothing after it.
+async fn build_by_hand(content: &Path, out: &Path) -> Result<String> {
+    let built = tokio::process::Command::new(tests::root().join("target/release/builder"))
+        .args(["build", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .await?;
+    let said = String::from_utf8_lossy(&built.stderr).to_string();
+    ensure!(built.status.success(), "{said}");
+    Ok(said)
+}
+
+/// Waits until `path` answers 200 with a body that `ok` accepts.
+async fn served(w: &Worker, path: &str, ok: impl Fn(&str) -> bool) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let response = reqwest::get(w.url(path)).await?;
+        let status = response.status();
+        let body = response.text().await?;
+        if status == 200 && ok(&body) {
+            return Ok(());
+        }
+        ensure!(Instant::now() < deadline, "{path} still answers {status}: {}", &body[..body.len().min(200)]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    for item in walkdir::WalkDir::new(from) {
+        let item = item?;
+        let target: PathBuf = to.join(item.path().strip_prefix(from)?);
+        if item.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else {
+            std::fs::copy(item.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Issue 18: a full `builder build` by hand beside a running Worker broke every built file until a
+/// restart. Built files read over and over throughout two such builds all answer a whole 200 — the
+/// last build's until the new one is in place, the new one's after — and the new content is served:
+/// first one added recipe, then 2,100 more, which double the directory's shards and cut the dump
+/// into parts.
+pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Worker>) -> Result<()> {
+    let work = tests::root().join("tests/.work/build-beside");
+    let _ = std::fs::remove_dir_all(&work);
+    let (content, out) = (work.join("content"), work.join("dist"));
+    copy_tree(&tests::root().join("content"), &content)?;
+    build_by_hand(&content, &out).await?;
+    let n_sample = std::fs::read_dir(content.join("recipes"))?.count();
+    let w = Worker::start_with(tests::Config { out: Some(out.clone()), ..tests::Config::default() }).await?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let reads = Arc::new(Mutex::new(Reads::default()));
+    let reader = tokio::spawn(read_throughout(w.base.clone(), stop.clone(), reads.clone()));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    // One recipe added, as a contributor checks theirs.
+    let templates = tests::corpus::templates(&tests::root())?;
+    let (slug, doc) = tests::corpus::generate(&templates, 0, 18);
+    let title = doc["texts"].as_object().and_then(|texts| texts.values().next()).context("a text")?["title"]
+        .as_str()
+        .context("a title")?
+        .to_string();
+    std::fs::write(content.join(format!("recipes/{slug}.json")), serde_json::to_string_pretty(&doc)?)?;
+    let n_before = reads.lock().unwrap().n;
+    build_by_hand(&content, &out).await?;
+    let during_first = reads.lock().unwrap().n - n_before;
+    let on_disk = std::fs::read_to_string(out.join(format!("r/{slug}.json")))?;
+    served(&w, &format!("/r/{slug}.json"), |body| body == on_disk).await?;
+    let search = format!("/api/recipes?q={}&limit=100", url_encoded(&title));
+    served(&w, &search, |body| body.contains(&format!("\"slug\":\"{slug}\""))).await?;
+    served(&w, "/recipes.jsonl", |body| body.lines().count() == n_sample + 1).await?;
+
+    // Then 2,100 more: the directory grows from one shard to several and the dump into parts.
+    let mut last = String::new();
+    for idx in 1..=2100 {
+        let (slug, doc) = tests::corpus::generate(&templates, idx, 18);
+        std::fs::write(content.join(format!("recipes/{slug}.json")), serde_json::to_string(&doc)?)?;
+        last = slug;
+    }
+    let n_before = reads.lock().unwrap().n;
+    build_by_hand(&content, &out).await?;
+    let during_second = reads.lock().unwrap().n - n_before;
+    let (root, _) = directory(&out)?;
+    ensure!(root.shards.len() > 1, "the directory still has {} shard", root.shards.len());
+    ensure!(out.join(domain::layout::dump_part(2)).is_file(), "the dump is not in parts");
+    let on_disk = std::fs::read_to_string(out.join(format!("r/{last}.json")))?;
+    served(&w, &format!("/r/{last}.json"), |body| body == on_disk).await?;
+    let n_all = n_sample + 2101;
+    served(&w, "/recipes.jsonl", |body| body.lines().count() == n_all).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    stop.store(true, Ordering::Relaxed);
+    reader.await?;
+    let reads = reads.lock().unwrap();
+    ensure!(
+        reads.failures.is_empty(),
+        "{} of {} reads failed:\n{}",
+        reads.failures.len(),
+        reads.n,
+        reads.failures.join("\n")
+    );
+    ensure!(
+        during_first > 0 && during_second > 0,
+        "no read ran during a build: {during_first}, {during_second}"
+    );
+    let builds: BTreeSet<usize> = [n_sample, n_sample + 1, n_all].into();
+    ensure!(reads.dump_lines.is_subset(&builds), "a dump read mixed builds: {:?} lines", reads.dump_lines);
+    drop(w);
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+fn url_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
 }
