@@ -317,6 +317,45 @@ pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Wo
     Ok(())
 }
 
+/// A root that names a pack the local R2 does not hold (a build whose packs nobody put there) leaves
+/// the Worker on the last build, whole, instead of answering 500; once the packs are in, the new
+/// build is served.
+pub async fn a_root_naming_a_pack_r2_lacks_keeps_the_last_build_served(_: Arc<Worker>) -> Result<()> {
+    let work = tests::root().join("tests/.work/root-ahead-of-r2");
+    let _ = std::fs::remove_dir_all(&work);
+    let (content, out) = (work.join("content"), work.join("dist"));
+    copy_tree(&tests::root().join("content"), &content)?;
+    build_by_hand(&content, &out).await?;
+    let w = Worker::start_with(tests::Config { out: Some(out.clone()), ..tests::Config::default() }).await?;
+    let old_dump = reqwest::get(w.url("/recipes.jsonl")).await?.text().await?;
+
+    // Nothing notes this worker's local R2 beside the build any more.
+    std::fs::remove_file(format!("{}.r2/local-r2.txt", out.display()))?;
+    let templates = tests::corpus::templates(&tests::root())?;
+    let (slug, doc) = tests::corpus::generate(&templates, 0, 19);
+    std::fs::write(content.join(format!("recipes/{slug}.json")), serde_json::to_string_pretty(&doc)?)?;
+    build_by_hand(&content, &out).await?;
+    let until = Instant::now() + Duration::from_millis(2500);
+    while Instant::now() < until {
+        for path in ["/r/hummus.json", "/api/recipes?q=hummus", "/search/manifest.json"] {
+            let status = reqwest::get(w.url(path)).await?.status();
+            ensure!(status == 200, "{path}: {status}");
+        }
+        let missing = reqwest::get(w.url(&format!("/r/{slug}.json"))).await?.status();
+        ensure!(missing == 404, "/r/{slug}.json: {missing} before its pack is in R2");
+        let dump = reqwest::get(w.url("/recipes.jsonl")).await?.text().await?;
+        ensure!(dump == old_dump, "the dump changed before its pack was in R2");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    w.put_packs(&out)?;
+    let on_disk = std::fs::read_to_string(out.join(format!("r/{slug}.json")))?;
+    served(&w, &format!("/r/{slug}.json"), |body| body == on_disk).await?;
+    drop(w);
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
 fn url_encoded(text: &str) -> String {
     text.bytes()
         .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
