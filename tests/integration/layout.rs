@@ -253,6 +253,15 @@ pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Wo
     copy_tree(&tests::root().join("content"), &content)?;
     build_by_hand(&content, &out).await?;
     let n_sample = std::fs::read_dir(content.join("recipes"))?.count();
+    let static_paths = || -> Result<BTreeSet<PathBuf>> {
+        let assets = PathBuf::from(format!("{}.assets", out.display()));
+        let mut paths = BTreeSet::new();
+        for item in walkdir::WalkDir::new(&assets) {
+            paths.insert(item?.path().strip_prefix(&assets)?.to_path_buf());
+        }
+        Ok(paths)
+    };
+    let sample_paths = static_paths()?;
     let w = Worker::start_with(tests::Config { out: Some(out.clone()), ..tests::Config::default() }).await?;
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -290,6 +299,8 @@ pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Wo
     let (root, _) = directory(&out)?;
     ensure!(root.shards.len() > 1, "the directory still has {} shard", root.shards.len());
     ensure!(out.join(domain::layout::dump_part(2)).is_file(), "the dump is not in parts");
+    // What the running asset server knows from its start is still every static path there is.
+    ensure!(static_paths()? == sample_paths, "the static paths changed: {:?}", static_paths()?);
     let on_disk = std::fs::read_to_string(out.join(format!("r/{last}.json")))?;
     served(&w, &format!("/r/{last}.json"), |body| body == on_disk).await?;
     let n_all = n_sample + 2101;
