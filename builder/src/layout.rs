@@ -58,6 +58,11 @@ pub fn r2_dir(out_dir: &Path) -> PathBuf {
     sibling(out_dir, "r2")
 }
 
+/// Wrangler's ignore list in the static-assets folder (gitignore patterns): a build's temporary files,
+/// which a local asset server reading the folder then (a wrangler reload during a build) or a deploy
+/// (a file left by a killed build) must not take for assets.
+const ASSETS_IGNORE: (&str, &str) = (".assetsignore", "*.tmp\n");
+
 /// A file to pack: its path (for a shard, its number), SHA-256 and length.
 type Item = (String, [u8; 32], u64);
 
@@ -134,6 +139,10 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
     // Publishing: every pack the new root names is in the local R2s before anything names it, the
     // site-wide files are relinked, and the root is switched last.
     crate::local_r2::fill(out_dir)?;
+    let (ignore_file, ignored) = ASSETS_IGNORE;
+    if std::fs::read(assets.join(ignore_file)).ok().as_deref() != Some(ignored.as_bytes()) {
+        write_atomically(&assets.join(ignore_file), ignored.as_bytes())?;
+    }
     link_assets(out_dir, &assets, &asset_paths)?;
     let root_path = assets.join(layout::ROOT);
     std::fs::create_dir_all(root_path.parent().expect("the root sits in a folder"))?;
@@ -364,6 +373,7 @@ fn link_assets(out_dir: &Path, assets: &Path, paths: &[&str]) -> Result<()> {
     // stays, to be replaced.
     let mut wanted: HashSet<PathBuf> = paths.iter().map(|p| assets.join(p)).collect();
     wanted.insert(assets.join(layout::ROOT));
+    wanted.insert(assets.join(ASSETS_IGNORE.0));
     for item in walkdir::WalkDir::new(assets).min_depth(1).contents_first(true) {
         let item = item?;
         let path = item.path();
