@@ -118,7 +118,7 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     if layout::is_packed(path.trim_start_matches('/')) {
         return serve_packed(&req, env, &path).await;
     }
-    let mut response = env.assets("ASSETS")?.fetch_request(req.clone()?).await?;
+    let response = env.assets("ASSETS")?.fetch_request(req.clone()?).await?;
     if response.status_code() == 404 {
         // A site-wide file too large for a static asset is packed too.
         if packs::entry(env, path.trim_start_matches('/')).await?.is_some() {
@@ -133,8 +133,7 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     }
     http::cors(&mut headers);
     headers.set("Cache-Control", cache_control(&path))?;
-    response = response.with_headers(headers);
-    Ok(response)
+    Ok(response.with_headers(headers))
 }
 
 /// Content-named index files never change; numbered ones (dict-N, cards-N) and the manifest may.
@@ -183,13 +182,11 @@ async fn whole_dump(env: &Env, root: Rc<layout::Root>, path: &str) -> Result<Opt
     let parts = futures::stream::try_unfold((Some(first), 1), move |(entry, n)| {
         next_part(env.clone(), root.clone(), entry, n)
     });
-    let mut response = Response::from_stream(parts.try_flatten())?;
     let mut headers = Headers::new();
     headers.set("Content-Type", layout::content_type(layout::DUMP))?;
     headers.set("Cache-Control", cache_control(path))?;
     http::cors(&mut headers);
-    response = response.with_headers(headers);
-    Ok(Some(response))
+    Ok(Some(Response::from_stream(parts.try_flatten())?.with_headers(headers)))
 }
 
 /// Part `n` of the dump as a stream, and where part `n + 1` is, if there is one.
