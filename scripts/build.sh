@@ -4,7 +4,8 @@
 #   CONTENT=content OUT=dist [COMMONPLACE_R2_STATE=.wrangler/state] scripts/build.sh
 # A CONTENT folder that is a git repository is built from its HEAD commit, so a rebuild after a new
 # commit redoes only what the commit changed. With COMMONPLACE_R2_STATE set, the packs the build made
-# are put into that local R2 (scripts/r2-local.sh).
+# are put into that local R2 (scripts/r2-local.sh), which is noted beside the build: later builds of
+# OUT fill it themselves before they switch to the new build.
 # `scripts/build.sh worker` builds only the Worker (scripts/deploy.sh builds the site from git itself).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -19,7 +19,8 @@ else
   STATE=$site/state
 fi
 # wrangler runs [build] (scripts/build.sh) before serving and again when a watched file changes;
-# each run also puts the new packs into this state's local R2.
+# the first run notes this state's local R2 beside the build (scripts/r2-local.sh), and from then on
+# every build of $OUT, by wrangler or by hand in another terminal, fills it before it switches.
 export COMMONPLACE_R2_STATE=$STATE
 # Development-only settings live in the git-ignored .dev.vars, which `wrangler dev` reads and
 # `wrangler deploy` does not. Add ENVIRONMENT=dev (the local sign-in) unless the file already sets

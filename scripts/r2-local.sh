@@ -3,15 +3,21 @@
 # wrangler's --persist-to folder, skipping the ones it already holds: objects are content-named and
 # never change, so a ledger beside the local R2 is enough to know what is there.
 #   scripts/r2-local.sh [OUT] [PERSIST_DIR]      (defaults: dist .wrangler/state)
+# It also notes PERSIST_DIR in OUT.r2/local-r2.txt: every later `builder build --out OUT` runs this
+# script for each noted local R2 before it switches the build's root.json (builder/src/local_r2.rs),
+# so a server running on that local R2 never reads a directory that names a pack it lacks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-dist}
 STATE=${2:-.wrangler/state}
 BUCKET=$(awk -F'"' '/^bucket_name/ { print $2; exit }' wrangler.toml)
 R2=$(realpath "$OUT.r2")
-LEDGER="$STATE/r2-objects-put.txt"
 mkdir -p "$STATE"
+STATE=$(realpath "$STATE")
+LEDGER="$STATE/r2-objects-put.txt"
 touch "$LEDGER"
+note=$(printf '%s\t%s' "$STATE" "$PWD/scripts/r2-local.sh")
+grep -qxF "$note" "$R2/local-r2.txt" 2>/dev/null || printf '%s\n' "$note" >> "$R2/local-r2.txt"
 todo=$(grep -vxF -f "$LEDGER" "$R2/objects.txt" || true)
 [ -z "$todo" ] && exit 0
 list=$(mktemp)
@@ -20,3 +26,4 @@ printf '%s\n' "$todo" | awk -v dir="$R2" 'BEGIN { printf "[" } { printf "%s{\"ke
 WRANGLER_SEND_METRICS=false npx wrangler r2 bulk put "$BUCKET" --local --persist-to "$STATE" \
   --filename "$list" --content-type application/octet-stream >/dev/null
 printf '%s\n' "$todo" >> "$LEDGER"
+echo "put $(printf '%s\n' "$todo" | wc -l) new object(s) into the local R2 in $STATE"

@@ -129,12 +129,14 @@ impl Out {
         Out { root: root.to_path_buf(), written: Mutex::new(Vec::new()) }
     }
 
+    /// Writes a new file: one of the last build is unlinked first, never rewritten in place, so the
+    /// static asset hard-linked to it keeps the old bytes until the layout step relinks it.
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<Written> {
         let full = self.root.join(path);
         if let Some(parent) = full.parent() {
             std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
-        std::fs::write(&full, bytes).with_context(|| format!("writing {}", full.display()))?;
+        write_new(&full, bytes)?;
         Ok(self.record(path, &sha256_hex(bytes), bytes.len() as u64))
     }
 
@@ -148,6 +150,17 @@ impl Out {
     pub(crate) fn into_written(self) -> Vec<Written> {
         self.written.into_inner().expect("no writer panicked")
     }
+}
+
+/// Writes `path` as a new file (a new inode), whatever was there before.
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+            return Err(err).with_context(|| format!("replacing {}", path.display()));
+        }
+        _ => {}
+    }
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -278,6 +291,7 @@ pub(crate) fn process_all(
 
 /// Builds `out_dir` (the open-data tree), then lays it out for production (`layout.rs`).
 pub fn build(source: &Source, out_dir: &Path) -> Result<ExitCode> {
+    let _lock = lock(out_dir)?;
     let code = build_tree(source, out_dir)?;
     if code != ExitCode::SUCCESS {
         return Ok(code);
@@ -294,6 +308,33 @@ pub fn build(source: &Source, out_dir: &Path) -> Result<ExitCode> {
         summary.new_pack_bytes
     );
     Ok(code)
+}
+
+/// Holds `<out>.lock` for a whole build: two builds of one folder at once (wrangler's watcher and a
+/// contributor's terminal, say) would each remove what the other writes. The lock goes with the
+/// process, also when it is killed.
+fn lock(out_dir: &Path) -> Result<std::fs::File> {
+    let path = sibling(out_dir, "lock");
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            eprintln!("waiting for another build of {} to finish", out_dir.display());
+            file.lock().with_context(|| format!("locking {}", path.display()))?;
+        }
+        Err(std::fs::TryLockError::Error(err)) => {
+            return Err(err).with_context(|| format!("locking {}", path.display()));
+        }
+    }
+    Ok(file)
 }
 
 fn build_tree(source: &Source, out_dir: &Path) -> Result<ExitCode> {

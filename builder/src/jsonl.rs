@@ -1,21 +1,24 @@
 //! The recipe dump: every published recipe, one JSON document a line, in search document order.
 //!
-//! A Workers static asset holds at most 25 MiB, so a large dump is published in parts: a part ends
-//! after [`PART_DOCS`] recipes, or earlier where the next line would take it past [`PART_MAX_BYTES`].
-//! One part is `recipes.jsonl`; more are `recipes-0001.jsonl`, `recipes-0002.jsonl`, … and
-//! `datapackage.json` lists them in order (a Frictionless resource with several paths). Parts are cut
-//! by document count, so a rebuild that changes or appends a recipe rewrites only the part it is in.
+//! A large dump is published in parts, so a download can be taken a part at a time and a rebuild
+//! that changes or appends a recipe rewrites only the part it is in: a part ends after
+//! [`PART_DOCS`] recipes, or earlier where the next line would take it past [`PART_MAX_BYTES`]. One
+//! part is `recipes.jsonl`; more are `recipes-0001.jsonl`, `recipes-0002.jsonl`, … (names from
+//! `domain::layout`, which packs them into R2 and which the Worker reads to serve the whole dump), and
+//! `datapackage.json` lists them in order (a Frictionless resource with several paths).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use anyhow::{Context, Result};
+use domain::layout;
 
 use crate::build::Out;
 
 /// Recipes in one part of the dump.
 pub const PART_DOCS: usize = 2048;
-/// A part never grows past this, well under the 25 MiB a static asset may hold.
+/// A part never grows past this (the size of one download, and under a static asset's 25 MiB, which
+/// the dumps were before they were packed).
 pub const PART_MAX_BYTES: u64 = 20 << 20;
 
 /// Each part's file name and documents, from every document's line length (newline included).
@@ -36,7 +39,7 @@ pub fn parts(lens: impl IntoIterator<Item = u64>) -> Vec<(String, Range<usize>)>
 }
 
 fn name(idx: usize, single: bool) -> String {
-    if single { "recipes.jsonl".to_string() } else { format!("recipes-{:04}.jsonl", idx + 1) }
+    if single { layout::DUMP.to_string() } else { layout::dump_part(idx + 1) }
 }
 
 /// Whether `path` is a part of the recipe dump.

@@ -1,27 +1,31 @@
-//! The production layout of a build: `<out>.assets/` (the static-assets folder, at most 20,000 files
-//! whatever the corpus size) and `<out>.r2/` (the R2 objects: content-named packs of every per-item
-//! file, and `objects.txt`, the keys the build needs). The rules are `domain::layout`'s.
+//! The production layout of a build: `<out>.assets/` (the static-assets folder: the site-wide files,
+//! a set the code fixes, and `_layout/root.json`) and `<out>.r2/` (the R2 objects: content-named
+//! packs of every other file and of the directory's shards, and `objects.txt`, the keys the build
+//! needs). The rules are `domain::layout`'s.
 //!
 //! Both folders are updated in place from the last layout, never swapped, so a server reading them
-//! keeps answering while a build runs beside it:
+//! keeps answering while a build runs beside it, and `root.json` is the single switch:
 //! - a packed file whose checksum did not change keeps its place in its pack; the changed and new
-//!   ones are appended to one new pack, so a rebuild after one recipe changed writes one small object;
+//!   ones are appended to one new pack, so a rebuild after one recipe changed writes one small pack;
+//! - so are the directory's shards: one that did not change keeps its place, the changed ones go
+//!   into one new directory pack (a pack cannot hold the shards that name its own id);
 //! - small packs left by many rebuilds are merged once there are [`MAX_SMALL_PACKS`] of them, and a
 //!   pack that is mostly dead is rewritten, so the packs stay few and large;
-//! - only the directory shards whose entries changed are rewritten (each by a rename), and
-//!   `root.json`, which lists their hashes, is replaced last;
+//! - the local R2s that serve this build (`local_r2.rs`) get the new packs, then the static assets
+//!   are relinked, and `root.json` is replaced last, by a rename: until then a reader sees the last
+//!   build's directory, whose packs are all still in R2;
 //! - an asset is a hard link to the built file, relinked (by rename) only when the build replaced it;
-//!   a site-wide file over a static asset's 25 MiB (the whole corpus's `episodes.jsonl`) is packed.
+//!   a site-wide file over a static asset's 25 MiB is packed.
 //!
 //! What is in `dist/` comes from `SHA256SUMS`, which lists every built file with its checksum, plus
 //! the files at the top of `dist/` that it cannot list (itself, `datapackage.json`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write as _;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use domain::layout::{self, Entry, Root, Shard};
+use domain::layout::{self, Entry, Root, Shard, ShardPlace};
 
 use crate::build::sibling;
 
@@ -54,15 +58,23 @@ pub fn r2_dir(out_dir: &Path) -> PathBuf {
     sibling(out_dir, "r2")
 }
 
+/// Wrangler's ignore list in the static-assets folder (gitignore patterns): a build's temporary files,
+/// which a local asset server reading the folder then (a wrangler reload during a build) or a deploy
+/// (a file left by a killed build) must not take for assets.
+const ASSETS_IGNORE: (&str, &str) = (".assetsignore", "*.tmp\n");
+
+/// A file to pack: its path (for a shard, its number), SHA-256 and length.
+type Item = (String, [u8; 32], u64);
+
 /// Lays the build in `out_dir` out as static assets and R2 packs, reusing the last layout.
 pub fn publish(out_dir: &Path) -> Result<Summary> {
     let assets = assets_dir(out_dir);
     let r2 = r2_dir(out_dir);
-    std::fs::create_dir_all(assets.join(layout::SHARD_DIR))?;
+    std::fs::create_dir_all(&assets)?;
     std::fs::create_dir_all(r2.join("packs"))?;
     let files = built_files(out_dir)?;
 
-    // Files too large for a static asset (a whole-corpus dump) are packed wherever they sit.
+    // Files too large for a static asset are packed wherever they sit.
     let mut oversized = HashSet::new();
     for path in files.keys().filter(|path| !layout::is_packed(path)) {
         let len = std::fs::metadata(out_dir.join(path))
@@ -73,36 +85,96 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
         }
     }
     let packed = |path: &str| layout::is_packed(path) || oversized.contains(path);
+    let asset_paths: Vec<&str> = files.keys().filter(|path| !packed(path)).map(String::as_str).collect();
+    let n_assets = asset_paths.len() + 1;
+    if n_assets > MAX_ASSETS {
+        bail!("the layout has {n_assets} static files, over the {MAX_ASSETS} one deploy may hold");
+    }
     let previous = read_directory(&assets, &r2).unwrap_or_default();
-    let (mut entries, to_pack) = plan(&files, previous, &packed);
     let mut summary = Summary::default();
-    for batch in batches(out_dir, &to_pack)? {
-        let (key, bytes, placed) = write_pack(out_dir, &r2, &batch)?;
-        summary.new_pack_bytes += bytes;
-        summary.new_packs.push(key);
-        entries.extend(placed);
+
+    // The files: unchanged ones stay where they are, the others go into new packs.
+    let to_place: BTreeMap<String, [u8; 32]> =
+        files.iter().filter(|(path, _)| packed(path)).map(|(path, sha)| (path.clone(), *sha)).collect();
+    let (mut entries, to_pack) = plan(&to_place, previous.entries);
+    let file_len = |path: &str| {
+        Ok(std::fs::metadata(out_dir.join(path))
+            .with_context(|| format!("{path} is listed but missing"))?
+            .len())
+    };
+    for batch in batches(&to_pack, file_len)? {
+        let bytes = batch.iter().map(|(path, sha, _)| {
+            let file = std::fs::read(out_dir.join(path)).with_context(|| format!("reading {path}"))?;
+            if domain_sha(&file) != *sha {
+                bail!("{path} does not match its SHA256SUMS line: the build changed under the layout step");
+            }
+            Ok(file)
+        });
+        entries.extend(write_pack(&r2, &batch, bytes, &mut summary)?);
     }
     entries.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let root = write_directory(&assets, &entries)?;
-    let mut pack_sizes: BTreeMap<String, u64> = BTreeMap::new();
-    for key in &root.packs {
-        pack_sizes.insert(key.clone(), std::fs::metadata(r2.join(key)).with_context(|| key.clone())?.len());
+    // The directory: shards whose bytes did not change stay where they are, the others go into a
+    // new directory pack.
+    let shards = encode_shards(&entries);
+    let shard_shas: BTreeMap<String, [u8; 32]> =
+        shards.iter().enumerate().map(|(k, bytes)| (shard_name(k), domain_sha(bytes))).collect();
+    let (mut placed, to_write) = plan(&shard_shas, previous.shards);
+    for batch in batches(&to_write, |name| Ok(shards[shard_number(name)].len() as u64))? {
+        let bytes = batch.iter().map(|(name, _, _)| Ok(shards[shard_number(name)].clone()));
+        placed.extend(write_pack(&r2, &batch, bytes, &mut summary)?);
     }
+    placed.sort_by(|a, b| a.path.cmp(&b.path));
+    let packs: BTreeSet<u64> = entries.iter().chain(&placed).map(|e| e.pack).collect();
+    let root = Root {
+        format: layout::FORMAT,
+        shards: placed
+            .iter()
+            .map(|e| ShardPlace { pack: e.pack, offset: e.offset, len: e.len, hash: e.hash })
+            .collect(),
+        packs: packs.into_iter().map(layout::pack_key).collect(),
+    };
     write_objects_list(&r2, &root.packs)?;
+
+    // Publishing: every pack the new root names is in the local R2s before anything names it, the
+    // site-wide files are relinked, and the root is switched last.
+    crate::local_r2::fill(out_dir)?;
+    let (ignore_file, ignored) = ASSETS_IGNORE;
+    if std::fs::read(assets.join(ignore_file)).ok().as_deref() != Some(ignored.as_bytes()) {
+        write_atomically(&assets.join(ignore_file), ignored.as_bytes())?;
+    }
+    link_assets(out_dir, &assets, &asset_paths)?;
+    let root_path = assets.join(layout::ROOT);
+    std::fs::create_dir_all(root_path.parent().expect("the root sits in a folder"))?;
+    write_atomically(&root_path, serde_json::to_string(&root)?.as_bytes())?;
     remove_unlisted(&r2.join("packs"), &root.packs.iter().map(|k| r2.join(k)).collect())?;
 
-    let asset_paths: Vec<&str> = files.keys().filter(|path| !packed(path)).map(String::as_str).collect();
-    link_assets(out_dir, &assets, &asset_paths)?;
-    let n_assets = asset_paths.len() + 1 + root.shards.len();
-    if n_assets > MAX_ASSETS {
-        bail!("the layout has {n_assets} static files, over the {MAX_ASSETS} one deploy may hold");
+    for key in &root.packs {
+        summary.pack_bytes += std::fs::metadata(r2.join(key)).with_context(|| key.clone())?.len();
     }
     summary.assets = n_assets;
     summary.packed = entries.len();
     summary.packs = root.packs.len();
-    summary.pack_bytes = pack_sizes.values().sum();
     Ok(summary)
+}
+
+/// Shard `k`'s name while it is planned and packed like a file: sorts in shard order.
+fn shard_name(k: usize) -> String {
+    format!("{k:08}")
+}
+
+fn shard_number(name: &str) -> usize {
+    name.parse().expect("a shard name is its number")
+}
+
+/// The directory's shards, encoded: every entry in the shard of its path.
+fn encode_shards(entries: &[Entry]) -> Vec<Vec<u8>> {
+    let n = layout::n_shards(entries.len());
+    let mut shards = vec![Shard::default(); n];
+    for entry in entries {
+        shards[layout::shard_of(&entry.path, n)].entries.push(entry.clone());
+    }
+    shards.iter().map(Shard::encode).collect()
 }
 
 /// Every file of the build with its SHA-256, by path.
@@ -137,34 +209,47 @@ fn domain_sha(bytes: &[u8]) -> [u8; 32] {
     sha2::Sha256::digest(bytes).into()
 }
 
-/// The last layout's entries, when its root, shards and packs are all in place.
-fn read_directory(assets: &Path, r2: &Path) -> Option<Vec<Entry>> {
+/// The last layout: its file entries, and its shards as entries named by [`shard_name`].
+#[derive(Default)]
+struct Previous {
+    entries: Vec<Entry>,
+    shards: Vec<Entry>,
+}
+
+/// The last layout, when its root and every pack it names are in place.
+fn read_directory(assets: &Path, r2: &Path) -> Option<Previous> {
     let root: Root = serde_json::from_slice(&std::fs::read(assets.join(layout::ROOT)).ok()?).ok()?;
     if root.format != layout::FORMAT || !root.packs.iter().all(|key| r2.join(key).is_file()) {
         return None;
     }
-    let mut entries = Vec::new();
-    for (k, hash) in root.shards.iter().enumerate() {
-        let bytes = std::fs::read(assets.join(layout::shard_file(k))).ok()?;
-        if Shard::hash(&bytes) != *hash {
+    let mut previous = Previous::default();
+    for (k, place) in root.shards.iter().enumerate() {
+        let mut pack = std::fs::File::open(r2.join(layout::pack_key(place.pack))).ok()?;
+        pack.seek(std::io::SeekFrom::Start(place.offset)).ok()?;
+        let mut bytes = vec![0; usize::try_from(place.len).ok()?];
+        pack.read_exact(&mut bytes).ok()?;
+        if Shard::hash(&bytes) != place.hash {
             return None;
         }
-        entries.extend(Shard::decode(&bytes).ok()?.entries);
+        previous.entries.extend(Shard::decode(&bytes).ok()?.entries);
+        previous.shards.push(Entry {
+            path: shard_name(k),
+            pack: place.pack,
+            offset: place.offset,
+            len: place.len,
+            hash: place.hash,
+        });
     }
-    Some(entries)
+    Some(previous)
 }
 
-/// Which entries stay where they are, and which packed files go into new packs: the changed and
-/// new ones, and the live files of packs that are due to be merged or rewritten.
-fn plan(
-    files: &BTreeMap<String, [u8; 32]>,
-    previous: Vec<Entry>,
-    packed: &dyn Fn(&str) -> bool,
-) -> (Vec<Entry>, Vec<(String, [u8; 32])>) {
+/// Which entries stay where they are, and which files go into new packs: the changed and new ones,
+/// and the live files of packs that are due to be merged or rewritten.
+fn plan(files: &BTreeMap<String, [u8; 32]>, previous: Vec<Entry>) -> (Vec<Entry>, Vec<(String, [u8; 32])>) {
     let mut kept: Vec<Entry> = Vec::new();
     let previous: HashMap<String, Entry> = previous.into_iter().map(|e| (e.path.clone(), e)).collect();
     let mut to_pack = Vec::new();
-    for (path, sha) in files.iter().filter(|(path, _)| packed(path)) {
+    for (path, sha) in files {
         match previous.get(path) {
             Some(entry) if entry.hash == layout::short_hash(sha) => kept.push(entry.clone()),
             _ => to_pack.push((path.clone(), *sha)),
@@ -195,18 +280,13 @@ fn plan(
     (stay, to_pack)
 }
 
-/// The files of one pack: path, SHA-256 and length.
-type Batch = Vec<(String, [u8; 32], u64)>;
-
 /// Cuts the files to pack into packs of about [`PACK_TARGET`] bytes, in path order.
-fn batches(out_dir: &Path, to_pack: &[(String, [u8; 32])]) -> Result<Vec<Batch>> {
+fn batches(to_pack: &[(String, [u8; 32])], len: impl Fn(&str) -> Result<u64>) -> Result<Vec<Vec<Item>>> {
     let mut batches = Vec::new();
     let mut batch = Vec::new();
     let mut bytes = 0;
     for (path, sha) in to_pack {
-        let len = std::fs::metadata(out_dir.join(path))
-            .with_context(|| format!("{path} is listed but missing"))?
-            .len();
+        let len = len(path)?;
         if bytes + len > PACK_TARGET && !batch.is_empty() {
             batches.push(std::mem::take(&mut batch));
             bytes = 0;
@@ -220,27 +300,26 @@ fn batches(out_dir: &Path, to_pack: &[(String, [u8; 32])]) -> Result<Vec<Batch>>
     Ok(batches)
 }
 
-/// Writes one pack and answers its key, size and entries.
+/// Writes one pack of `batch`, whose bytes `contents` yields in order, notes it in `summary`, and
+/// answers the entries it placed.
 fn write_pack(
-    out_dir: &Path,
     r2: &Path,
-    batch: &[(String, [u8; 32], u64)],
-) -> Result<(String, u64, Vec<Entry>)> {
+    batch: &[Item],
+    contents: impl Iterator<Item = Result<Vec<u8>>>,
+    summary: &mut Summary,
+) -> Result<Vec<Entry>> {
     let mut bytes = Vec::with_capacity(batch.iter().map(|(_, _, len)| *len as usize).sum());
     let mut placed = Vec::with_capacity(batch.len());
-    for (path, sha, _) in batch {
-        let file = std::fs::read(out_dir.join(path)).with_context(|| format!("reading {path}"))?;
-        if domain_sha(&file) != *sha {
-            bail!("{path} does not match its SHA256SUMS line: the build changed under the layout step");
-        }
+    for ((path, sha, _), content) in batch.iter().zip(contents) {
+        let content = content?;
         placed.push(Entry {
             path: path.clone(),
             pack: 0,
             offset: bytes.len() as u64,
-            len: file.len() as u64,
+            len: content.len() as u64,
             hash: layout::short_hash(sha),
         });
-        bytes.extend_from_slice(&file);
+        bytes.extend_from_slice(&content);
     }
     let id = layout::pack_id(&bytes);
     for entry in &mut placed {
@@ -248,42 +327,9 @@ fn write_pack(
     }
     let key = layout::pack_key(id);
     write_atomically(&r2.join(&key), &bytes)?;
-    Ok((key, bytes.len() as u64, placed))
-}
-
-/// Writes the shards that changed, then `root.json`, then removes shards no longer named.
-fn write_directory(assets: &Path, entries: &[Entry]) -> Result<Root> {
-    let n = layout::n_shards(entries.len());
-    let mut shards = vec![Shard::default(); n];
-    for entry in entries {
-        shards[layout::shard_of(&entry.path, n)].entries.push(entry.clone());
-    }
-    let dir = assets.join(layout::SHARD_DIR);
-    let previous: Option<Root> =
-        std::fs::read(assets.join(layout::ROOT)).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
-    let previous = previous.map(|root| root.shards).unwrap_or_default();
-    let mut hashes = Vec::with_capacity(n);
-    for (k, shard) in shards.iter().enumerate() {
-        let bytes = shard.encode();
-        let hash = Shard::hash(&bytes);
-        if previous.get(k) != Some(&hash) || !assets.join(layout::shard_file(k)).is_file() {
-            write_atomically(&assets.join(layout::shard_file(k)), &bytes)?;
-        }
-        hashes.push(hash);
-    }
-    let packs: Vec<String> = entries
-        .iter()
-        .map(|e| e.pack)
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .map(layout::pack_key)
-        .collect();
-    let root = Root { format: layout::FORMAT, shards: hashes, packs };
-    write_atomically(&assets.join(layout::ROOT), serde_json::to_string(&root)?.as_bytes())?;
-    let mut keep: HashSet<PathBuf> = (0..n).map(|k| assets.join(layout::shard_file(k))).collect();
-    keep.insert(assets.join(layout::ROOT));
-    remove_unlisted(&dir, &keep)?;
-    Ok(root)
+    summary.new_pack_bytes += bytes.len() as u64;
+    summary.new_packs.push(key);
+    Ok(placed)
 }
 
 fn write_objects_list(r2: &Path, keys: &[String]) -> Result<()> {
@@ -295,8 +341,8 @@ fn write_objects_list(r2: &Path, keys: &[String]) -> Result<()> {
 }
 
 /// Each asset is a hard link to its built file; one the build replaced is relinked by a rename, so
-/// a reader sees the old file or the new one, never half of either. Assets the build no longer has
-/// are removed.
+/// a reader sees the old file or the new one, never half of either (the builder never rewrites a
+/// built file in place: `build::Out::write`).
 fn link_assets(out_dir: &Path, assets: &Path, paths: &[&str]) -> Result<()> {
     use std::os::unix::fs::MetadataExt as _;
     for path in paths {
@@ -323,13 +369,14 @@ fn link_assets(out_dir: &Path, assets: &Path, paths: &[&str]) -> Result<()> {
         }
         std::fs::rename(&tmp, &target).with_context(|| format!("placing {}", target.display()))?;
     }
-    let wanted: HashSet<PathBuf> = paths.iter().map(|p| assets.join(p)).collect();
+    // Assets the build no longer has go, and so do the shard files of format 2's layout; the root
+    // stays, to be replaced.
+    let mut wanted: HashSet<PathBuf> = paths.iter().map(|p| assets.join(p)).collect();
+    wanted.insert(assets.join(layout::ROOT));
+    wanted.insert(assets.join(ASSETS_IGNORE.0));
     for item in walkdir::WalkDir::new(assets).min_depth(1).contents_first(true) {
         let item = item?;
         let path = item.path();
-        if path.starts_with(assets.join(layout::SHARD_DIR)) {
-            continue;
-        }
         if item.file_type().is_file() && !wanted.contains(path) {
             std::fs::remove_file(path)?;
         } else if item.file_type().is_dir() && std::fs::read_dir(path)?.next().is_none() {

@@ -12,6 +12,7 @@ mod identify;
 mod import;
 mod jsonl;
 mod layout;
+mod local_r2;
 mod opendata;
 mod pages;
 mod quotes;
@@ -41,7 +42,7 @@ enum Command {
     Build {
         #[command(flatten)]
         source: SourceArgs,
-        /// The folder to write (it is replaced).
+        /// The folder to write (it is replaced), beside its production layout OUT.assets and OUT.r2.
         #[arg(long)]
         out: PathBuf,
     },

@@ -3,41 +3,62 @@
 //!
 //! One Workers deploy holds at most 20,000 static files (Free plan) and a static asset answers no
 //! `Range` request; R2 holds any number of bytes and reads any byte range. So the site-wide files
-//! (home page, open-data dumps, schemas, agents' files) stay static assets, and every per-item file —
-//! recipe JSON and histories, search and phrase index files, episode files — is packed: concatenated
-//! into a few large R2 objects named by their content (`packs/<id>.pack`, immutable). Recipe pages are
-//! not stored at all: the Worker renders them from the recipe JSON with [`crate::page`].
+//! (home page, schemas, agents' files, lists of shows and slugs) stay static assets, and every file
+//! whose name or number depends on the content is packed: recipe JSON and histories, search and
+//! phrase index files, episode files, and the open-data dumps (whose parts grow with the corpus) are
+//! concatenated into a few large R2 objects named by their content (`packs/<id>.pack`, immutable).
+//! Recipe pages are not stored at all: the Worker renders them from the recipe JSON with
+//! [`crate::page`].
 //!
-//! The [`Directory`] maps a packed path to its pack, offset and length. It is cut into
-//! [`Shard`]s by a hash of the path, each a static asset whose content hash is listed in [`ROOT`], so a read costs one shard (cached by the isolate) and one ranged R2 read, and the asset
-//! count grows by one shard per [`ENTRIES_PER_SHARD`] packed files: a million recipes stay far
-//! below 20,000 assets. A rebuild appends the files it changed to one new pack and rewrites only the
-//! shards whose entries moved, so publishing one changed recipe uploads one small object.
+//! The [`Directory`] maps a packed path to its pack, offset and length. It is cut into [`Shard`]s by
+//! a hash of the path, and the shards are packed too, in directory packs of their own; [`ROOT`], the
+//! one static asset of the layout, lists where each shard is and every pack the build needs. So the
+//! set of static paths is fixed by the code whatever the content, and `root.json` is the single
+//! switch from one build to the next: everything it names is immutable and in R2 before it is
+//! written (a running local asset server knows only the static paths it saw at its start, and a
+//! reader still holding the last root keeps reading the last build whole). A read costs one shard
+//! (cached by the isolate) and one ranged R2 read. A rebuild appends the files it changed to one new
+//! pack and the shards that changed to one new directory pack, so publishing one changed recipe
+//! uploads two small objects.
 //!
 //! The alternative we rejected was one R2 object per file: uploads of hundreds of thousands of
 //! objects per full build, and an R2 list or head per read to learn a file's ETag.
+//!
+//! [`Directory`]: Root
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The folders whose files are packed into R2; everything else is a static asset.
+/// The folders whose files are packed into R2; the dumps ([`is_dump`]) are packed too, everything
+/// else is a static asset.
 pub const PACKED_DIRS: [&str; 4] = ["r/", "search/", "quotes/", "episodes/"];
 
-/// The static asset that names the directory's shards.
+/// The static asset that names the directory's shards and the packs: the layout's single switch.
 pub const ROOT: &str = "_layout/root.json";
 
-/// The folder of the directory's shard files, among the static assets.
-pub const SHARD_DIR: &str = "_layout";
+/// The recipe dump when it is one file; a larger dump is in parts named by [`dump_part`].
+pub const DUMP: &str = "recipes.jsonl";
 
 /// What a shard aims to hold: about 60 KiB, one small read for a cold isolate.
 pub const ENTRIES_PER_SHARD: usize = 1024;
 
 /// The version of [`Root`] and [`Shard`]; a Worker refuses a layout it does not know.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Whether a built file is packed into R2 (`true`) or a static asset.
 pub fn is_packed(path: &str) -> bool {
-    PACKED_DIRS.iter().any(|dir| path.starts_with(dir))
+    PACKED_DIRS.iter().any(|dir| path.starts_with(dir)) || is_dump(path)
+}
+
+/// Whether a built file is an open-data dump (`recipes.jsonl` or its parts, `episodes.jsonl`): one
+/// JSON document a line, at the top of the build.
+pub fn is_dump(path: &str) -> bool {
+    !path.contains('/') && path.ends_with(".jsonl")
+}
+
+/// Part `n` (from 1) of a recipe dump in parts: `recipes-0001.jsonl`, `recipes-0002.jsonl`, …
+pub fn dump_part(n: usize) -> String {
+    format!("recipes-{n:04}.jsonl")
 }
 
 /// Where a packed file is: its pack, byte range and content hash.
@@ -65,31 +86,54 @@ pub fn short_hash(sha256: &[u8; 32]) -> [u8; 8] {
     sha256[..8].try_into().expect("eight bytes")
 }
 
-/// `_layout/root.json`: the shards (how many, and each one's content hash) and the packs.
-///
-/// Shard `k` is the asset `_layout/<k>.dir`: the set of asset paths stays the same from one build to
-/// the next (until the shard count doubles), because a running local asset server knows only the
-/// paths it saw at its start; the root changes whenever a shard does, so readers notice.
+/// `_layout/root.json`: where each shard is, and every pack the build needs (the files' packs and
+/// the directory packs). It changes whenever a shard does, so readers notice a new build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Root {
     pub format: u32,
-    /// The content hash of shard `k` ([`Shard::hash`]); the length is a power of two.
-    pub shards: Vec<String>,
+    /// Where shard `k` is; the length is a power of two.
+    pub shards: Vec<ShardPlace>,
     /// Every pack the directory refers to, as R2 keys.
     pub packs: Vec<String>,
 }
 
 impl Root {
-    /// The asset path of the shard that holds `path`.
-    pub fn shard_file(&self, path: &str) -> Option<String> {
-        let k = shard_of(path, self.shards.len());
-        (k < self.shards.len()).then(|| shard_file(k))
+    /// Where the shard that holds `path` is.
+    pub fn shard_for(&self, path: &str) -> Option<&ShardPlace> {
+        self.shards.get(shard_of(path, self.shards.len()))
     }
 }
 
-/// The asset path of shard `k`.
-pub fn shard_file(k: usize) -> String {
-    format!("{SHARD_DIR}/{k}.dir")
+/// Where one encoded shard is: its directory pack, byte range and content hash ([`Shard::hash`]).
+/// `root.json` writes it as `["<pack id>", offset, len, "<hash>"]` (ids and hashes in hex), a few
+/// dozen bytes a shard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "(String, u64, u64, String)", into = "(String, u64, u64, String)")]
+pub struct ShardPlace {
+    pub pack: u64,
+    pub offset: u64,
+    pub len: u64,
+    pub hash: [u8; 8],
+}
+
+impl TryFrom<(String, u64, u64, String)> for ShardPlace {
+    type Error = String;
+
+    fn try_from((pack, offset, len, hash): (String, u64, u64, String)) -> Result<Self, Self::Error> {
+        let pack = u64::from_str_radix(&pack, 16).map_err(|err| format!("shard pack `{pack}`: {err}"))?;
+        let hash = data_encoding::HEXLOWER
+            .decode(hash.as_bytes())
+            .ok()
+            .and_then(|bytes| bytes.try_into().ok())
+            .ok_or_else(|| format!("shard hash `{hash}` is not 16 hex digits"))?;
+        Ok(ShardPlace { pack, offset, len, hash })
+    }
+}
+
+impl From<ShardPlace> for (String, u64, u64, String) {
+    fn from(place: ShardPlace) -> Self {
+        (format!("{:016x}", place.pack), place.offset, place.len, data_encoding::HEXLOWER.encode(&place.hash))
+    }
 }
 
 /// One shard: entries sorted by path, encoded with postcard.
@@ -111,9 +155,9 @@ impl Shard {
         postcard::to_allocvec(self).expect("a shard always encodes")
     }
 
-    /// The hash of an encoded shard, as the root lists it.
-    pub fn hash(bytes: &[u8]) -> String {
-        data_encoding::HEXLOWER.encode(&Sha256::digest(bytes)[..8])
+    /// The hash of an encoded shard, as the root lists it: the first eight bytes of its SHA-256.
+    pub fn hash(bytes: &[u8]) -> [u8; 8] {
+        Sha256::digest(bytes)[..8].try_into().expect("eight bytes")
     }
 }
 
@@ -169,14 +213,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn per_item_folders_are_packed_and_site_files_are_assets() {
+    fn per_item_folders_and_dumps_are_packed_and_site_files_are_assets() {
         for path in ["r/hummus.json", "r/hummus.history.json", "search/manifest.json", "quotes/d-a.bin"] {
             assert!(is_packed(path), "{path}");
         }
         assert!(is_packed("episodes/ep_abcdefghij/transcript.vtt"));
-        for path in ["index.html", "recipes.jsonl", "schemas/recipe.schema.json", "llms.txt", "rr.json"] {
+        for path in [DUMP, &dump_part(1), &dump_part(489), "episodes.jsonl"] {
+            assert!(is_packed(path) && is_dump(path), "{path}");
+        }
+        for path in ["index.html", "schemas/recipe.schema.json", "llms.txt", "rr.json", "slugs.json", ROOT] {
             assert!(!is_packed(path), "{path}");
         }
+        assert_eq!(dump_part(2), "recipes-0002.jsonl");
+    }
+
+    #[test]
+    fn root_lists_shard_places_compactly_and_reads_them_back() {
+        let root = Root {
+            format: FORMAT,
+            shards: vec![ShardPlace {
+                pack: 0xab,
+                offset: 7,
+                len: 60,
+                hash: [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77],
+            }],
+            packs: vec![pack_key(0xab)],
+        };
+        let json = serde_json::to_string(&root).unwrap();
+        assert_eq!(
+            json,
+            r#"{"format":3,"shards":[["00000000000000ab",7,60,"0011223344556677"]],"packs":["packs/00000000000000ab.pack"]}"#
+        );
+        assert_eq!(serde_json::from_str::<Root>(&json).unwrap(), root);
+        assert_eq!(root.shard_for("r/anything.json"), Some(&root.shards[0]));
+        assert!(serde_json::from_str::<Root>(&json.replace("00000000000000ab\"", "zz\"")).is_err());
     }
 
     #[test]

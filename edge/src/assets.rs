@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use domain::layout;
 use domain::search::{Files, Manifest};
+use futures::TryStreamExt as _;
 use futures::future::try_join_all;
-use futures::{StreamExt as _, TryStreamExt as _};
 use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
@@ -118,16 +118,13 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     if layout::is_packed(path.trim_start_matches('/')) {
         return serve_packed(&req, env, &path).await;
     }
-    let mut response = env.assets("ASSETS")?.fetch_request(req.clone()?).await?;
+    let response = env.assets("ASSETS")?.fetch_request(req.clone()?).await?;
     if response.status_code() == 404 {
-        // A site-wide file too large for a static asset (a whole-corpus dump) is packed too.
+        // A site-wide file too large for a static asset is packed too.
         if packs::entry(env, path.trim_start_matches('/')).await?.is_some() {
             return serve_packed(&req, env, &path).await;
         }
-        match whole_dump(env, &path).await? {
-            Some(dump) => response = dump,
-            None => return Err(ApiError::NotFound(not_found_detail(&path))),
-        }
+        return Err(ApiError::NotFound(not_found_detail(&path)));
     }
     // Headers of a fetched response are immutable: copy them.
     let mut headers = Headers::new();
@@ -149,8 +146,12 @@ fn cache_control(path: &str) -> &'static str {
 
 /// A packed file, with the type, validator and cache headers a static asset would carry.
 async fn serve_packed(req: &Request, env: &Env, path: &str) -> Result<Response, ApiError> {
-    let Some(entry) = packs::entry(env, path.trim_start_matches('/')).await? else {
-        return Err(ApiError::NotFound(not_found_detail(path)));
+    let root = packs::root(env).await?;
+    let Some(entry) = packs::entry_in(env, &root, path.trim_start_matches('/')).await? else {
+        return match whole_dump(env, root, path).await? {
+            Some(response) => Ok(response),
+            None => Err(ApiError::NotFound(not_found_detail(path))),
+        };
     };
     let etag = entry.etag();
     let mut headers = Headers::new();
@@ -169,34 +170,41 @@ async fn serve_packed(req: &Request, env: &Env, path: &str) -> Result<Response, 
 }
 
 /// `/recipes.jsonl` when the builder published the dump in parts (more than 2,048 recipes; see
-/// `builder/src/jsonl.rs`): the parts `datapackage.json` lists, streamed one after the other, so the
-/// documented address works at any size.
-async fn whole_dump(env: &Env, path: &str) -> Result<Option<Response>, ApiError> {
-    if path != "/recipes.jsonl" {
+/// `builder/src/jsonl.rs`): the parts one after the other, so the documented address works at any
+/// size. Every part comes from the one build `root` names, so a build published meanwhile never
+/// mixes two dumps.
+async fn whole_dump(env: &Env, root: Rc<layout::Root>, path: &str) -> Result<Option<Response>, ApiError> {
+    if path.trim_start_matches('/') != layout::DUMP {
         return Ok(None);
     }
-    let Some(package) = fetch_bytes(env, "datapackage.json".into()).await? else { return Ok(None) };
-    let package: serde_json::Value = serde_json::from_slice(&package)
-        .map_err(|err| ApiError::Internal(format!("datapackage.json does not parse: {err}")))?;
-    let parts: Vec<String> = package["resources"]
-        .as_array()
-        .and_then(|resources| resources.iter().find(|r| r["name"] == "recipes"))
-        .and_then(|recipes| recipes["path"].as_array())
-        .map(|paths| paths.iter().filter_map(|p| p.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
-    if parts.is_empty() {
-        return Ok(None);
-    }
-    let assets = env.assets("ASSETS")?;
-    let stream = futures::stream::iter(parts)
-        .then(move |part| {
-            let assets = assets.clone();
-            async move { assets.fetch(format!("https://assets.local/{part}"), None).await?.stream() }
-        })
-        .try_flatten();
-    let mut response = Response::from_stream(stream)?;
-    response.headers_mut().set("Content-Type", "application/jsonl; charset=utf-8")?;
-    Ok(Some(response))
+    let Some(first) = packs::entry_in(env, &root, &layout::dump_part(1)).await? else { return Ok(None) };
+    let env = env.clone();
+    let parts = futures::stream::try_unfold((Some(first), 1), move |(entry, n)| {
+        next_part(env.clone(), root.clone(), entry, n)
+    });
+    let mut headers = Headers::new();
+    headers.set("Content-Type", layout::content_type(layout::DUMP))?;
+    headers.set("Cache-Control", cache_control(path))?;
+    http::cors(&mut headers);
+    Ok(Some(Response::from_stream(parts.try_flatten())?.with_headers(headers)))
+}
+
+/// Part `n` of the dump as a stream, and where part `n + 1` is, if there is one.
+async fn next_part(
+    env: Env,
+    root: Rc<layout::Root>,
+    entry: Option<layout::Entry>,
+    n: usize,
+) -> worker::Result<Option<(worker::ByteStream, (Option<layout::Entry>, usize))>> {
+    let Some(entry) = entry else { return Ok(None) };
+    let part = packs::stream(&env, &entry).await.map_err(mid_stream)?;
+    let next = packs::entry_in(&env, &root, &layout::dump_part(n + 1)).await.map_err(mid_stream)?;
+    Ok(Some((part, (next, n + 1))))
+}
+
+/// An error once the answer's status has gone: it can only cut the body short.
+fn mid_stream(err: ApiError) -> worker::Error {
+    worker::Error::RustError(format!("{err:?}"))
 }
 
 fn not_found_detail(path: &str) -> String {

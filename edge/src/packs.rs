@@ -1,18 +1,24 @@
 //! Packed built files (`domain::layout`): the directory this isolate has loaded, and ranged reads
 //! from the `PACKS` R2 bucket.
 //!
-//! An isolate keeps the shards it has loaded (bounded by [`SHARDS_MAX_BYTES`]) for as long as the
-//! root stays the same: at 100,000 recipes all 256 shards take about 12 MiB. The root names the build: an isolate looks at it again at most
-//! every [`ROOT_RECHECK_MS`], and when it changed (a local rebuild beside a running server; in
-//! production a deploy also brings a new isolate) the [`generation`] moves on, and every isolate cache
-//! of built files (search index, phrase index, transcripts, slug list) starts afresh.
+//! `root.json` names the build: an isolate looks at it again at most every [`ROOT_RECHECK_MS`], and
+//! when it changed (a local rebuild beside a running server; in production a deploy also brings a new
+//! isolate) the [`generation`] moves on, and every isolate cache of built files (search index,
+//! phrase index, transcripts, slug list) starts afresh. A new root that names a pack R2 does not
+//! hold yet is a build still being published (or one whose packs nobody put into this local R2):
+//! the isolate keeps reading the last root, whose shards and packs are all still there, and looks
+//! again a second later. So a reader sees the last build whole or the new one whole, never a
+//! directory it cannot follow.
+//!
+//! Shards are content-named, read from directory packs, checked against the hash the root lists, and
+//! kept (bounded by [`SHARDS_MAX_BYTES`]) across builds: at 100,000 recipes all 256 take about 12 MiB.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use domain::layout::{self, Entry, Root, Shard};
-use worker::{Env, Range, Response};
+use domain::layout::{self, Entry, Root, Shard, ShardPlace};
+use worker::{ByteStream, Env, Range, Response};
 
 use crate::assets::fetch_asset;
 use crate::error::ApiError;
@@ -28,7 +34,8 @@ struct Directory {
     checked_ms: u64,
     /// Moves on each time the root changes; caches of built files compare it with theirs.
     generation: u64,
-    shards: HashMap<String, Rc<Shard>>,
+    /// Loaded shards by place (pack, offset): a place never holds other bytes.
+    shards: HashMap<(u64, u64), Rc<Shard>>,
     bytes: usize,
 }
 
@@ -47,7 +54,9 @@ thread_local! {
     static DIRECTORY: RefCell<Directory> = RefCell::new(Directory::default());
 }
 
-async fn root(env: &Env) -> Result<Rc<Root>, ApiError> {
+/// The root of the build this isolate reads now; a reader that needs several files of one build
+/// (the dump's parts) holds on to it and looks them up with [`entry_in`].
+pub async fn root(env: &Env) -> Result<Rc<Root>, ApiError> {
     let now_ms = worker::Date::now().as_millis();
     let fresh = DIRECTORY.with(|dir| {
         let dir = dir.borrow();
@@ -59,13 +68,13 @@ async fn root(env: &Env) -> Result<Rc<Root>, ApiError> {
     let bytes = fetch_asset(env, layout::ROOT)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("{} is missing: run the builder", layout::ROOT)))?;
-    let unchanged = DIRECTORY.with(|dir| {
+    let (current, unchanged) = DIRECTORY.with(|dir| {
         let mut dir = dir.borrow_mut();
         dir.checked_ms = now_ms;
-        dir.root.clone().filter(|_| dir.root_bytes == bytes)
+        (dir.root.clone(), dir.root_bytes == bytes)
     });
-    if let Some(root) = unchanged {
-        return Ok(root);
+    if let Some(current) = current.as_ref().filter(|_| unchanged) {
+        return Ok(current.clone());
     }
     let root: Root = serde_json::from_slice(&bytes)
         .map_err(|err| ApiError::Internal(format!("{}: {err}", layout::ROOT)))?;
@@ -77,29 +86,54 @@ async fn root(env: &Env) -> Result<Rc<Root>, ApiError> {
             layout::FORMAT
         )));
     }
+    if let Some(current) = current
+        && let Some(key) = missing_pack(env, &current, &root).await?
+    {
+        worker::console_warn!(
+            "{} names {key}, which R2 does not hold: still reading the last build",
+            layout::ROOT
+        );
+        return Ok(current);
+    }
     let root = Rc::new(root);
     DIRECTORY.with(|dir| {
         let mut dir = dir.borrow_mut();
         dir.root = Some(root.clone());
         dir.root_bytes = bytes;
         dir.generation += 1;
-        // Shards keep their file names from build to build: the old ones are of the old build.
-        dir.shards.clear();
-        dir.bytes = 0;
     });
     Ok(root)
 }
 
-async fn shard(env: &Env, file: &str) -> Result<Rc<Shard>, ApiError> {
-    if let Some(shard) = DIRECTORY.with(|dir| dir.borrow().shards.get(file).cloned()) {
+/// The first pack `new` names that `current` does not and R2 does not hold.
+async fn missing_pack(env: &Env, current: &Root, new: &Root) -> Result<Option<String>, ApiError> {
+    let bucket = env.bucket(BUCKET)?;
+    for key in new.packs.iter().filter(|key| !current.packs.contains(key)) {
+        if bucket.head(key.as_str()).await?.is_none() {
+            return Ok(Some(key.clone()));
+        }
+    }
+    Ok(None)
+}
+
+async fn shard(env: &Env, place: &ShardPlace) -> Result<Rc<Shard>, ApiError> {
+    let at = (place.pack, place.offset);
+    if let Some(shard) = DIRECTORY.with(|dir| dir.borrow().shards.get(&at).cloned()) {
         return Ok(shard);
     }
-    let bytes = fetch_asset(env, file)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("directory shard {file} is missing")))?;
-    let shard = Rc::new(
-        Shard::decode(&bytes).map_err(|err| ApiError::Internal(format!("directory shard {file}: {err}")))?,
-    );
+    let key = layout::pack_key(place.pack);
+    let bytes = read_range(env, place.pack, place.offset, place.len).await?;
+    if Shard::hash(&bytes) != place.hash {
+        return Err(ApiError::Internal(format!(
+            "the directory shard at {key}:{} does not match {}",
+            place.offset,
+            layout::ROOT
+        )));
+    }
+    let shard =
+        Rc::new(Shard::decode(&bytes).map_err(|err| {
+            ApiError::Internal(format!("directory shard at {key}:{}: {err}", place.offset))
+        })?);
     DIRECTORY.with(|dir| {
         let mut dir = dir.borrow_mut();
         if dir.bytes + bytes.len() > SHARDS_MAX_BYTES {
@@ -107,7 +141,7 @@ async fn shard(env: &Env, file: &str) -> Result<Rc<Shard>, ApiError> {
             dir.bytes = 0;
         }
         dir.bytes += bytes.len();
-        dir.shards.insert(file.to_string(), shard.clone());
+        dir.shards.insert(at, shard.clone());
     });
     Ok(shard)
 }
@@ -115,16 +149,21 @@ async fn shard(env: &Env, file: &str) -> Result<Rc<Shard>, ApiError> {
 /// Where the packed file `path` is, or `None` when the build has no such file.
 pub async fn entry(env: &Env, path: &str) -> Result<Option<Entry>, ApiError> {
     let root = root(env).await?;
-    let Some(file) = root.shard_file(path) else { return Ok(None) };
-    Ok(shard(env, &file).await?.find(path).cloned())
+    entry_in(env, &root, path).await
 }
 
-/// The R2 object holding a packed file's bytes: one ranged read of its pack.
-async fn object(env: &Env, entry: &Entry) -> Result<worker::Object, ApiError> {
-    let key = layout::pack_key(entry.pack);
+/// Where the packed file `path` is in the build of `root`.
+pub async fn entry_in(env: &Env, root: &Root, path: &str) -> Result<Option<Entry>, ApiError> {
+    let Some(place) = root.shard_for(path) else { return Ok(None) };
+    Ok(shard(env, place).await?.find(path).cloned())
+}
+
+/// One ranged read of a pack.
+async fn object(env: &Env, pack: u64, offset: u64, len: u64) -> Result<worker::Object, ApiError> {
+    let key = layout::pack_key(pack);
     env.bucket(BUCKET)?
         .get(&key)
-        .range(Range::OffsetWithLength { offset: entry.offset, length: entry.len })
+        .range(Range::OffsetWithLength { offset, length: len })
         .execute()
         .await?
         .ok_or_else(|| ApiError::Internal(format!("R2 has no {key}: upload the build's packs")))
@@ -140,26 +179,33 @@ pub async fn body(env: &Env, entry: &Entry) -> Result<Response, ApiError> {
     if entry.len <= READ_WHOLE_BYTES {
         return Ok(Response::from_bytes(read(env, entry).await?)?);
     }
-    let object = object(env, entry).await?;
+    Ok(Response::from_stream(stream(env, entry).await?)?)
+}
+
+/// A packed file's bytes as a stream, straight from R2.
+pub async fn stream(env: &Env, entry: &Entry) -> Result<ByteStream, ApiError> {
+    let object = object(env, entry.pack, entry.offset, entry.len).await?;
     let body = object.body().ok_or_else(|| ApiError::Internal(format!("{} answered no body", entry.path)))?;
-    Ok(Response::from_stream(body.stream()?)?)
+    Ok(body.stream()?)
 }
 
 /// A packed file's bytes.
 pub async fn read(env: &Env, entry: &Entry) -> Result<Vec<u8>, ApiError> {
-    if entry.len == 0 {
+    read_range(env, entry.pack, entry.offset, entry.len).await
+}
+
+async fn read_range(env: &Env, pack: u64, offset: u64, len: u64) -> Result<Vec<u8>, ApiError> {
+    if len == 0 {
         return Ok(Vec::new());
     }
-    let key = layout::pack_key(entry.pack);
-    let object = object(env, entry).await?;
+    let key = layout::pack_key(pack);
+    let object = object(env, pack, offset, len).await?;
     let body = object.body().ok_or_else(|| ApiError::Internal(format!("{key} answered no body")))?;
     let bytes = body.bytes().await?;
-    if bytes.len() as u64 != entry.len {
+    if bytes.len() as u64 != len {
         return Err(ApiError::Internal(format!(
-            "{key} answered {} bytes for {}, not {}",
-            bytes.len(),
-            entry.path,
-            entry.len
+            "{key} answered {} bytes at {offset}, not {len}",
+            bytes.len()
         )));
     }
     Ok(bytes)

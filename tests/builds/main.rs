@@ -189,6 +189,45 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
+/// Issue 18: an incremental rebuild wrote the site-wide files over the last build's in place, and the
+/// served static assets are hard links to them, so a running server could read half a file. A file
+/// a reader opened before the rebuild keeps its bytes; the rebuilt ones are new files, relinked.
+#[test]
+fn a_rebuild_never_rewrites_a_served_file_in_place() {
+    use std::io::{Read as _, Seek as _};
+    let work = root().join("tests/.work/builds-in-place");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let (repo, out) = (work.join("repo"), work.join("dist"));
+    corpus::write_git_repo(&root(), &repo, 50, 7).unwrap();
+    let build = || {
+        let args = ["build", "--git", repo.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        let output = run(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stderr).to_string()
+    };
+    build();
+    let assets = work.join("dist.assets");
+    let mut open: Vec<(String, std::fs::File, Vec<u8>)> = tree(&assets)
+        .into_iter()
+        .map(|(path, bytes)| (path.clone(), std::fs::File::open(assets.join(&path)).unwrap(), bytes))
+        .collect();
+    corpus::commit_one_change(&repo, &corpus::first_slug(&repo).unwrap(), "More garlic.").unwrap();
+    assert!(build().contains("rebuilt 1 changed"), "not an incremental rebuild");
+    let mut changed = Vec::new();
+    for (path, file, before) in &mut open {
+        let mut now = Vec::new();
+        file.rewind().unwrap();
+        file.read_to_end(&mut now).unwrap();
+        assert!(now == *before, "{path} was rewritten in place");
+        if std::fs::read(assets.join(&*path)).unwrap() != *before {
+            changed.push(path.clone());
+        }
+    }
+    assert!(changed.contains(&"SHA256SUMS".to_string()), "the rebuild served no new file: {changed:?}");
+    let _ = std::fs::remove_dir_all(&work);
+}
+
 /// The deploy tests share the generated `.wrangler-deploy.json` at the repository root.
 static DEPLOY: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

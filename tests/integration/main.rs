@@ -33,6 +33,8 @@ fn main() -> std::process::ExitCode {
         recipes_read::a_dump_in_parts_still_reads_as_one_file,
         layout::packed_files_read_whole_from_the_start_middle_and_end_of_a_pack,
         layout::a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version,
+        layout::a_full_build_beside_a_running_worker_keeps_every_read_200,
+        layout::a_root_naming_a_pack_r2_lacks_keeps_the_last_build_served,
         pages::recipe_page_reads_right_to_left_in_hebrew_on_a_phone,
         pages::home_page_search_finds_a_recipe,
         // Quote attribution (issue 5).
