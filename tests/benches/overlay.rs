@@ -170,9 +170,10 @@ async fn main() -> Result<()> {
     if !filled {
         let started = Instant::now();
         let next = Arc::new(AtomicUsize::new(0));
+        let restarts = Arc::new(AtomicUsize::new(0));
         let tasks = (0..8).map(|task| {
-            let (client, key, base, next, words) =
-                (client.clone(), key.clone(), base.clone(), next.clone(), words.clone());
+            let (client, key, base, next, words, restarts) =
+                (client.clone(), key.clone(), base.clone(), next.clone(), words.clone(), restarts.clone());
             tokio::spawn(async move {
                 let mut rng = Rng(0x9e37_79b9 + task as u64);
                 loop {
@@ -181,15 +182,26 @@ async fn main() -> Result<()> {
                         return Ok::<_, anyhow::Error>(());
                     }
                     let body = big_recipe(&format!("Overlay dish {idx}"), doc_kib, &words, &mut rng);
-                    let answer = client
-                        .post(format!("{base}/api/recipes"))
-                        .bearer_auth(key.as_str())
-                        .json(&body)
-                        .send()
-                        .await?;
-                    let status = answer.status();
-                    let text = answer.text().await?;
-                    ensure!(status == 201, "create {idx} answered {status}: {text}");
+                    // A create that workerd cut off ("restarted mid-request", 503) wrote nothing; it is
+                    // sent again, as a client would, and counted.
+                    loop {
+                        let answer = client
+                            .post(format!("{base}/api/recipes"))
+                            .bearer_auth(key.as_str())
+                            .json(&body)
+                            .send()
+                            .await?;
+                        let status = answer.status();
+                        let text = answer.text().await?;
+                        if status == 503 && text.contains("restarted") {
+                            restarts.fetch_add(1, Ordering::Relaxed);
+                            eprintln!("create {idx}: worker restarted mid-request; sent again");
+                            tokio::time::sleep(Duration::from_secs(2)).await;
+                            continue;
+                        }
+                        ensure!(status == 201, "create {idx} answered {status}: {text}");
+                        break;
+                    }
                     if idx % 1000 == 999 {
                         eprintln!(
                             "{} overlay recipes after {:.0} s",
@@ -204,8 +216,9 @@ async fn main() -> Result<()> {
             result??;
         }
         println!(
-            "wrote {n_overlay} overlay recipes of ~{doc_kib} KiB in {:.0} s",
-            started.elapsed().as_secs_f64()
+            "wrote {n_overlay} overlay recipes of ~{doc_kib} KiB in {:.0} s ({} worker restarts on the way)",
+            started.elapsed().as_secs_f64(),
+            restarts.load(Ordering::Relaxed)
         );
         if let Some(marker) = &filled_marker {
             std::fs::write(marker, "")?;
