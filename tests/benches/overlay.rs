@@ -185,12 +185,20 @@ async fn main() -> Result<()> {
                     // A create that workerd cut off ("restarted mid-request", 503) wrote nothing; it is
                     // sent again, as a client would, and counted.
                     loop {
-                        let answer = client
+                        let sent = client
                             .post(format!("{base}/api/recipes"))
                             .bearer_auth(key.as_str())
                             .json(&body)
                             .send()
-                            .await?;
+                            .await;
+                        // A kept-alive connection the server closed as the request went out: send again.
+                        let Ok(answer) = sent else {
+                            eprintln!(
+                                "create {idx}: {}; sent again",
+                                sent.err().map(|e| e.to_string()).unwrap_or_default()
+                            );
+                            continue;
+                        };
                         let status = answer.status();
                         let text = answer.text().await?;
                         if status == 503 && text.contains("restarted") {
@@ -405,12 +413,20 @@ async fn mixed(
                             &words,
                             &mut rng,
                         );
-                        let answer = client
+                        let sent = client
                             .post(format!("{base}/api/recipes"))
                             .bearer_auth(key.as_str())
                             .json(&body)
                             .send()
-                            .await?;
+                            .await;
+                        // A kept-alive connection the server closed as the request went out: send again.
+                        let Ok(answer) = sent else {
+                            eprintln!(
+                                "create {idx}: {}; sent again",
+                                sent.err().map(|e| e.to_string()).unwrap_or_default()
+                            );
+                            continue;
+                        };
                         let status = answer.status();
                         let created: Value = answer.json().await.unwrap_or(Value::Null);
                         if let Some(slug) = created["slug"].as_str() {
