@@ -413,20 +413,12 @@ async fn mixed(
                             &words,
                             &mut rng,
                         );
-                        let sent = client
+                        let answer = client
                             .post(format!("{base}/api/recipes"))
                             .bearer_auth(key.as_str())
                             .json(&body)
                             .send()
-                            .await;
-                        // A kept-alive connection the server closed as the request went out: send again.
-                        let Ok(answer) = sent else {
-                            eprintln!(
-                                "create {idx}: {}; sent again",
-                                sent.err().map(|e| e.to_string()).unwrap_or_default()
-                            );
-                            continue;
-                        };
+                            .await?;
                         let status = answer.status();
                         let created: Value = answer.json().await.unwrap_or(Value::Null);
                         if let Some(slug) = created["slug"].as_str() {
