@@ -98,6 +98,11 @@ fn pick(times: &[Duration], q: f64) -> f64 {
     sorted[idx].as_secs_f64() * 1000.0
 }
 
+/// `POST /api/recipes` with the bench's key.
+async fn create(client: &Client, base: &str, key: &str, body: &Value) -> reqwest::Result<reqwest::Response> {
+    client.post(format!("{base}/api/recipes")).bearer_auth(key).json(body).send().await
+}
+
 async fn timed(client: &Client, method: Method, url: &str) -> Result<Duration> {
     let at = Instant::now();
     let answer = client.request(method, url).send().await?;
@@ -185,12 +190,7 @@ async fn main() -> Result<()> {
                     // A create that workerd cut off ("restarted mid-request", 503) wrote nothing; it is
                     // sent again, as a client would, and counted.
                     loop {
-                        let sent = client
-                            .post(format!("{base}/api/recipes"))
-                            .bearer_auth(key.as_str())
-                            .json(&body)
-                            .send()
-                            .await;
+                        let sent = create(&client, &base, &key, &body).await;
                         // A kept-alive connection the server closed as the request went out: send again.
                         let Ok(answer) = sent else {
                             eprintln!(
@@ -311,12 +311,7 @@ async fn main() -> Result<()> {
         .map(|body| {
             let (client, key, base) = (client.clone(), key.clone(), base.clone());
             async move {
-                let answer = client
-                    .post(format!("{base}/api/recipes"))
-                    .bearer_auth(key.as_str())
-                    .json(&body)
-                    .send()
-                    .await?;
+                let answer = create(&client, &base, &key, &body).await?;
                 let status = answer.status().as_u16();
                 let text = answer.text().await?;
                 if status != 201 {
@@ -413,12 +408,7 @@ async fn mixed(
                             &words,
                             &mut rng,
                         );
-                        let answer = client
-                            .post(format!("{base}/api/recipes"))
-                            .bearer_auth(key.as_str())
-                            .json(&body)
-                            .send()
-                            .await?;
+                        let answer = create(&client, &base, &key, &body).await?;
                         let status = answer.status();
                         let created: Value = answer.json().await.unwrap_or(Value::Null);
                         if let Some(slug) = created["slug"].as_str() {
