@@ -356,9 +356,9 @@ pub async fn ai_change(
             doc: &doc,
             note: &note,
             now: &now,
-            search: &search,
+            search,
         };
-        if !store::update_recipe(&db, &update).await? {
+        if !store::update_recipe(&db, update).await? {
             return Err(ApiError::Conflict(format!(
                 "`{}` changed while the AI was writing; read it and ask again",
                 base.slug

@@ -160,11 +160,19 @@ thread_local! {
 
 /// Notes a write this isolate just made, so its next read or search of `slug` finds it without
 /// waiting for a refresh.
-pub fn note_waiting(slug: &str, version: u64, entry: &Entry) {
+pub fn note_waiting(slug: &str, version: u64) {
     WAITING.with(|waiting| {
         let mut waiting = waiting.borrow_mut();
         let known = waiting.versions.entry(slug.to_string()).or_default();
         *known = (*known).max(version);
+    });
+}
+
+/// Adds the terms of a document this isolate is about to write to its dictionary copy, so its next
+/// search finds them without waiting for a refresh.
+pub fn note_terms(entry: &Entry) {
+    WAITING.with(|waiting| {
+        let mut waiting = waiting.borrow_mut();
         if !waiting.terms_in_d1 {
             waiting.terms.extend(entry.terms.iter().map(|(term, _)| term.clone()));
         }
@@ -370,7 +378,7 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
     for row in &unindexed {
         if is_live(&built, &row.slug, row.version) {
             let published = parse(row)?;
-            store::index_overlay(&db, &row.slug, row.version, &search_entry(&published)).await?;
+            store::index_overlay(&db, &row.slug, row.version, search_entry(&published)).await?;
         } else {
             never_live.push(store::ListedRow { slug: row.slug.clone(), version: row.version });
         }

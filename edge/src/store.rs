@@ -370,11 +370,15 @@ pub struct NewRow<'a> {
     pub kind: &'a str,
     pub note: &'a str,
     pub now: &'a str,
-    /// What the overlay search stores of the document.
-    pub search: &'a Entry,
+    /// What the overlay search stores of the document: taken by the write, which turns it into
+    /// statements and lets it go before it waits on D1.
+    pub search: Entry,
 }
 
-pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), worker::Error> {
+/// Stores a new recipe, its feed item and its search rows in one transaction. What a write holds
+/// while it waits on D1 is the document once (the feed item copies it from the row inside D1), so
+/// many large writes in flight in one isolate stay small.
+pub async fn insert_recipe(db: &D1Database, row: NewRow<'_>) -> Result<(), worker::Error> {
     let forked_from = row.forked_from.map_or(Arg::Null, Arg::Text);
     let insert = stmt(
         db,
@@ -390,35 +394,29 @@ pub async fn insert_recipe(db: &D1Database, row: &NewRow<'_>) -> Result<(), work
         ],
     )
     .map_err(api_to_worker)?;
-    let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.doc, row.now)?;
+    let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.now)?;
     let mut statements = vec![insert, feed];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1, row.search);
+    crate::overlay::note_waiting(row.slug, 1);
     Ok(())
 }
 
-/// The feed item of a recipe's first version (a create or a fork).
+/// The feed item of a recipe's first version (a create or a fork), after the statement inserting
+/// the row: its document is the row's, copied inside D1 rather than sent twice.
 fn first_feed_item(
     db: &D1Database,
     slug: &str,
     kind: &str,
     owner: &str,
     note: &str,
-    doc: &str,
     now: &str,
 ) -> Result<D1PreparedStatement, worker::Error> {
     stmt(
         db,
-        "INSERT INTO changes (slug, version, kind, owner, note, doc, at) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6)",
-        &[
-            Arg::Text(slug),
-            Arg::Text(kind),
-            Arg::Text(owner),
-            Arg::Text(note),
-            Arg::Text(doc),
-            Arg::Text(now),
-        ],
+        "INSERT INTO changes (slug, version, kind, owner, note, doc, at) \
+         SELECT slug, 1, ?2, ?3, ?4, doc, ?5 FROM recipes WHERE slug = ?1 AND version = 1",
+        &[Arg::Text(slug), Arg::Text(kind), Arg::Text(owner), Arg::Text(note), Arg::Text(now)],
     )
     .map_err(api_to_worker)
 }
@@ -437,14 +435,14 @@ pub struct Update<'a> {
     pub doc: &'a str,
     pub note: &'a str,
     pub now: &'a str,
-    /// What the overlay search stores of the new document.
-    pub search: &'a Entry,
+    /// What the overlay search stores of the new document (taken, as [`NewRow::search`]).
+    pub search: Entry,
 }
 
 /// Compare-and-set: the row changes only if its version is still `expected`, and the feed item is
 /// written only if the row changed (`changes()` counts the statement before it in the transaction).
 /// Returns whether the write happened.
-pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool, ApiError> {
+pub async fn update_recipe(db: &D1Database, update: Update<'_>) -> Result<bool, ApiError> {
     let expected = update.expected as i64;
     let set = stmt(
         db,
@@ -461,13 +459,13 @@ pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool,
     let feed = stmt(
         db,
         "INSERT INTO changes (slug, version, kind, owner, note, doc, at) \
-         SELECT ?1, ?2 + 1, 'change', ?3, ?4, ?5, ?6 WHERE changes() = 1",
+         SELECT slug, version, 'change', ?3, ?4, doc, ?5 FROM recipes \
+         WHERE slug = ?1 AND version = ?2 + 1 AND changes() = 1",
         &[
             Arg::Text(update.slug),
             Arg::Int(expected),
             Arg::Text(update.owner),
             Arg::Text(update.note),
-            Arg::Text(update.doc),
             Arg::Text(update.now),
         ],
     )?;
@@ -475,7 +473,7 @@ pub async fn update_recipe(db: &D1Database, update: &Update<'_>) -> Result<bool,
     statements.extend(search_rows(db, update.slug, update.expected + 1, update.search, Guard::Chained)?);
     let changed = batch(db, statements).await?.first().copied() == Some(1);
     if changed {
-        crate::overlay::note_waiting(update.slug, update.expected + 1, update.search);
+        crate::overlay::note_waiting(update.slug, update.expected + 1);
     }
     Ok(changed)
 }
@@ -525,14 +523,17 @@ enum Guard {
     Current,
 }
 
-/// The statements that store what the overlay search needs of `slug` at `version`.
+/// The statements that store what the overlay search needs of `slug` at `version`. The entry is
+/// taken: its terms go to this isolate's dictionary copy now (a term noted for a write that then
+/// fails matches nothing) and the entry is gone before the caller waits on D1.
 fn search_rows(
     db: &D1Database,
     slug: &str,
     version: u64,
-    entry: &Entry,
+    entry: Entry,
     guard: Guard,
 ) -> Result<Vec<D1PreparedStatement>, ApiError> {
+    crate::overlay::note_terms(&entry);
     let guard = match guard {
         Guard::Always => "1",
         Guard::Chained => "changes() = 1",
@@ -568,10 +569,11 @@ fn search_rows(
         ),
         &[Arg::Text(slug), Arg::Int(version), Arg::Text(&terms)],
     )?;
+    // The terms are sent once; the dictionary takes them from the postings just written.
     let dictionary = stmt(
         db,
-        "INSERT OR IGNORE INTO overlay_dict (term) SELECT json_extract(value, '$[0]') FROM json_each(?1)",
-        &[Arg::Text(&terms)],
+        "INSERT OR IGNORE INTO overlay_dict (term) SELECT term FROM overlay_terms WHERE slug = ?1 AND version = ?2",
+        &[Arg::Text(slug), Arg::Int(version)],
     )?;
     let older = stmt(
         db,
@@ -804,7 +806,7 @@ pub async fn retire_overlay(db: &D1Database, retired: &[ListedRow]) -> Result<()
 
 /// Stores the search rows of an overlay row written before the search table existed, if the row is
 /// still at `version`.
-pub async fn index_overlay(db: &D1Database, slug: &str, version: u64, entry: &Entry) -> Result<(), ApiError> {
+pub async fn index_overlay(db: &D1Database, slug: &str, version: u64, entry: Entry) -> Result<(), ApiError> {
     batch(db, search_rows(db, slug, version, entry, Guard::Current)?).await?;
     Ok(())
 }
@@ -986,7 +988,7 @@ pub async fn fail_diet_claim(
 /// UNIQUE violation when the slug is taken (the caller tries the next one).
 pub async fn insert_diet_version(
     db: &D1Database,
-    row: &NewRow<'_>,
+    row: NewRow<'_>,
     source_slug: &str,
     kind: &str,
     attempt: i64,
@@ -1004,7 +1006,7 @@ pub async fn insert_diet_version(
         ],
     )
     .map_err(api_to_worker)?;
-    let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.doc, row.now)?;
+    let feed = first_feed_item(db, row.slug, row.kind, row.owner, row.note, row.now)?;
     let made = stmt(
         db,
         "UPDATE diet_versions SET state = 'made', variant_slug = ?4, error = NULL \
@@ -1015,6 +1017,6 @@ pub async fn insert_diet_version(
     let mut statements = vec![insert, feed, made];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1, row.search);
+    crate::overlay::note_waiting(row.slug, 1);
     Ok(())
 }
