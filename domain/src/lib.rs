@@ -11,6 +11,7 @@
 
 pub mod ai;
 pub mod clean;
+pub mod cooking;
 pub mod diagnostic;
 pub mod diet;
 pub mod host;

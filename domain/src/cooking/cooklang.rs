@@ -1,0 +1,1 @@
+//! Cooklang out (filled in next).
