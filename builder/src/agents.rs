@@ -33,7 +33,8 @@ pub fn tool_schemas(name: &str) -> (Value, Value) {
     use mcp::*;
     match name {
         "search_recipes" => (tool_schema::<SearchRecipes>(), tool_schema::<RecipePage>()),
-        "get_recipe" | "fork_recipe" => (tool_schema::<RecipeSlug>(), tool_schema::<Published>()),
+        "get_recipe" => (tool_schema::<GetRecipe>(), tool_schema::<domain::cooking::Adjusted>()),
+        "fork_recipe" => (tool_schema::<RecipeSlug>(), tool_schema::<Published>()),
         "create_recipe" => (tool_schema::<CreateRecipe>(), tool_schema::<Published>()),
         "update_recipe" => (tool_schema::<UpdateRecipe>(), tool_schema::<Published>()),
         "ai_write_recipe" => (tool_schema::<AiWriteRecipe>(), tool_schema::<Published>()),
@@ -83,6 +84,12 @@ struct Route {
     example: &'static str,
 }
 
+/// Scaling and units (`domain::cooking`).
+const COOK_QUERY: &[(&str, &str)] = &[
+    ("servings", "scale every quantity to this many servings (1-100); the answer names `scaled_from`"),
+    ("units", "metric or us: convert weights and volumes; the answer lists the lines `converted`"),
+];
+
 const SEARCH_QUERY: &[(&str, &str)] = &[
     ("q", "words, in en, he or pt; folds case and accents, tolerates one typo"),
     ("gf", "1 = gluten-free only"),
@@ -126,20 +133,35 @@ const ROUTES: &[Route] = &[
     Route {
         method: "get",
         path: "/r/{slug}.json",
-        summary: "One recipe, all languages, with the server-set fields",
+        summary: "One recipe, all languages, with the server-set fields; scaled and converted on request",
         key: false,
-        query: &[],
+        query: COOK_QUERY,
         body: None,
-        ok: (200, Answer::Json("PublishedRecipe")),
-        errors: &[404],
-        example: "curl -s {base}/r/hummus.json",
+        ok: (200, Answer::Json("AdjustedRecipe")),
+        errors: &[400, 404],
+        example: "curl -s '{base}/r/hummus.json?servings=8&units=us'",
+    },
+    Route {
+        method: "get",
+        path: "/r/{slug}.cook",
+        summary: "One language of a recipe as Cooklang, metadata in front matter",
+        key: false,
+        query: &[
+            ("lang", "en, he or pt (default: English, else the recipe's first language)"),
+            ("servings", "scale every quantity to this many servings (1-100)"),
+            ("units", "metric or us"),
+        ],
+        body: None,
+        ok: (200, Answer::Text),
+        errors: &[400, 404],
+        example: "curl -s '{base}/r/hummus.cook?lang=pt'",
     },
     Route {
         method: "get",
         path: "/r/{slug}",
-        summary: "The recipe page (HTML, right-to-left for Hebrew)",
+        summary: "The recipe page (HTML, right-to-left for Hebrew), with servings control and cook mode",
         key: false,
-        query: &[],
+        query: COOK_QUERY,
         body: None,
         ok: (200, Answer::Html),
         errors: &[404],
@@ -417,6 +439,7 @@ pub fn openapi() -> Value {
     };
     name("Recipe", generator.subschema_for::<Recipe>());
     name("PublishedRecipe", generator.subschema_for::<Published>());
+    name("AdjustedRecipe", generator.subschema_for::<domain::cooking::Adjusted>());
     name("RecipePage", generator.subschema_for::<RecipePage>());
     name("Attribution", generator.subschema_for::<Attribution>());
     name("EpisodePage", generator.subschema_for::<mcp::EpisodePage>());

@@ -115,7 +115,9 @@ pub const TOOLS: [ToolSpec; 13] = [
         "get_recipe",
         "Get a recipe",
         "Read one recipe by slug with all its languages and the server-set fields (owner, version, \
-         forked_from, variant_of). Same as GET /r/{slug}.json.",
+         forked_from, variant_of). `servings` scales every quantity (the answer names `scaled_from`); \
+         `units` converts weights and volumes to `metric` or `us` (the answer lists the lines `converted`). \
+         Same as GET /r/{slug}.json?servings=&units=.",
     ),
     write(
         "create_recipe",
@@ -276,6 +278,32 @@ impl SearchRecipes {
 pub struct RecipeSlug {
     /// The recipe's slug, as in `/r/{slug}.json` (from search_recipes).
     pub slug: String,
+}
+
+/// `get_recipe`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct GetRecipe {
+    /// The recipe's slug, as in `/r/{slug}.json` (from search_recipes).
+    pub slug: String,
+    /// Scale every quantity to this many servings (1–100).
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 100)))]
+    pub servings: Option<u32>,
+    /// Convert weights and volumes to these units.
+    #[serde(default)]
+    pub units: Option<crate::cooking::units::System>,
+}
+
+impl GetRecipe {
+    /// The query parameters of `GET /r/{slug}.json` this call stands for.
+    pub fn params(&self) -> Vec<(String, String)> {
+        let mut params = Params::default();
+        params.push_opt("servings", self.servings.map(|n| n.to_string()));
+        params.push_opt("units", self.units.map(|units| units.code().to_string()));
+        params.0
+    }
 }
 
 /// `create_recipe`.
@@ -533,7 +561,7 @@ impl Params {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolInput {
     SearchRecipes(SearchRecipes),
-    GetRecipe(RecipeSlug),
+    GetRecipe(GetRecipe),
     CreateRecipe(CreateRecipe),
     ForkRecipe(RecipeSlug),
     UpdateRecipe(UpdateRecipe),

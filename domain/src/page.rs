@@ -20,6 +20,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::clean;
+use crate::cooking::Adjusted;
 use crate::recipe::{Course, Lang, Published, Text};
 use crate::search::Card;
 
@@ -157,23 +158,92 @@ fn course_label(course: Course) -> &'static str {
     }
 }
 
-/// A quantity as a cook writes it: `2`, `1½`, `0.3`.
+/// A quantity as a cook writes it: `2`, `1½`, `1.25 kg` (`domain::cooking::quantity`).
 pub fn amount(q: f64, unit: Option<&str>) -> String {
-    let whole = q.trunc();
-    let frac = q - whole;
-    let fraction = [(0.25, "¼"), (0.5, "½"), (0.75, "¾"), (1.0 / 3.0, "⅓"), (2.0 / 3.0, "⅔")]
-        .iter()
-        .find(|(value, _)| (frac - value).abs() < 0.01)
-        .map(|(_, glyph)| *glyph);
-    let number = match fraction {
-        _ if frac.abs() < 1e-9 => format!("{whole}"),
-        Some(glyph) if whole == 0.0 => glyph.to_string(),
-        Some(glyph) => format!("{whole}{glyph}"),
-        None => format!("{}", (q * 100.0).round() / 100.0),
-    };
-    match unit {
-        Some(unit) => format!("{number} {unit}"),
-        None => number,
+    crate::cooking::quantity::shown(q, unit)
+}
+
+/// The words of the servings control and cook mode, in one language.
+#[derive(Serialize)]
+struct CookLabels {
+    servings: &'static str,
+    units: &'static str,
+    as_written: &'static str,
+    metric: &'static str,
+    us: &'static str,
+    update: &'static str,
+    original: &'static str,
+    cook_mode: &'static str,
+    step: &'static str,
+    of: &'static str,
+    previous: &'static str,
+    next: &'static str,
+    close: &'static str,
+    start_timer: &'static str,
+    stop_timer: &'static str,
+    times_up: &'static str,
+    min: &'static str,
+}
+
+fn cook_labels(lang: Lang) -> CookLabels {
+    match lang {
+        Lang::En => CookLabels {
+            servings: "Servings",
+            units: "Units",
+            as_written: "as written",
+            metric: "metric",
+            us: "US",
+            update: "Update",
+            original: "back to the recipe as written",
+            cook_mode: "Cook mode",
+            step: "Step",
+            of: "of",
+            previous: "Previous",
+            next: "Next",
+            close: "Close",
+            start_timer: "Start timer",
+            stop_timer: "Stop timer",
+            times_up: "Time's up!",
+            min: "min",
+        },
+        Lang::He => CookLabels {
+            servings: "מנות",
+            units: "יחידות",
+            as_written: "כפי שנכתב",
+            metric: "מטרי",
+            us: "אמריקאי",
+            update: "עדכון",
+            original: "חזרה למתכון המקורי",
+            cook_mode: "מצב בישול",
+            step: "שלב",
+            of: "מתוך",
+            previous: "הקודם",
+            next: "הבא",
+            close: "סגירה",
+            start_timer: "הפעלת טיימר",
+            stop_timer: "עצירת הטיימר",
+            times_up: "הזמן נגמר!",
+            min: "דק׳",
+        },
+        Lang::Pt => CookLabels {
+            servings: "Doses",
+            units: "Unidades",
+            as_written: "como escrito",
+            metric: "métricas",
+            us: "americanas",
+            update: "Atualizar",
+            original: "voltar à receita original",
+            cook_mode: "Modo cozinha",
+            step: "Passo",
+            of: "de",
+            previous: "Anterior",
+            next: "Seguinte",
+            close: "Fechar",
+            start_timer: "Iniciar temporizador",
+            stop_timer: "Parar temporizador",
+            times_up: "Acabou o tempo!",
+            min: "min",
+        },
     }
 }
 
@@ -229,12 +299,20 @@ impl Renderer {
         let mut env = Environment::new();
         env.add_template("base.html", include_str!("../templates/base.html"))?;
         env.add_template("recipe.html", include_str!("../templates/recipe.html"))?;
+        env.add_template("cook.html", include_str!("../templates/cook.html"))?;
         env.add_template("home.html", include_str!("../templates/home.html"))?;
         env.add_template("not_found.html", include_str!("../templates/not_found.html"))?;
         Ok(Renderer { env })
     }
 
     pub fn recipe_page(&self, published: &Published) -> Result<String> {
+        self.recipe_page_adjusted(&crate::cooking::adjust(published, Default::default()))
+    }
+
+    /// The page of a recipe scaled or converted (`/r/{slug}?servings=&units=`), with its servings
+    /// control and cook mode (`cook.html`).
+    pub fn recipe_page_adjusted(&self, adjusted: &Adjusted) -> Result<String> {
+        let published = &adjusted.published;
         let recipe = &published.recipe;
         let (page_lang, page_text) = recipe.text_for(Lang::En);
         let sections: Vec<Value> = recipe
@@ -252,9 +330,11 @@ impl Renderer {
                     "labels": labels(lang),
                     "difficulty": difficulty_word(lang, recipe.difficulty),
                     "badges": crate::recipe::FLAGS.iter().filter(|f| recipe.flag(f)).map(|f| flag_badge(lang, f)).collect::<Vec<_>>(),
-                    "ingredients": text.ingredients.iter().map(|i| json!({
+                    "ingredients": text.ingredients.iter().enumerate().map(|(line, i)| json!({
                         "amount": amount(i.q, i.u.as_deref()), "name": i.i, "check": i.check,
+                        "note": adjusted.rounded.iter().find(|r| r.lang == lang && r.line == line).map(|r| &r.note),
                     })).collect::<Vec<_>>(),
+                    "cook": cook_labels(lang),
                     "steps": text.steps.iter().map(|s| json!({
                         "text": s.t, "min": s.min, "flags": s.f.iter().map(|f| step_flag(lang, f)).collect::<Vec<_>>(),
                     })).collect::<Vec<_>>(),
@@ -281,6 +361,9 @@ impl Renderer {
             slug => published.slug,
             licence => recipe.licence,
             owner,
+            scaled_from => adjusted.scaled_from.as_ref().map(|from| from.servings),
+            units => adjusted.units.map(|units| units.code()),
+            controls => cook_labels(page_lang),
         })?;
         Ok(html)
     }

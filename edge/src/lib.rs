@@ -9,6 +9,7 @@
 mod ai;
 mod assets;
 mod auth;
+mod cooking;
 mod error;
 mod feed;
 mod http;
@@ -70,7 +71,12 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         (Method::Post, ["kitchen", "keys", id, "revoke"]) => kitchen::revoke_key(req, env, id).await,
         (Method::Get | Method::Head, ["r", file]) if file.ends_with(".json") => {
             let slug = file.trim_end_matches(".json").to_string();
-            overlay::recipe_json(req, env, &slug).await
+            cooking::recipe_json(req, env, &slug).await
+        }
+        // What cooks expect (issue 16): Cooklang out.
+        (Method::Get | Method::Head, ["r", file]) if file.ends_with(".cook") => {
+            let slug = file.trim_end_matches(".cook").to_string();
+            cooking::recipe_cook(req, env, &slug).await
         }
         (Method::Get | Method::Head, ["r", slug]) if !slug.contains('.') => {
             let slug = slug.to_string();

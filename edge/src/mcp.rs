@@ -13,7 +13,7 @@ use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::store::KeyOwner;
-use crate::{ai, auth, http, overlay, quotes, recipes, store, variants, writes};
+use crate::{ai, auth, cooking, http, overlay, quotes, recipes, store, variants, writes};
 
 const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 const INSTANCE: &str = "/mcp";
@@ -91,7 +91,8 @@ fn reply(status: u16, body: Option<&Value>) -> Result<Response, ApiError> {
 /// The recipe a tool call is about, for the next-step message of a refusal.
 fn slug_of(input: &ToolInput) -> Option<&str> {
     match input {
-        ToolInput::GetRecipe(args) | ToolInput::ForkRecipe(args) => Some(&args.slug),
+        ToolInput::GetRecipe(args) => Some(&args.slug),
+        ToolInput::ForkRecipe(args) => Some(&args.slug),
         ToolInput::UpdateRecipe(args) => Some(&args.slug),
         ToolInput::AiChangeRecipe(args) => Some(&args.slug),
         ToolInput::MakeDietVersion(args) => Some(&args.slug),
@@ -121,7 +122,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
             let (published, _) = overlay::current(env, &db, &args.slug)
                 .await?
                 .ok_or_else(|| ApiError::NotFound(format!("no recipe `{}`", args.slug)))?;
-            structured(published)
+            structured(domain::cooking::adjust(&published, cooking::params(&args.params())?))
         }
         ToolInput::CreateRecipe(args) => {
             let caller = writer(req, env).await?;

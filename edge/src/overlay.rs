@@ -259,18 +259,27 @@ pub async fn recipe_json(req: Request, env: &Env, slug: &str) -> Result<Response
     Ok(response)
 }
 
+/// The document a public read of `slug` answers with: the live overlay row's, else the built one.
+/// Asks D1 only when [`may_wait`] says a row may wait there.
+pub async fn public_document(req: &Request, env: &Env, slug: &str) -> Result<Published, ApiError> {
+    let row = if may_wait(req, env, slug).await? { live_row(env, slug).await? } else { None };
+    match row {
+        Some(row) => parse(&row),
+        None => {
+            built_document(env, slug).await?.ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))
+        }
+    }
+}
+
 /// `GET /r/{slug}`: the recipe page, rendered here from the recipe's current document (the builder
-/// stores no pages: one per recipe would not fit a deploy's static files at scale).
+/// stores no pages: one per recipe would not fit a deploy's static files at scale). `servings` and
+/// `units` in the query show it scaled and converted (`domain::cooking`).
 pub async fn recipe_page(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
-    let row = if may_wait(&req, env, slug).await? { live_row(env, slug).await? } else { None };
-    let published = match row {
-        Some(row) => parse(&row)?,
-        None => built_document(env, slug)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?,
-    };
+    let published = public_document(&req, env, slug).await?;
+    let request = crate::cooking::request_of(&req)?;
+    let adjusted = domain::cooking::adjust(&published, request);
     let html = RENDERER
-        .with(|renderer| renderer.recipe_page(&published))
+        .with(|renderer| renderer.recipe_page_adjusted(&adjusted))
         .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
     let mut response = Response::from_html(html)?;
     let headers = response.headers_mut();
