@@ -5,7 +5,8 @@
 //! [`PART_DOCS`] recipes, or earlier where the next line would take it past [`PART_MAX_BYTES`]. One
 //! part is `recipes.jsonl`; more are `recipes-0001.jsonl`, `recipes-0002.jsonl`, … (names from
 //! `domain::layout`, which packs them into R2 and which the Worker reads to serve the whole dump), and
-//! `datapackage.json` lists them in order (a Frictionless resource with several paths).
+//! `datapackage.json` lists them in order (a Frictionless resource with several paths). Each part has
+//! a Cooklang twin (`cooklang_dump.rs`), written with it.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -14,6 +15,7 @@ use anyhow::{Context, Result};
 use domain::layout;
 
 use crate::build::Out;
+use crate::cooklang_dump;
 
 /// Recipes in one part of the dump.
 pub const PART_DOCS: usize = 2048;
@@ -42,10 +44,17 @@ fn name(idx: usize, single: bool) -> String {
     if single { layout::DUMP.to_string() } else { layout::dump_part(idx + 1) }
 }
 
-/// Whether `path` is a part of the recipe dump.
+/// Whether `path` is a part of the recipe dump, as JSON lines or as its Cooklang zip.
 pub fn is_part(path: &str) -> bool {
     path == "recipes.jsonl"
         || (path.starts_with("recipes-") && path.ends_with(".jsonl") && !path.contains('/'))
+        || cooklang_dump::is_zip(path)
+}
+
+/// Writes one part of the dump and its Cooklang zip.
+fn write_part(out: &Out, name: &str, bytes: &[u8]) -> Result<()> {
+    out.write(name, bytes)?;
+    cooklang_dump::write(out, name, bytes)
 }
 
 /// Writes the dump of a full build as lines arrive, one part in memory at a time.
@@ -63,7 +72,7 @@ impl Writer {
             && (self.docs_in_part == PART_DOCS || self.part.len() as u64 + len > PART_MAX_BYTES)
         {
             // A second part is starting, so this one is the first of several.
-            out.write(&name(self.parts_written, false), &self.part)?;
+            write_part(out, &name(self.parts_written, false), &self.part)?;
             self.parts_written += 1;
             self.part.clear();
             self.docs_in_part = 0;
@@ -75,7 +84,7 @@ impl Writer {
     }
 
     pub fn finish(self, out: &Out) -> Result<()> {
-        out.write(&name(self.parts_written, self.parts_written == 0), &self.part)?;
+        write_part(out, &name(self.parts_written, self.parts_written == 0), &self.part)?;
         Ok(())
     }
 }
@@ -130,12 +139,13 @@ pub fn patch(
     }
     drop(old_files);
     for (name, bytes) in rewritten {
-        out.write(&name, &bytes)?;
+        write_part(out, &name, &bytes)?;
     }
     let gone = old_parts
         .into_iter()
         .map(|(name, _)| name)
         .filter(|name| !new_parts.iter().any(|(new, _)| new == name))
+        .flat_map(|name| [cooklang_dump::zip_name(&name), name])
         .collect();
     Ok(gone)
 }

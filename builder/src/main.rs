@@ -6,10 +6,12 @@
 
 mod agents;
 mod build;
+mod cooklang_dump;
 mod diagnostics;
 mod history;
 mod identify;
 mod import;
+mod import_recipe;
 mod jsonl;
 mod layout;
 mod local_r2;
@@ -77,6 +79,21 @@ enum Command {
         /// With a corpus folder: import only these files (such as jsparty/js-party-299.md).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+    },
+    /// Turn Cooklang files or schema.org recipes (HTML pages or JSON-LD) into content files
+    /// DIR/recipes/<slug>.json, listing every problem and what the source could not say.
+    ImportRecipe {
+        #[arg(long, value_enum)]
+        format: import_recipe::Format,
+        /// The content folder to write into (holding recipes/).
+        #[arg(long)]
+        content: PathBuf,
+        /// The language of the files, when they do not say (en, he, pt).
+        #[arg(long, value_parser = parse_lang)]
+        lang: Option<domain::recipe::Lang>,
+        /// The files to import.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Run the speaker identification sources and write their votes into each episode's names.json.
     Identify {
@@ -148,6 +165,9 @@ fn run(args: Args) -> ExitCode {
         Command::Import { format, input, text, out, pipeline, created, only } => {
             import::run(import::Request { format, input, text, out, pipeline, created, only })
         }
+        Command::ImportRecipe { format, content, lang, files } => {
+            import_recipe::run(format, &content, &files, lang)
+        }
         Command::Identify { content, episode, all: _ } => {
             identify::run(&content, episode.map_or(identify::Which::All, identify::Which::One))
         }
@@ -170,4 +190,8 @@ fn parse_format(code: &str) -> Result<domain::transcript::import::Format, String
         let all: Vec<&str> = domain::transcript::import::Format::ALL.iter().map(|f| f.code()).collect();
         format!("one of {}", all.join(", "))
     })
+}
+
+fn parse_lang(code: &str) -> Result<domain::recipe::Lang, String> {
+    domain::recipe::Lang::parse(code).ok_or_else(|| "one of en, he, pt".to_string())
 }

@@ -106,7 +106,12 @@ fn llms_txt(cards: &[&Card], dump_parts: &[String]) -> String {
 fn dump_line(parts: &[String]) -> String {
     let what = "every recipe, one JSON document a line (CC0-1.0 unless `licence` says otherwise)";
     match parts {
-        [one] => format!("- [{one}](/{one}): {what}\n"),
+        [one] => {
+            let zip = crate::cooklang_dump::zip_name(one);
+            format!(
+                "- [{one}](/{one}): {what}\n- [{zip}](/{zip}): every recipe as Cooklang, one `.cook` file per language\n"
+            )
+        }
         _ => {
             let links: Vec<String> = parts.iter().map(|p| format!("[{p}](/{p})")).collect();
             format!(
@@ -157,7 +162,24 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     if let Some(hash) = hash {
         recipes["hash"] = json!(hash);
     }
+    let licenses = recipes["licenses"].clone();
     resources.push(recipes);
+    // The same recipes as Cooklang, a zip per dump part (`cooklang_dump.rs`).
+    let zips: Vec<String> = dump_parts.iter().map(|part| crate::cooklang_dump::zip_name(part)).collect();
+    let mut cooklang = json!({
+        "name": "recipes-cooklang",
+        "path": if zips.len() == 1 { json!(zips[0]) } else { json!(zips) },
+        "format": "zip",
+        "mediatype": "application/zip",
+        "bytes": zips.iter().map(|z| size(z)).sum::<Result<u64>>()?,
+        "description": "Every recipe in each of its languages as a Cooklang file (en/<slug>.cook, he/…, pt/…), \
+                        metadata in front matter.",
+        "licenses": licenses,
+    });
+    if let [one] = zips.as_slice() {
+        cooklang["hash"] = json!(format!("sha256:{}", sha(one)?));
+    }
+    resources.push(cooklang);
     if let Ok(episodes_sha) = sha("episodes.jsonl") {
         // Transcripts keep their show's licence; Changelog transcripts are CC BY-SA 4.0, never CC0.
         resources.push(json!({

@@ -50,10 +50,11 @@ pub fn is_packed(path: &str) -> bool {
     PACKED_DIRS.iter().any(|dir| path.starts_with(dir)) || is_dump(path)
 }
 
-/// Whether a built file is an open-data dump (`recipes.jsonl` or its parts, `episodes.jsonl`): one
-/// JSON document a line, at the top of the build.
+/// Whether a built file is an open-data dump (`recipes.jsonl` or its parts, `episodes.jsonl`: one
+/// JSON document a line; the Cooklang zips `recipes-cooklang*.zip`), at the top of the build.
 pub fn is_dump(path: &str) -> bool {
-    !path.contains('/') && path.ends_with(".jsonl")
+    !path.contains('/')
+        && (path.ends_with(".jsonl") || (path.starts_with("recipes-cooklang") && path.ends_with(".zip")))
 }
 
 /// Part `n` (from 1) of a recipe dump in parts: `recipes-0001.jsonl`, `recipes-0002.jsonl`, …
@@ -196,6 +197,7 @@ pub fn content_type(path: &str) -> &'static str {
     match ext {
         "json" => "application/json; charset=utf-8",
         "jsonl" => "application/jsonl; charset=utf-8",
+        "zip" => "application/zip",
         "html" => "text/html; charset=utf-8",
         "txt" | "md" => "text/plain; charset=utf-8",
         "vtt" => "text/vtt; charset=utf-8",

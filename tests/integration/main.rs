@@ -2,6 +2,7 @@
 //! One worker serves the whole run (see `tests::runner`); each module is one area of the service.
 
 mod ai;
+mod cooking;
 mod kitchen;
 mod layout;
 mod limits;
@@ -66,6 +67,13 @@ fn main() -> std::process::ExitCode {
         recipes_write::change_feed_lists_every_write_in_order_and_pages,
         recipes_write::history_lists_api_changes_newest_first,
         recipes_write::the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers,
+        // What cooks expect (issue 16).
+        cooking::scaled_json_of_built_and_written_recipes,
+        cooking::bad_servings_and_units_are_problems_naming_the_parameter,
+        cooking::cooklang_of_a_recipe_carries_its_metadata_and_lines,
+        cooking::mcp_get_recipe_scales_and_converts,
+        cooking::servings_control_scales_in_place_and_keeps_the_url,
+        cooking::cook_mode_walks_steps_with_timers_in_hebrew_on_a_phone,
         // Limits per person and pages by bytes (issue 12).
         limits::writes_from_every_key_of_an_account_share_one_limit,
         limits::a_key_past_the_cap_is_refused_until_one_is_revoked,

@@ -7,6 +7,8 @@
 //! rounding; the page asks the Worker instead.
 
 pub mod cooklang;
+#[cfg(feature = "import")]
+pub mod import;
 pub mod quantity;
 pub mod scale;
 pub mod units;

@@ -299,6 +299,12 @@ pub fn recognise(word: &str) -> Option<Measure> {
         .map(|(_, unit, base)| Measure { unit: *unit, base: base.unwrap_or(unit.base()) })
 }
 
+/// Whether a word names a counted thing or a loose amount we know (`clove`, `pitadas`, `חופן`).
+pub fn is_counted(word: &str) -> bool {
+    let key = key(word);
+    COUNTED.iter().any(|(one, many)| key == self::key(one) || key == self::key(many))
+}
+
 /// The form of a unit word that agrees with a quantity: `cup` → `cups` for 2, `colheres de chá` →
 /// `colher de chá` for 1, `שיני` → `שן` for 1. A word with no known pair, or whose recipe wrote an
 /// abbreviation, comes back as it was.
