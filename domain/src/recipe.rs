@@ -191,7 +191,7 @@ pub struct Recipe {
 }
 
 /// Writes `2` rather than `2.0`, so published quantities read as a cook wrote them.
-fn whole_numbers_plain<S: serde::Serializer>(q: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn whole_numbers_plain<S: serde::Serializer>(q: &f64, serializer: S) -> Result<S::Ok, S::Error> {
     if q.fract() == 0.0 && q.abs() < 9.0e15 {
         serializer.serialize_i64(*q as i64)
     } else {

@@ -71,12 +71,11 @@ pub async fn recipe_cook(req: Request, env: &Env, slug: &str) -> Result<Response
         url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
     let mut problems = Vec::new();
     let mut lang = None;
-    for (key, value) in once_each(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), &mut problems) {
-        if key == "lang" {
-            match Lang::parse(value) {
-                Some(parsed) => lang = Some(parsed),
-                None => problems.push(Diagnostic::new("lang", "must be `en`, `he` or `pt`")),
-            }
+    let langs = pairs.iter().filter(|(k, _)| k == "lang").map(|(k, v)| (k.as_str(), v.as_str()));
+    for (_, value) in once_each(langs, &mut problems) {
+        match Lang::parse(value) {
+            Some(parsed) => lang = Some(parsed),
+            None => problems.push(Diagnostic::new("lang", "must be `en`, `he` or `pt`")),
         }
     }
     let request = match params(&pairs) {

@@ -20,6 +20,8 @@
 //! local OAuth server); the client id from `GITHUB_CLIENT_ID`, the secret from the secret (or var)
 //! `GITHUB_CLIENT_SECRET`.
 
+use domain::Diagnostic;
+use domain::cooking::import;
 use domain::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
 use minijinja::{Environment, context};
 use serde::Deserialize;
@@ -87,6 +89,8 @@ async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError
 struct Extra {
     message: Option<String>,
     new_key: Option<(String, String)>,
+    /// A recipe draft (JSON text) to check and save, and its problems (issue 16).
+    draft: Option<(String, Vec<Diagnostic>)>,
 }
 
 async fn page(
@@ -130,6 +134,7 @@ async fn page(
         }
     };
     let new_key = extra.new_key.map(|(key, label)| json!({"key": key, "label": label}));
+    let draft = extra.draft.map(|(doc, problems)| json!({"json": doc, "problems": problems}));
     let dev = dev_sign_in_allowed(req, env)?;
     let limits = json!({
         "writes": auth::quota(env, &WRITES), "ai": auth::quota(env, &AI),
@@ -139,7 +144,7 @@ async fn page(
     let html = TEMPLATES
         .with(|templates| {
             templates.get_template("kitchen.html")?.render(context! {
-                account, csrf, keys, recipes, new_key, message => extra.message,
+                account, csrf, keys, recipes, new_key, draft, message => extra.message,
                 github => var(env, "GITHUB_CLIENT_ID").is_some(), dev, limits, live_keys,
                 at_key_cap => live_keys >= LIVE_KEYS_PER_ACCOUNT as usize,
             })
@@ -168,6 +173,11 @@ pub async fn show(req: Request, env: &Env) -> Result<Response, ApiError> {
 
 /// A form body, after the `Origin` check.
 async fn form(req: &mut Request) -> Result<Vec<(String, String)>, ApiError> {
+    form_within(req, MAX_FORM_BYTES).await
+}
+
+/// A form body of at most `max_bytes`, after the `Origin` check.
+async fn form_within(req: &mut Request, max_bytes: usize) -> Result<Vec<(String, String)>, ApiError> {
     let url = req.url()?;
     if let Some(origin) = req.headers().get("Origin")?
         && origin != url.origin().ascii_serialization()
@@ -175,8 +185,8 @@ async fn form(req: &mut Request) -> Result<Vec<(String, String)>, ApiError> {
         return Err(ApiError::Forbidden(format!("a form from {origin} may not post here")));
     }
     let bytes = req.bytes().await?;
-    if bytes.len() > MAX_FORM_BYTES {
-        return Err(ApiError::TooLarge(MAX_FORM_BYTES));
+    if bytes.len() > max_bytes {
+        return Err(ApiError::TooLarge(max_bytes));
     }
     Ok(worker::url::form_urlencoded::parse(&bytes).into_owned().collect())
 }
@@ -194,10 +204,18 @@ fn check_csrf(form: &[(String, String)], expected: &str) -> Result<(), ApiError>
 
 /// A signed-in POST: the session, the form, and its CSRF token checked against the session's.
 async fn signed_in_form(req: &mut Request, env: &Env) -> Result<(Session, Vec<(String, String)>), ApiError> {
+    signed_in_form_within(req, env, MAX_FORM_BYTES).await
+}
+
+async fn signed_in_form_within(
+    req: &mut Request,
+    env: &Env,
+    max_bytes: usize,
+) -> Result<(Session, Vec<(String, String)>), ApiError> {
     let session = signed_in(req, env)
         .await?
         .ok_or_else(|| ApiError::Forbidden("sign in first: your session ended".into()))?;
-    let form = form(req).await?;
+    let form = form_within(req, max_bytes).await?;
     check_csrf(&form, &session.csrf)?;
     Ok((session, form))
 }
@@ -311,6 +329,71 @@ pub async fn revoke_key(mut req: Request, env: &Env, key_id: &str) -> Result<Res
         return Err(ApiError::NotFound(format!("you have no active key {key_id}")));
     }
     redirect("/kitchen", &[])
+}
+
+/// `POST /kitchen/import`: a pasted Cooklang text or schema.org JSON-LD turned into a draft recipe
+/// (`domain::cooking::import`), shown with every problem for the cook to fix before saving it.
+pub async fn import(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let (session, form) = signed_in_form_within(&mut req, env, domain::write::MAX_BODY_BYTES).await?;
+    let lang = domain::recipe::Lang::parse(field(&form, "lang"));
+    let source = field(&form, "source");
+    let draft = match field(&form, "format") {
+        "cooklang" => import::from_cooklang(source, lang),
+        "schema-org" => match serde_json::from_str(source) {
+            Ok(json_ld) => import::from_schema_org(&json_ld, lang),
+            Err(err) => {
+                let message = format!(
+                    "That is not JSON-LD: {err}. Paste the JSON inside the page's <script type=\"application/ld+json\">."
+                );
+                return page(&req, env, Some(session), Extra { message: Some(message), ..Extra::default() })
+                    .await;
+            }
+        },
+        other => {
+            return Err(ApiError::BadParameters(vec![Diagnostic::new(
+                "format",
+                format!("`{other}` is not cooklang or schema-org"),
+            )]));
+        }
+    };
+    let json = serde_json::to_string_pretty(&draft.doc).map_err(|err| ApiError::Internal(err.to_string()))?;
+    page(&req, env, Some(session), Extra { draft: Some((json, draft.problems)), ..Extra::default() }).await
+}
+
+/// `POST /kitchen/recipes`: saves a checked draft as the signed-in cook's recipe, through the same
+/// create (validation, write limit, overlay, feed) as `POST /api/recipes`.
+pub async fn save_draft(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let (session, form) = signed_in_form_within(&mut req, env, domain::write::MAX_BODY_BYTES).await?;
+    let text = field(&form, "recipe").to_string();
+    let doc: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(doc) => doc,
+        Err(err) => {
+            let problems = vec![Diagnostic::new("(json)", err.to_string())];
+            return page(
+                &req,
+                env,
+                Some(session),
+                Extra { draft: Some((text, problems)), ..Extra::default() },
+            )
+            .await;
+        }
+    };
+    let caller = store::KeyOwner {
+        key_label: "kitchen".into(),
+        account_id: session.account_id,
+        handle: session.handle.clone(),
+        display_name: session.display_name.clone(),
+        role: String::new(),
+    };
+    let rate = auth::count_write(env, &caller).await?;
+    let saved = match crate::writes::create_recipe(env, &caller, doc).await {
+        Ok(saved) => redirect(&format!("/r/{}", saved.slug), &[]),
+        Err(ApiError::Invalid(problems)) => {
+            page(&req, env, Some(session), Extra { draft: Some((text, problems)), ..Extra::default() }).await
+        }
+        Err(other) => Err(other),
+    };
+    http::rated(saved, &rate, &req.path())
 }
 
 fn github_urls(env: &Env) -> (String, String) {

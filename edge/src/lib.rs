@@ -69,6 +69,9 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         (Method::Post, ["kitchen", "logout"]) => kitchen::logout(req, env).await,
         (Method::Post, ["kitchen", "keys"]) => kitchen::new_key(req, env).await,
         (Method::Post, ["kitchen", "keys", id, "revoke"]) => kitchen::revoke_key(req, env, id).await,
+        // Recipes in from Cooklang or schema.org (issue 16).
+        (Method::Post, ["kitchen", "import"]) => kitchen::import(req, env).await,
+        (Method::Post, ["kitchen", "recipes"]) => kitchen::save_draft(req, env).await,
         (Method::Get | Method::Head, ["r", file]) if file.ends_with(".json") => {
             let slug = file.trim_end_matches(".json").to_string();
             cooking::recipe_json(req, env, &slug).await

@@ -276,3 +276,73 @@ pub async fn cook_mode_walks_steps_with_timers_in_hebrew_on_a_phone(w: Arc<Worke
     );
     Ok(())
 }
+
+/// The text of the kitchen's draft editor, unescaped.
+fn draft_of(html: &str) -> Result<String> {
+    let start = html.find(r#"<textarea id="draft""#).context("no draft on the page")?;
+    let body = &html[start..];
+    let body =
+        &body[body.find('>').context("textarea")? + 1..body.find("</textarea>").context("textarea end")?];
+    Ok(body
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#x2f;", "/")
+        .replace("&amp;", "&"))
+}
+
+pub async fn kitchen_imports_cooklang_into_a_draft_and_saves_it(w: Arc<Worker>) -> Result<()> {
+    let kitchen = tests::kitchen::Kitchen::sign_in(&w, "importer").await?;
+    let cook = "---\ntitle: Kitchen lemon rice\ndescription: Bright and quick.\nservings: 4\nprep time: 5 min\n\
+                cook time: 15 min\nlocale: en\n---\n\nSimmer @basmati rice{300%g} in @water{600%ml}. ~{15%min}\n\n\
+                Stir in @lemon zest{1%tbsp}.\n";
+    let answer = kitchen.post("/kitchen/import", &[("format", "cooklang"), ("source", cook)]).await?;
+    ensure!(answer.status() == 200, "import answered {}", answer.status());
+    let page = answer.text().await?;
+    for asked in
+        ["<code>course</code>", "<code>difficulty</code>", "<code>emoji</code>", "<code>vegan</code>"]
+    {
+        ensure!(page.contains(asked), "the draft does not ask for {asked}");
+    }
+    let mut draft: Value = serde_json::from_str(&draft_of(&page)?)?;
+    ensure!(
+        draft["texts"]["en"]["ingredients"][0] == json!({"q": 300, "u": "g", "i": "basmati rice"}),
+        "{draft}"
+    );
+    ensure!(draft["texts"]["en"]["steps"][0]["min"] == 15, "{draft}");
+
+    // Saving it as it is: every problem comes back, nothing is stored.
+    let refused = kitchen.post("/kitchen/recipes", &[("recipe", &draft.to_string())]).await?;
+    ensure!(refused.status() == 200, "{}", refused.status());
+    let refused = refused.text().await?;
+    ensure!(
+        refused.contains("id=\"draft-problems\"") && refused.contains("<code>course</code>"),
+        "no problems shown"
+    );
+
+    for (key, value) in [("course", json!("side")), ("difficulty", json!(1)), ("emoji", json!("🍋"))] {
+        draft[key] = value;
+    }
+    for flag in ["gf", "vegan", "vegetarian", "dairy_free", "nut_free"] {
+        draft[flag] = json!(1);
+    }
+    let saved = kitchen.post("/kitchen/recipes", &[("recipe", &draft.to_string())]).await?;
+    ensure!(saved.status() == 303, "save answered {}: {}", saved.status(), saved.text().await?);
+    let location = saved.headers()["location"].to_str()?.to_string();
+    ensure!(location == "/r/kitchen-lemon-rice", "{location}");
+    let read = reqwest::get(w.url(&format!("{location}.json"))).await?.json::<Value>().await?;
+    ensure!(read["owner"] == "importer" && read["licence"] == "CC0-1.0" && read["version"] == 1, "{read}");
+
+    let json_ld = json!({"@type": "Recipe", "name": "Pasted soup", "inLanguage": "en", "recipeYield": "2",
+        "recipeIngredient": ["1 l water"], "recipeInstructions": "Boil."});
+    let answer = kitchen
+        .post("/kitchen/import", &[("format", "schema-org"), ("source", &json_ld.to_string())])
+        .await?;
+    let page = answer.text().await?;
+    ensure!(
+        page.contains("<code>nut_free</code>") && page.contains("<code>licence</code>"),
+        "schema.org questions"
+    );
+    Ok(())
+}

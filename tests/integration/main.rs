@@ -74,6 +74,7 @@ fn main() -> std::process::ExitCode {
         cooking::mcp_get_recipe_scales_and_converts,
         cooking::servings_control_scales_in_place_and_keeps_the_url,
         cooking::cook_mode_walks_steps_with_timers_in_hebrew_on_a_phone,
+        cooking::kitchen_imports_cooklang_into_a_draft_and_saves_it,
         // Limits per person and pages by bytes (issue 12).
         limits::writes_from_every_key_of_an_account_share_one_limit,
         limits::a_key_past_the_cap_is_refused_until_one_is_revoked,

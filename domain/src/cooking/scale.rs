@@ -94,6 +94,7 @@ pub struct ScaledFrom {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Amount {
+    #[serde(serialize_with = "crate::recipe::whole_numbers_plain")]
     pub q: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub u: Option<String>,
@@ -120,6 +121,7 @@ pub struct Rounded {
     pub lang: Lang,
     pub line: usize,
     /// The quantity before rounding.
+    #[serde(serialize_with = "crate::recipe::whole_numbers_plain")]
     pub exact: f64,
     /// What to tell the cook, in the recipe's language.
     pub note: String,

@@ -5,8 +5,7 @@ use expect_test::{Expect, expect};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::cooking::cooklang::export;
-use crate::recipe::{Published, Recipe};
+use crate::recipe::Published;
 
 fn problems(draft: &Draft) -> String {
     draft.problems.iter().map(|p| format!("{p}\n")).collect()
@@ -334,56 +333,4 @@ fn every_sample_recipe_survives_the_cooklang_round_trip() {
     }
     assert!(texts >= 69, "the sample has {texts} texts");
     assert!(failures.is_empty(), "{} of {texts} texts differ:\n{}", failures.len(), failures.join("\n"));
-}
-
-/// Whether one language of a recipe comes back the same from its Cooklang.
-pub fn round_trip(published: &Published, lang: Lang) -> Result<(), String> {
-    let cook = export(published, lang, "https://example.org");
-    let canonical = CooklangParser::canonical().parse(&cook);
-    if canonical.report().has_errors() || canonical.output().is_none() {
-        return Err(format!("the canonical parser refuses it: {:?}", canonical.report()));
-    }
-    let draft = from_cooklang(&cook, None);
-    if !draft.problems.is_empty() {
-        return Err(format!("problems: {:?}", draft.problems));
-    }
-    let back: Recipe = serde_json::from_value(draft.doc.clone()).map_err(|e| e.to_string())?;
-    let mut expected = published.recipe.clone();
-    expected.texts.retain(|l, _| *l == lang);
-    for text in expected.texts.values_mut() {
-        // Cooklang has no form for these; the exporter writes them as comments.
-        for step in &mut text.steps {
-            step.f.clear();
-            step.t = step.t.split_whitespace().collect::<Vec<_>>().join(" ");
-        }
-        for ingredient in &mut text.ingredients {
-            ingredient.check = false;
-        }
-        text.tips = text.tips.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
-    }
-    if back != expected {
-        let (a, b) = (serde_json::to_value(&back).unwrap(), serde_json::to_value(&expected).unwrap());
-        return Err(first_difference("", &a, &b));
-    }
-    Ok(())
-}
-
-/// Where two JSON values first differ, and how.
-fn first_difference(at: &str, a: &Value, b: &Value) -> String {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for key in x.keys().chain(y.keys()) {
-                let (va, vb) = (x.get(key).unwrap_or(&Value::Null), y.get(key).unwrap_or(&Value::Null));
-                if va != vb {
-                    return first_difference(&format!("{at}.{key}"), va, vb);
-                }
-            }
-            String::new()
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            let idx = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
-            first_difference(&format!("{at}[{idx}]"), &x[idx], &y[idx])
-        }
-        _ => format!("{at}: read back {a}, expected {b}"),
-    }
 }
