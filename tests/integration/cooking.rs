@@ -144,6 +144,14 @@ pub async fn cooklang_of_a_recipe_carries_its_metadata_and_lines(w: Arc<Worker>)
         english.contains("title: \"Challah\"") && english.contains("@strong white bread flour{500%g}"),
         "{english}"
     );
+    // The Cooklang dump is served from its pack like the other dumps.
+    let zip = reqwest::get(w.url("/recipes-cooklang.zip")).await?;
+    ensure!(zip.status() == 200, "{}", zip.status());
+    ensure!(zip.headers()["content-type"] == "application/zip", "{:?}", zip.headers());
+    let bytes = zip.bytes().await?;
+    ensure!(bytes.starts_with(b"PK\x03\x04"), "not a zip");
+    let named = |name: &str| bytes.windows(name.len()).any(|w| w == name.as_bytes());
+    ensure!(named("he/challah.cook") && named("en/challah.cook"), "the zip lacks challah");
     Ok(())
 }
 

@@ -299,10 +299,22 @@ pub fn recognise(word: &str) -> Option<Measure> {
         .map(|(_, unit, base)| Measure { unit: *unit, base: base.unwrap_or(unit.base()) })
 }
 
+/// [`COUNTED`] folded with [`key`], once: scaling looks a word up for every line it scales.
+fn counted_keys() -> &'static [(String, String, usize)] {
+    static KEYS: std::sync::OnceLock<Vec<(String, String, usize)>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        COUNTED.iter().enumerate().map(|(idx, (one, many))| (key(one), key(many), idx)).collect()
+    })
+}
+
+/// The [`COUNTED`] pair a folded word belongs to.
+fn counted_pair(key: &str) -> Option<(&'static str, &'static str)> {
+    counted_keys().iter().find(|(one, many, _)| key == one || key == many).map(|(_, _, idx)| COUNTED[*idx])
+}
+
 /// Whether a word names a counted thing or a loose amount we know (`clove`, `pitadas`, `חופן`).
 pub fn is_counted(word: &str) -> bool {
-    let key = key(word);
-    COUNTED.iter().any(|(one, many)| key == self::key(one) || key == self::key(many))
+    counted_pair(&key(word)).is_some()
 }
 
 /// The form of a unit word that agrees with a quantity: `cup` → `cups` for 2, `colheres de chá` →
@@ -310,19 +322,17 @@ pub fn is_counted(word: &str) -> bool {
 /// abbreviation, comes back as it was.
 pub fn agree(word: &str, lang: Lang, plural: bool) -> String {
     let key = key(word);
-    if let Some(measure) = recognise(word) {
-        let (one, many) = measure.unit.words(lang);
+    if let Some(measure) = MEASURES.iter().find(|(known, _, _)| *known == key).map(|(_, unit, _)| *unit) {
+        let (one, many) = measure.words(lang);
         if key == self::key(one) || key == self::key(many) {
-            return measure.unit.word(lang, plural).to_string();
+            return measure.word(lang, plural).to_string();
         }
         return word.to_string();
     }
-    for (one, many) in COUNTED {
-        if key == self::key(one) || key == self::key(many) {
-            return if plural { many } else { one }.to_string();
-        }
+    match counted_pair(&key) {
+        Some((one, many)) => if plural { many } else { one }.to_string(),
+        None => word.to_string(),
     }
-    word.to_string()
 }
 
 #[cfg(test)]
