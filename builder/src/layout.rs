@@ -10,7 +10,8 @@
 //! - so are the directory's shards: one that did not change keeps its place, the changed ones go
 //!   into one new directory pack (a pack cannot hold the shards that name its own id);
 //! - small packs left by many rebuilds are merged once there are [`MAX_SMALL_PACKS`] of them, and a
-//!   pack that is mostly dead is rewritten, so the packs stay few and large;
+//!   pack that is mostly dead is rewritten, so the packs stay few and large (a dead dump part does not
+//!   count: a small site's whole dump is rewritten by every change);
 //! - the local R2s that serve this build (`local_r2.rs`) get the new packs, then the static assets
 //!   are relinked, and `root.json` is replaced last, by a rename: until then a reader sees the last
 //!   build's directory, whose packs are all still in R2;
@@ -262,6 +263,16 @@ fn plan(files: &BTreeMap<String, [u8; 32]>, previous: Vec<Entry>) -> (Vec<Entry>
         *end = (*end).max(entry.offset + entry.len);
     }
     for entry in &kept {
+        live.entry(entry.pack).or_default().0 += entry.len;
+    }
+    // A dump part is rewritten whole whenever one of its recipes changes, so on a site of one part
+    // every rebuild leaves the last dump (JSON lines and its Cooklang zip) dead. Counting it as dead
+    // would make a one-recipe rebuild rewrite every file beside it; it counts as live, and goes when
+    // the pack is rewritten for other reasons or merged.
+    let kept_paths: HashSet<&str> = kept.iter().map(|e| e.path.as_str()).collect();
+    for entry in
+        previous.values().filter(|e| layout::is_dump(&e.path) && !kept_paths.contains(e.path.as_str()))
+    {
         live.entry(entry.pack).or_default().0 += entry.len;
     }
     let small: Vec<u64> =
