@@ -603,24 +603,33 @@ fn error_description(status: u16) -> &'static str {
     }
 }
 
-/// The agent part of `llms.txt`: the MCP server, its tools, the API description, and the fuller file.
-pub fn llms_section() -> String {
-    let mut text = String::from(
-        "\n## Agents\n\n\
-         Both services are also an MCP server at `/mcp` (streamable HTTP, stateless: the 2025-11-25 `initialize` \
-         handshake and the 2026-07-28 style with `server/discover` and per-request `_meta`). Send the same \
-         `Authorization: Bearer <key>` header as the API; tools that write need it, tools that read do not. \
-         Every tool returns JSON as text and as `structuredContent`.\n\n\
-         - [OpenAPI description](/openapi.json): every HTTP route with its schemas\n\
-         - [llms-full.txt](/llms-full.txt): every route with an example, every MCP tool with its schemas\n\n\
-         ### MCP tools\n\n",
+/// The agent part of `llms.txt`: the MCP server and its tools, the API description, and the fuller
+/// file, which holds every tool's description and schemas.
+pub fn llms_part() -> crate::opendata::LlmsPart {
+    let about = String::from(
+        "Agents: both services are also an MCP server at `/mcp` (streamable HTTP, stateless: the 2025-11-25 \
+         `initialize` handshake and the 2026-07-28 style with `server/discover` and per-request `_meta`). Send the \
+         same `Authorization: Bearer <key>` header as the API; tools that write need it, tools that read do not. \
+         Every tool returns JSON as text and as `structuredContent`.\n",
     );
-    for tool in &mcp::TOOLS {
-        let key = if tool.access == mcp::Access::Write { " (needs a key)" } else { "" };
-        text.push_str(&format!("- `{}`{key}: {}\n", tool.name, one_line(tool.description)));
-    }
-    text.push_str("\n## Optional\n\n- [llms-full.txt](/llms-full.txt): the full text, with every schema\n");
-    text
+    let tools = |access: bool| -> String {
+        mcp::TOOLS
+            .iter()
+            .filter(|tool| (tool.access == mcp::Access::Write) == access)
+            .map(|tool| format!("`{}`", tool.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sections = format!(
+        "\n## Agents\n\n\
+         - [MCP server](/mcp): POST JSON-RPC; tools that read: {}; tools that write (need a key): {}\n\
+         - [OpenAPI description](/openapi.json): every HTTP route with its schemas\n\
+         - [MCP tools in full](/llms-full.txt): every route with an example, every MCP tool with its description and schemas\n\n\
+         ## Optional\n\n- [llms-full.txt](/llms-full.txt): the full text, with every schema\n",
+        tools(false),
+        tools(true)
+    );
+    crate::opendata::LlmsPart { about, sections }
 }
 
 /// `llms-full.txt`: `llms.txt` followed by every route with an example and every tool with its schemas.

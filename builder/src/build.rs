@@ -10,7 +10,7 @@
 //! the clock, and maps are sorted, so the same commit always builds byte-identical output, whether
 //! fully or incrementally.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::diagnostics::{self, Format, Problem};
 use crate::source::{ContentFile, Entry, Reader, Source};
-use crate::{history, jsonl, opendata, pages};
+use crate::{history, images, jsonl, opendata, pages};
 
 /// Recipes read, validated and rendered together; bounds the memory a build holds at once.
 const CHUNK: usize = 4096;
@@ -234,17 +234,52 @@ pub(crate) struct Tools {
     pub stemmers: Stemmers,
 }
 
+/// What processing a recipe needs to know besides its own file.
+#[derive(Default)]
+pub(crate) struct Known {
+    /// By slug, when the recipe was published: the date of the commit that added its file (git
+    /// builds only). It becomes `created_at` when the file has none, so pages say `datePublished`.
+    pub added: HashMap<String, String>,
+    /// The content's photos (`photos/`) by path.
+    pub photos: HashMap<String, Entry>,
+}
+
+impl Known {
+    /// The photos of `source` and the dates `steps` (a full history, or a rebuild's new commits) say
+    /// recipes were added; a rebuild adds the dates of the recipes it had from its state.
+    pub(crate) fn of(source: &Source, steps: Option<&[history::Step]>) -> Result<Known> {
+        let photos =
+            source.list_if_any("photos/")?.into_iter().map(|entry| (entry.path.clone(), entry)).collect();
+        let added = steps
+            .map(|steps| {
+                history::births(steps)
+                    .into_iter()
+                    .map(|(slug, idx)| (slug.to_string(), steps[idx].item.date.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Known { added, photos })
+    }
+}
+
 fn process(
     reader: &Reader,
     entry: &Entry,
     out: &Out,
     tools: &Tools,
+    known: &Known,
 ) -> Result<Result<Processed, Vec<Problem>>> {
     let file = ContentFile { path: entry.path.clone(), bytes: reader.read(entry)? };
-    let published = match load_recipe(&file) {
+    let mut published = match load_recipe(&file) {
         Ok(loaded) => loaded.published,
         Err(problems) => return Ok(Err(problems)),
     };
+    if published.server.created_at.is_none() {
+        published.server.created_at = known.added.get(&published.slug).cloned();
+    }
+    if let Err(problems) = write_images(reader, &file, &published, out, known)? {
+        return Ok(Err(problems));
+    }
     let json = serde_json::to_string(&published)?;
     out.write(&format!("r/{}.json", published.slug), json.as_bytes())?;
     Ok(Ok(Processed {
@@ -256,12 +291,42 @@ fn process(
     }))
 }
 
+/// A recipe's images: its photo, checked and copied, or else its three cards drawn (`images.rs`).
+fn write_images(
+    reader: &Reader,
+    file: &ContentFile,
+    published: &Published,
+    out: &Out,
+    known: &Known,
+) -> Result<Result<(), Vec<Problem>>> {
+    let Some(photo) = &published.server.photo else {
+        for ratio in domain::card::Ratio::ALL {
+            out.write(&domain::card::path(&published.slug, ratio), &images::card_png(published, ratio)?)?;
+        }
+        return Ok(Ok(()));
+    };
+    let problem =
+        |reason: String| Err(diagnostics::located(file, [domain::Diagnostic::new("photo.file", reason)]));
+    let Some(entry) = known.photos.get(&photo.file) else {
+        return Ok(problem(format!("{} is not in the content: add the image there", photo.file)));
+    };
+    let bytes = reader.read(entry)?;
+    match images::photo_problem(&bytes, photo.extension()) {
+        Some(reason) => Ok(problem(format!("{}: {reason}", photo.file))),
+        None => {
+            out.write(&photo.published_path(&published.slug), &bytes)?;
+            Ok(Ok(()))
+        }
+    }
+}
+
 /// Processes entries chunk by chunk, in order, handing each valid recipe to `each`; returns the problems.
 pub(crate) fn process_all(
     source: &Source,
     entries: &[&Entry],
     out: &Out,
     tools: &Tools,
+    known: &Known,
     mut each: impl FnMut(Processed) -> Result<()>,
 ) -> Result<Vec<Problem>> {
     let bar = progress(entries.len(), "recipes");
@@ -273,7 +338,7 @@ pub(crate) fn process_all(
                 || source.reader(),
                 |reader, entry| {
                     let reader = reader.as_ref().map_err(|err| anyhow::anyhow!("{err:#}"))?;
-                    process(reader, entry, out, tools)
+                    process(reader, entry, out, tools, known)
                 },
             )
             .collect();
@@ -390,7 +455,8 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     let mut docs = Vec::with_capacity(listing.entries.len());
     let mut dump = jsonl::Writer::default();
     let entries = in_document_order(&listing.entries, steps.as_deref());
-    let problems = process_all(source, &entries, &out, tools, |p| {
+    let known = Known::of(source, steps.as_deref())?;
+    let problems = process_all(source, &entries, &out, tools, &known, |p| {
         index.add(p.card.clone(), &p.terms);
         dump.line(&out, &p.json)?;
         docs.push(DocState {
@@ -477,14 +543,12 @@ pub(crate) fn write_site_wide(
     let renderer = pages::Renderer::new()?;
     out.write("index.html", renderer.home_page(&cards, facet_counts)?.as_bytes())?;
     out.write("404.html", renderer.not_found_page()?.as_bytes())?;
-    let dump_parts = dump_names(docs);
-    opendata::write(out, &opendata::Inputs { cards: &cards, facets: facet_counts, dump_parts: &dump_parts })?;
-    // The quote service (shows, episodes, transcripts) is rebuilt whole, and adds its part of llms.txt.
+    opendata::write(out, facet_counts)?;
+    // The quote service (shows, episodes, transcripts) is rebuilt whole; it and the agents (issue 6)
+    // add their parts of llms.txt, and llms-full.txt expands it.
     let quotes_llms = crate::quotes::build_into(source, out)?;
-    let mut llms = std::fs::read_to_string(out.root.join("llms.txt")).context("reading llms.txt back")?;
-    llms.push_str(&quotes_llms);
-    // Agents (issue 6): the MCP tools and the API description close llms.txt; llms-full.txt expands it.
-    llms.push_str(&crate::agents::llms_section());
+    let parts = [quotes_llms, crate::agents::llms_part()];
+    let llms = opendata::llms_txt(&cards, &dump_names(docs), &parts);
     out.write("llms.txt", llms.as_bytes())?;
     out.write("llms-full.txt", crate::agents::llms_full(&llms).as_bytes())?;
     out.write("openapi.json", serde_json::to_string_pretty(&crate::agents::openapi())?.as_bytes())?;

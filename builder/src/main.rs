@@ -9,6 +9,7 @@ mod build;
 mod diagnostics;
 mod history;
 mod identify;
+mod images;
 mod import;
 mod jsonl;
 mod layout;

@@ -44,7 +44,7 @@ pub struct Built {
 pub struct Outcome {
     pub n_shows: usize,
     pub n_episodes: usize,
-    pub llms: String,
+    pub llms: crate::opendata::LlmsPart,
 }
 
 /// Reads `shows/` if the content has it; content without shows builds no quote output.
@@ -421,32 +421,38 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     ]
 }
 
-fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
-    let mut text = String::from(
-        "\n## Quote attribution\n\n\
-         Who said a quote in a podcast episode, and when. Transcripts come from several pipelines (speech \
-         recognition with diarization, human-edited transcripts); speaker names come from up to four \
-         identification sources and carry `name_state`: `confident` (two or more sources agree, none \
+/// The quote service's part of llms.txt: what a reader must know first (name states, trust,
+/// licences), then link lists only.
+fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> crate::opendata::LlmsPart {
+    let about = String::from(
+        "Quote attribution: who said a quote in a podcast episode, and when. Transcripts come from several \
+         pipelines (speech recognition with diarization, human-edited transcripts); speaker names come from up \
+         to four identification sources and carry `name_state`: `confident` (two or more sources agree, none \
          disagrees), `tentative` (one source), `withheld` (sources disagree: name is null), `human` (set by a \
          person), `unknown` (no source). `trust` is `high` only for a verbatim match inside one person's \
          uninterrupted speech with a confident or human name; check everything else. Times marked estimated \
          were interpolated, not measured. Transcripts keep the licence of their show: Changelog transcripts are \
-         CC BY-SA 4.0, © Changelog Media LLC — credit them and share alike; they are not CC0.\n\n\
+         CC BY-SA 4.0, © Changelog Media LLC — credit them and share alike; they are not CC0. Per episode: \
+         `/api/episodes/{id}` (the full record with every pipeline run), `/api/episodes/{id}/transcript` \
+         (`speaker`, `from`, `to`) and `/api/episodes/{id}/speakers` (`from`, `to`).\n",
+    );
+    let mut text = String::from(
+        "\n## Quote attribution\n\n\
          - [Attribute a quote](/api/attribute?source_url=…&quote=…): `{found, name, name_state, speaker, start_s, \
          end_s, segment_start_s, exact, crosses_speaker, trust, episode, pipeline}`\n\
          - [Shows](/api/shows): shows with episode counts\n\
          - [Episodes](/api/episodes): published episodes (`limit`, `cursor`, `show`)\n\
-         - `/api/episodes/{id}`: the full record with every pipeline run; `/api/episodes/{id}/transcript` \
-         (`speaker`, `from`, `to`); `/api/episodes/{id}/speakers` (`from`, `to`)\n\
          - [Phrase search](/api/search?q=open+source): `q` (a phrase), `speaker` (a name; alone it lists \
          everything that person said), `limit`, `cursor`\n\
          - [episodes.jsonl](/episodes.jsonl): every canonical transcript, one episode a line, each with its `licence`\n\
-         - Schemas: [attribution](/schemas/attribution.schema.json), [episode record](/schemas/episode-record.schema.json), \
-         [run](/schemas/run.schema.json), [names](/schemas/names.schema.json)\n\n### Shows\n\n",
+         - [Attribution schema](/schemas/attribution.schema.json): the answer of `/api/attribute`\n\
+         - [Episode record schema](/schemas/episode-record.schema.json): `/api/episodes/{id}`\n\
+         - [Run schema](/schemas/run.schema.json): one pipeline's transcript\n\
+         - [Names schema](/schemas/names.schema.json): each source's vote per speaker label\n\n## Shows\n\n",
     );
     for show in shows {
         text.push_str(&format!(
-            "- {} (`{}`): {} episodes, licence {}{}\n",
+            "- [{}](/api/episodes?show={}): {} episodes, licence {}{}\n",
             show.title,
             show.id,
             show.episode_count,
@@ -455,7 +461,7 @@ fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
         ));
     }
     if episodes.len() <= 50 {
-        text.push_str("\n### Episodes\n\n");
+        text.push_str("\n## Episodes\n\n");
         for built in episodes {
             text.push_str(&format!(
                 "- [{}](/api/episodes/{}): {} ({})\n",
@@ -463,15 +469,15 @@ fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
             ));
         }
     }
-    text
+    crate::opendata::LlmsPart { about, sections: text }
 }
 
 /// Reads, validates and writes the quote content in one step; content problems fail the build with
-/// every problem listed. Returns the quote section of `llms.txt` (empty without shows).
-pub fn build_into(source: &Source, out: &Out) -> Result<String> {
+/// every problem listed. Returns the quote part of `llms.txt` (empty without shows).
+pub fn build_into(source: &Source, out: &Out) -> Result<crate::opendata::LlmsPart> {
     let files = read(source)?;
     if files.is_empty() {
-        return Ok(String::new());
+        return Ok(crate::opendata::LlmsPart { about: String::new(), sections: String::new() });
     }
     let (shows, episodes) = load(&files).map_err(|problems| {
         anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), diagnostics::lines(source, &problems))

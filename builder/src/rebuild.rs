@@ -67,8 +67,17 @@ pub(crate) fn rebuild(
     let staged = Out::new(&staging);
     let entries: Vec<&Entry> =
         changed_entries.iter().copied().chain(new_entries.iter().map(|(_, e)| *e)).collect();
+    // When each recipe was added: the new commits say it for new recipes; a changed one keeps the
+    // date its last build published (a full build takes it from the whole history).
+    let mut known = build::Known::of(source, Some(&steps))?;
+    for entry in &changed_entries {
+        let Some(slug) = slug_of(&entry.path) else { continue };
+        if let Some(date) = built_created_at(out_dir, &slug) {
+            known.added.entry(slug).or_insert(date);
+        }
+    }
     let mut processed: BTreeMap<String, Processed> = BTreeMap::new();
-    let problems = build::process_all(source, &entries, &staged, tools, |p| {
+    let problems = build::process_all(source, &entries, &staged, tools, &known, |p| {
         processed.insert(p.slug.clone(), p);
         Ok(())
     })?;
@@ -234,4 +243,11 @@ fn patch_index(
     removed.extend(patched.remove.iter().map(|name| format!("search/{name}")));
     out.write("search/manifest.json", serde_json::to_string(&patched.manifest)?.as_bytes())?;
     Ok((patched.manifest, patched.facet_counts))
+}
+
+/// The `created_at` the last build published for `slug`, if any.
+fn built_created_at(out_dir: &Path, slug: &str) -> Option<String> {
+    let bytes = std::fs::read(out_dir.join(format!("r/{slug}.json"))).ok()?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    doc.get("created_at")?.as_str().map(String::from)
 }

@@ -131,6 +131,10 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     for (name, value) in response.headers().entries() {
         headers.set(&name, &value)?;
     }
+    // The assets server names no type for a file it has no extension rule for (`SHA256SUMS`).
+    if !headers.has("Content-Type")? {
+        headers.set("Content-Type", layout::content_type(&path))?;
+    }
     http::cors(&mut headers);
     headers.set("Cache-Control", cache_control(&path))?;
     Ok(response.with_headers(headers))

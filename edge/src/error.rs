@@ -21,8 +21,10 @@ pub enum ApiError {
     Unauthorized(String),
     /// A key we know, asking for something that is not theirs.
     Forbidden(String),
-    /// A stale `If-Match`, or a write that lost a race.
+    /// A write that lost a race with no precondition of the caller's, or a slug that could not be had.
     Conflict(String),
+    /// The request's `If-Match` names a version that is no longer current (RFC 9110 §13.1.1: 412).
+    PreconditionFailed(String),
     TooLarge(usize),
     UnsupportedMediaType(String),
     /// A document with problems: every one of them, each naming its field.
@@ -74,6 +76,9 @@ impl ApiError {
             ApiError::Unauthorized(detail) => (401, "unauthorized", "An API key is needed", detail.clone()),
             ApiError::Forbidden(detail) => (403, "forbidden", "Not yours", detail.clone()),
             ApiError::Conflict(detail) => (409, "conflict", "Conflict", detail.clone()),
+            ApiError::PreconditionFailed(detail) => {
+                (412, "precondition-failed", "The version you named is not current", detail.clone())
+            }
             ApiError::TooLarge(max) => {
                 (413, "too-large", "The body is too large", format!("bodies may be at most {max} bytes"))
             }

@@ -3,7 +3,7 @@
 
 use domain::host::SiteHosts;
 use domain::limits::RateDecision;
-use worker::{Env, Headers, Request, Response};
+use worker::{Env, Headers, Method, Request, Response};
 
 use crate::error::ApiError;
 
@@ -54,7 +54,48 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
 
 /// Whether the request's `If-None-Match` names the current representation (`domain::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
-    Ok(req.headers().get("If-None-Match")?.is_some_and(|header| domain::write::none_match(&header, etag)))
+    Ok(req
+        .headers()
+        .get("If-None-Match")?
+        .is_some_and(|header| domain::write::none_match(&header, Some(etag))))
+}
+
+/// The method the routes match on. workers-rs reads a method it does not know (`QUERY`, say) as GET;
+/// such a request becomes TRACE, which no route answers, so it gets 405 with the path's `Allow`
+/// instead of a GET's answer.
+pub fn routed_method(req: &Request) -> Method {
+    let raw = req.inner().method();
+    let known = Method::from(raw.clone());
+    if known == Method::Get && !raw.eq_ignore_ascii_case("GET") { Method::Trace } else { known }
+}
+
+/// `If-None-Match` on every successful GET or HEAD (RFC 9110 §13.1.2), whichever route answered it:
+/// a match becomes 304 Not Modified with the headers the 200 would have carried and no body. Routes
+/// that know their entity tag before reading a body check it themselves; this catches the rest (a
+/// list of tags against a static asset, `*`, an API-written recipe).
+pub fn not_modified_if_matched(
+    req_method: &Method,
+    if_none_match: Option<&str>,
+    response: Response,
+) -> Response {
+    let Some(header) = if_none_match else { return response };
+    if !matches!(req_method, Method::Get | Method::Head) || response.status_code() != 200 {
+        return response;
+    }
+    let etag = response.headers().get("ETag").ok().flatten();
+    if !domain::write::none_match(header, etag.as_deref()) {
+        return response;
+    }
+    let headers = Headers::new();
+    for (name, value) in response.headers().entries() {
+        if name != "content-length" {
+            let _ = headers.set(&name, &value);
+        }
+    }
+    match Response::empty() {
+        Ok(empty) => empty.with_status(304).with_headers(headers),
+        Err(_) => response,
+    }
 }
 
 /// Every answer after a limit's count carries the limit's state (`RateLimit`, `RateLimit-Policy`),

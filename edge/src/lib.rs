@@ -30,6 +30,8 @@ use crate::error::ApiError;
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let instance = req.path();
+    let method = http::routed_method(&req);
+    let if_none_match = req.headers().get("If-None-Match").ok().flatten();
     let answer = match http::check_host(&req, &env) {
         Ok(()) => route(req, &env).await,
         Err(refused) => Err(refused),
@@ -38,14 +40,14 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
         Ok(response) => response,
         Err(err) => err.into_response(&instance),
     };
-    Ok(response)
+    Ok(http::not_modified_if_matched(&method, if_none_match.as_deref(), response))
 }
 
 /// Every route of the service.
 async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
     let path = req.path();
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    match (req.method(), segments.as_slice()) {
+    match (http::routed_method(&req), segments.as_slice()) {
         (Method::Options, _) => http::preflight(),
         (Method::Get | Method::Head, ["api", "recipes"]) => recipes::search(&req, env).await,
         // Accounts and recipe writes (issue 3).

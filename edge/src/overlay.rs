@@ -261,8 +261,10 @@ pub async fn recipe_page(req: Request, env: &Env, slug: &str) -> Result<Response
             .await?
             .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?,
     };
+    // Images and `og:url` are absolute, on the origin the page was asked for.
+    let site = req.url()?.origin().ascii_serialization();
     let html = RENDERER
-        .with(|renderer| renderer.recipe_page(&published))
+        .with(|renderer| renderer.recipe_page(&published, &site))
         .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
     let mut response = Response::from_html(html)?;
     let headers = response.headers_mut();
