@@ -30,7 +30,7 @@ use crate::{history, images, jsonl, opendata, pages};
 
 /// Recipes read, validated and rendered together; bounds the memory a build holds at once.
 const CHUNK: usize = 4096;
-pub(crate) const STATE_FORMAT: u32 = 3;
+pub(crate) const STATE_FORMAT: u32 = 4;
 /// Recipes per course listed on the home page and in llms.txt.
 const SHOWN_PER_COURSE: usize = 24;
 
@@ -185,6 +185,8 @@ pub(crate) struct DocState {
     pub facets: DocFacets,
     /// The length of its line in the `recipes.jsonl` dump, newline included.
     pub jsonl_len: u64,
+    /// What its cards were drawn from (`domain::card::key`); 0 for a recipe with a photo.
+    pub card_key: u64,
 }
 
 /// What a rebuild needs from the last build, besides its output: small, so it loads in milliseconds.
@@ -225,6 +227,7 @@ pub(crate) fn save_state(out_dir: &Path, state: &State) -> Result<()> {
 pub(crate) struct Processed {
     pub slug: String,
     pub version: u64,
+    pub card_key: u64,
     pub json: String,
     pub card: Card,
     pub terms: DocTerms,
@@ -242,6 +245,9 @@ pub(crate) struct Known {
     pub added: HashMap<String, String>,
     /// The content's photos (`photos/`) by path.
     pub photos: HashMap<String, Entry>,
+    /// The last build's output and each recipe's card key there: cards whose key is the same are
+    /// copied from it instead of drawn again (drawing is most of a full build's time otherwise).
+    pub last_cards: Option<(PathBuf, HashMap<String, u64>)>,
 }
 
 impl Known {
@@ -258,7 +264,7 @@ impl Known {
                     .collect()
             })
             .unwrap_or_default();
-        Ok(Known { added, photos })
+        Ok(Known { added, photos, last_cards: None })
     }
 }
 
@@ -277,33 +283,44 @@ fn process(
     if published.server.created_at.is_none() {
         published.server.created_at = known.added.get(&published.slug).cloned();
     }
-    if let Err(problems) = write_images(reader, &file, &published, out, known)? {
-        return Ok(Err(problems));
-    }
+    let card_key = match write_images(reader, &file, &published, out, known)? {
+        Ok(card_key) => card_key,
+        Err(problems) => return Ok(Err(problems)),
+    };
     let json = serde_json::to_string(&published)?;
     out.write(&format!("r/{}.json", published.slug), json.as_bytes())?;
     Ok(Ok(Processed {
         slug: published.slug.clone(),
         version: published.server.version,
+        card_key,
         json,
         card: Card::from_recipe(&published.slug, &published.recipe),
         terms: DocTerms::of(&published.recipe, &tools.stemmers),
     }))
 }
 
-/// A recipe's images: its photo, checked and copied, or else its three cards drawn (`images.rs`).
+/// A recipe's images: its photo, checked and copied, or else its three cards, drawn (`images.rs`)
+/// or, when the last build drew the same ones, copied from it. Returns the card key (0 with a photo).
 fn write_images(
     reader: &Reader,
     file: &ContentFile,
     published: &Published,
     out: &Out,
     known: &Known,
-) -> Result<Result<(), Vec<Problem>>> {
+) -> Result<Result<u64, Vec<Problem>>> {
     let Some(photo) = &published.server.photo else {
+        let key = domain::card::key(published);
+        let last = known.last_cards.as_ref().filter(|(_, keys)| keys.get(&published.slug) == Some(&key));
         for ratio in domain::card::Ratio::ALL {
-            out.write(&domain::card::path(&published.slug, ratio), &images::card_png(published, ratio)?)?;
+            let path = domain::card::path(&published.slug, ratio);
+            let drawn_before = last.and_then(|(dir, _)| std::fs::read(dir.join(&path)).ok());
+            let png = match drawn_before {
+                Some(png) => png,
+                None => images::card_png(published, ratio)?,
+            };
+            out.write(&path, &png)?;
         }
-        return Ok(Ok(()));
+        return Ok(Ok(key));
     };
     let problem =
         |reason: String| Err(diagnostics::located(file, [domain::Diagnostic::new("photo.file", reason)]));
@@ -315,7 +332,7 @@ fn write_images(
         Some(reason) => Ok(problem(format!("{}: {reason}", photo.file))),
         None => {
             out.write(&photo.published_path(&published.slug), &bytes)?;
-            Ok(Ok(()))
+            Ok(Ok(0))
         }
     }
 }
@@ -455,7 +472,10 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     let mut docs = Vec::with_capacity(listing.entries.len());
     let mut dump = jsonl::Writer::default();
     let entries = in_document_order(&listing.entries, steps.as_deref());
-    let known = Known::of(source, steps.as_deref())?;
+    let mut known = Known::of(source, steps.as_deref())?;
+    // A full build after another (a non-descendant commit, a removal) keeps the cards it can.
+    known.last_cards = load_state(out_dir, source)
+        .map(|last| (out_dir.to_path_buf(), last.docs.into_iter().map(|d| (d.slug, d.card_key)).collect()));
     let problems = process_all(source, &entries, &out, tools, &known, |p| {
         index.add(p.card.clone(), &p.terms);
         dump.line(&out, &p.json)?;
@@ -464,6 +484,7 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
             version: p.version,
             facets: p.card.facets(),
             jsonl_len: p.json.len() as u64 + 1,
+            card_key: p.card_key,
         });
         Ok(())
     })?;

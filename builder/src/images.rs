@@ -46,7 +46,22 @@ pub fn render_png(svg: &str) -> Result<Vec<u8>> {
     let mut pixmap =
         tiny_skia::Pixmap::new(size.width(), size.height()).context("a card has a non-zero size")?;
     resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    pixmap.encode_png().context("encoding a card as PNG")
+    encode_opaque_png(&pixmap)
+}
+
+/// A pixmap as an RGB PNG: cards are opaque, so the alpha channel would be a quarter of the bytes
+/// for nothing (premultiplied colour equals plain colour at full opacity).
+fn encode_opaque_png(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>> {
+    let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|px| [px[0], px[1], px[2]]).collect();
+    let mut bytes = Vec::with_capacity(rgb.len() / 8);
+    let mut encoder = png::Encoder::new(&mut bytes, pixmap.width(), pixmap.height());
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header().context("encoding a card as PNG")?;
+    writer.write_image_data(&rgb).context("encoding a card as PNG")?;
+    writer.finish().context("encoding a card as PNG")?;
+    Ok(bytes)
 }
 
 /// What is wrong with a photo's bytes, if anything: it must be the image its extension says, and big

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use domain::recipe::{Course, Published, Recipe};
-use domain::search::{Card, CardView};
+use domain::search::{Card, CardView, Manifest};
 use serde_json::{Value, json};
 
 use crate::build::{Out, sha256_hex};
@@ -24,12 +24,88 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     published["$id"] = json!("/schemas/published-recipe.schema.json");
     let mut card = serde_json::to_value(schemars::schema_for!(CardView)).expect("schema serialises");
     card["$id"] = json!("/schemas/recipe-card.schema.json");
+    let mut history =
+        serde_json::to_value(schemars::schema_for!(Vec<crate::history::Item>)).expect("schema serialises");
+    history["$id"] = json!("/schemas/recipe-history.schema.json");
+    history["description"] =
+        json!("/r/{slug}.history.json: the git commits that changed the recipe, newest first");
+    let mut manifest = serde_json::to_value(schemars::schema_for!(Manifest)).expect("schema serialises");
+    manifest["$id"] = json!("/schemas/search-manifest.schema.json");
+    manifest["description"] = json!("/search/manifest.json: the entry point of the static search index");
     vec![
         ("recipe.schema.json", recipe),
         ("published-recipe.schema.json", published),
         ("recipe-card.schema.json", card),
+        ("recipe-history.schema.json", history),
+        ("search-manifest.schema.json", manifest),
+        ("slugs.schema.json", hand_written("slugs.schema.json", SLUGS)),
+        ("facets.schema.json", hand_written("facets.schema.json", FACETS)),
+        ("episodes-by-url.schema.json", hand_written("episodes-by-url.schema.json", BY_URL)),
+        ("podcasting20-transcript.schema.json", hand_written("podcasting20-transcript.schema.json", P20)),
     ]
 }
+
+/// A schema written by hand for a file made without a Rust type of its own (a `json!` value or a
+/// tuple list), with the `$schema` and `$id` every published schema has.
+fn hand_written(id: &str, body: &str) -> Value {
+    let mut schema: Value = serde_json::from_str(body).expect("the hand-written schemas are JSON");
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    schema["$id"] = json!(format!("/schemas/{id}"));
+    schema
+}
+
+const SLUGS: &str = r#"{
+  "title": "Built slugs",
+  "description": "/slugs.json: every built recipe's slug and version, in search document-id order",
+  "type": "array",
+  "items": {"type": "array", "prefixItems": [{"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"},
+                                           {"type": "integer", "minimum": 1}],
+            "minItems": 2, "maxItems": 2}
+}"#;
+
+const FACETS: &str = r#"{
+  "title": "Facet counts",
+  "description": "/facets.json: how many recipes each course, language and diet flag has",
+  "type": "object",
+  "required": ["course", "language", "flags"],
+  "additionalProperties": false,
+  "properties": {
+    "course": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    "language": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    "flags": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+  }
+}"#;
+
+const BY_URL: &str = r#"{
+  "title": "Episodes by source URL",
+  "description": "/episodes/by-url.json: each episode's normalised source URL and its id",
+  "type": "object",
+  "additionalProperties": {"type": "string", "pattern": "^ep_[a-z2-7]{10}$"}
+}"#;
+
+const P20: &str = r#"{
+  "title": "Podcasting 2.0 JSON transcript",
+  "description": "/episodes/{id}/transcript.p20.json: the canonical transcript in the Podcasting 2.0 JSON transcript format, with the episode's licence",
+  "type": "object",
+  "required": ["version", "segments"],
+  "properties": {
+    "version": {"type": "string"},
+    "title": {"type": "string"},
+    "source": {"type": "string"},
+    "licence": {"type": "string"},
+    "attribution": {"type": ["string", "null"]},
+    "segments": {"type": "array", "items": {
+      "type": "object",
+      "required": ["startTime", "endTime", "body"],
+      "properties": {
+        "speaker": {"type": ["string", "null"]},
+        "startTime": {"type": "number", "minimum": 0},
+        "endTime": {"type": "number", "minimum": 0},
+        "body": {"type": "string"}
+      }
+    }}
+  }
+}"#;
 
 /// The schemas and `facets.json`; `llms.txt` comes last, once every part of it is known ([`llms_txt`]).
 pub fn write(out: &Out, facet_counts: &BTreeMap<String, u64>) -> Result<()> {

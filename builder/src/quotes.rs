@@ -16,6 +16,7 @@ use domain::transcript::{
     Speaker, canonical_run, episode_id, export, names, normalise_source_url,
 };
 use rayon::prelude::*;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -288,6 +289,24 @@ fn load_episode(
     Ok(Built { record, canonical, summary, name_inputs })
 }
 
+/// One line of `episodes.jsonl`: an episode's metadata, licence and canonical transcript.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct EpisodeLine<'a> {
+    pub id: &'a str,
+    pub show: &'a str,
+    pub title: &'a str,
+    pub source_url: &'a str,
+    pub published: &'a str,
+    /// SPDX id: the terms of this episode's transcript (CC-BY-SA-4.0 transcripts are never CC0).
+    pub licence: &'a str,
+    pub attribution: Option<&'a str>,
+    pub derived_from: Option<&'a str>,
+    /// The pipeline of the canonical run.
+    pub pipeline: &'a str,
+    pub speakers: &'a BTreeMap<String, domain::transcript::Speaker>,
+    pub segments: &'a [domain::transcript::Segment],
+}
+
 /// Writes everything the quote service publishes.
 pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> Result<Outcome> {
     episodes.par_iter().try_for_each(|built| -> Result<()> {
@@ -330,20 +349,20 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
 
     let mut jsonl = String::new();
     for built in episodes {
-        let line = json!({
-            "id": built.record.id,
-            "show": built.record.show,
-            "title": built.record.title,
-            "source_url": built.record.source_url,
-            "published": built.record.published,
-            "licence": built.record.licence,
-            "attribution": built.record.attribution,
-            "derived_from": built.record.derived_from,
-            "pipeline": built.canonical.pipeline,
-            "speakers": built.canonical.speakers,
-            "segments": built.canonical.segments,
-        });
-        jsonl.push_str(&line.to_string());
+        let line = EpisodeLine {
+            id: &built.record.id,
+            show: &built.record.show,
+            title: &built.record.title,
+            source_url: &built.record.source_url,
+            published: &built.record.published,
+            licence: &built.record.licence,
+            attribution: built.record.attribution.as_deref(),
+            derived_from: built.record.derived_from.as_deref(),
+            pipeline: &built.canonical.pipeline,
+            speakers: &built.canonical.speakers,
+            segments: &built.canonical.segments,
+        };
+        jsonl.push_str(&serde_json::to_string(&line)?);
         jsonl.push('\n');
     }
     out.write("episodes.jsonl", jsonl.as_bytes())?;
@@ -418,6 +437,26 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             schema::<views::SpeakersView>("speakers-view.schema.json", "GET /api/episodes/{id}/speakers"),
         ),
         ("quote-search.schema.json", schema::<phrase::Answer>("quote-search.schema.json", "GET /api/search")),
+        (
+            "episode-line.schema.json",
+            schema::<EpisodeLine>("episode-line.schema.json", "one line of /episodes.jsonl"),
+        ),
+        (
+            "episode-names.schema.json",
+            schema::<names::NameInputs>("episode-names.schema.json", "/episodes/{id}/names.json"),
+        ),
+        (
+            "shows.schema.json",
+            schema::<Vec<ShowSummary>>("shows.schema.json", "/shows.json and GET /api/shows"),
+        ),
+        (
+            "episodes.schema.json",
+            schema::<Vec<EpisodeSummary>>("episodes.schema.json", "/episodes.json (every episode's summary)"),
+        ),
+        (
+            "phrase-index-manifest.schema.json",
+            schema::<phrase::Manifest>("phrase-index-manifest.schema.json", "/quotes/manifest.json"),
+        ),
     ]
 }
 

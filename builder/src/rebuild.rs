@@ -70,6 +70,8 @@ pub(crate) fn rebuild(
     // When each recipe was added: the new commits say it for new recipes; a changed one keeps the
     // date its last build published (a full build takes it from the whole history).
     let mut known = build::Known::of(source, Some(&steps))?;
+    known.last_cards =
+        Some((out_dir.to_path_buf(), state.docs.iter().map(|d| (d.slug.clone(), d.card_key)).collect()));
     for entry in &changed_entries {
         let Some(slug) = slug_of(&entry.path) else { continue };
         if let Some(date) = built_created_at(out_dir, &slug) {
@@ -117,6 +119,7 @@ pub(crate) fn rebuild(
             version: p.version,
             facets: p.card.facets(),
             jsonl_len: p.json.len() as u64 + 1,
+            card_key: p.card_key,
         };
         let id = match ids.get(slug.as_str()) {
             Some(id) => {

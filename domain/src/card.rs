@@ -32,9 +32,9 @@ impl Ratio {
     /// build of 100,000 recipes draws its 300,000 cards in seconds (BENCHMARKS.md, issue 15).
     pub fn size(self) -> (u32, u32) {
         match self {
-            Ratio::Wide => (480, 270),
-            Ratio::Standard => (400, 300),
-            Ratio::Square => (360, 360),
+            Ratio::Wide => (384, 216),
+            Ratio::Standard => (332, 249),
+            Ratio::Square => (288, 288),
         }
     }
 }
@@ -52,6 +52,18 @@ pub const EMOJI_FONT: &str = "Twemoji Mozilla";
 /// JSON-LD), and short in the card's corner.
 pub const EMOJI_CREDIT: &str = "Emoji art: Twemoji, © Twitter, Inc. and contributors, CC BY 4.0";
 const CARD_CREDIT: &str = "Commonplace · emoji: Twemoji, CC BY 4.0";
+
+/// What the cards of a recipe depend on, as one number: equal keys draw equal cards, so a build can
+/// keep the cards it drew before (the first 8 bytes of the SHA-256 of the three SVGs).
+pub fn key(published: &Published) -> u64 {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for ratio in Ratio::ALL {
+        hasher.update(svg(published, ratio).as_bytes());
+    }
+    let digest = hasher.finalize();
+    u64::from_be_bytes(digest[..8].try_into().expect("a SHA-256 has 32 bytes"))
+}
 
 /// The card of a recipe in one ratio, as an SVG document.
 pub fn svg(published: &Published, ratio: Ratio) -> String {

@@ -37,6 +37,7 @@ pub const MIN_TYPO_WORD_CHARS: usize = 4;
 
 /// The entry point of an index: which file holds what. Served at `search/manifest.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Manifest {
     pub version: u32,
     pub n_docs: u32,

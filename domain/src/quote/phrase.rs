@@ -41,6 +41,7 @@ pub const MAX_QUERY_CHARS: usize = 200;
 
 /// The entry point of the index, served at `quotes/manifest.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Manifest {
     pub version: u32,
     pub n_passages: u32,
