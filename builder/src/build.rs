@@ -312,7 +312,7 @@ fn write_images(
         let key = domain::card::key(published);
         let last = known.last_cards.as_ref().filter(|(_, keys)| keys.get(&published.slug) == Some(&key));
         for ratio in domain::card::Ratio::ALL {
-            let path = domain::card::path(&published.slug, ratio);
+            let path = domain::card::path(&published.slug, ratio, domain::card::Format::Png);
             let drawn_before = last.and_then(|(dir, _)| std::fs::read(dir.join(&path)).ok());
             let png = match drawn_before {
                 Some(png) => png,

@@ -39,9 +39,30 @@ impl Ratio {
     }
 }
 
-/// Where the card of `slug` in `ratio` is published, relative to the site root.
-pub fn path(slug: &str, ratio: Ratio) -> String {
-    format!("r/{slug}.{}.png", ratio.code())
+/// Where the card of `slug` in `ratio` is published, relative to the site root: the PNG the build
+/// drew, or (`Format::Svg`) the SVG the Worker draws for a recipe written since the last build.
+pub fn path(slug: &str, ratio: Ratio, format: Format) -> String {
+    let ext = match format {
+        Format::Png => "png",
+        Format::Svg => "svg",
+    };
+    format!("r/{slug}.{}.{ext}", ratio.code())
+}
+
+/// How a card is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Drawn by the build.
+    Png,
+    /// This template as it stands, for a recipe the build has not drawn yet (the D1 overlay).
+    Svg,
+}
+
+/// The slug and ratio a card file name (`<slug>.<ratio>.svg`) names, if it names one.
+pub fn parse_svg_name(name: &str) -> Option<(&str, Ratio)> {
+    let (rest, ratio) = name.strip_suffix(".svg")?.rsplit_once('.')?;
+    let ratio = Ratio::ALL.into_iter().find(|r| r.code() == ratio)?;
+    crate::slug::is_valid(rest).then_some((rest, ratio))
 }
 
 /// The font families the card names; the builder loads exactly these.
@@ -100,9 +121,9 @@ pub fn svg(published: &Published, ratio: Ratio) -> String {
     let mut title = String::new();
     for (n, line) in lines.iter().enumerate() {
         title.push_str(&format!(
-            r#"<text x="{x}" y="{y:.1}" font-size="{title_size}" font-weight="bold" text-anchor="{anchor}" direction="{direction}" fill="{ink}">{line}</text>"#,
+            r#"<text x="{x}" y="{y:.1}" font-size="{title_size}" font-weight="bold" text-anchor="{anchor}" direction="{direction}" fill="{ink}">{mark}{line}</text>"#,
             y = top + n as f32 * line_height,
-            line = format!("{mark}{}", escape(line)),
+            line = escape(line),
         ));
     }
     let facts_y = top + (lines.len() as f32 - 1.0) * line_height + small * 2.0;
@@ -265,6 +286,15 @@ mod tests {
         let title = "text-anchor=\"end\" direction=\"rtl\" fill=\"#4d2008\">\u{200F}מרק עגבניות</text>";
         assert!(card.contains(title), "{card}");
         assert!(card.contains("25 דק׳ · 2 מנות · קל"));
+    }
+
+    #[test]
+    fn svg_card_names_give_their_slug_and_ratio() {
+        assert_eq!(parse_svg_name("tomato-soup.4x3.svg"), Some(("tomato-soup", Ratio::Standard)));
+        assert_eq!(path("tomato-soup", Ratio::Square, Format::Svg), "r/tomato-soup.1x1.svg");
+        for bad in ["tomato-soup.svg", "tomato-soup.2x1.svg", "Tomato.4x3.svg", "tomato-soup.4x3.png"] {
+            assert_eq!(parse_svg_name(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -150,7 +150,7 @@ fn minutes(n: u32) -> String {
 /// The recipe's images as schema.org `ImageObject`s, first the one link previews show: its photo with
 /// licence and credit, or else its three cards (`domain::card`), which credit the emoji art. URLs are
 /// absolute (`site` is the page's origin): link previews and crawlers take them as they stand.
-pub fn images(published: &Published, site: &str) -> Vec<Value> {
+pub fn images(published: &Published, site: &str, cards: card::Format) -> Vec<Value> {
     if let Some(photo) = &published.server.photo {
         return vec![json!({
             "@type": "ImageObject",
@@ -165,7 +165,7 @@ pub fn images(published: &Published, site: &str) -> Vec<Value> {
             let (width, height) = ratio.size();
             json!({
                 "@type": "ImageObject",
-                "url": format!("{site}/{}", card::path(&published.slug, *ratio)),
+                "url": format!("{site}/{}", card::path(&published.slug, *ratio, cards)),
                 "width": width,
                 "height": height,
                 "creditText": card::EMOJI_CREDIT,
@@ -204,7 +204,7 @@ fn keywords(published: &Published, lang: Lang) -> String {
 }
 
 /// schema.org Recipe for one language of a recipe.
-fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str) -> Value {
+fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str, cards: card::Format) -> Value {
     let recipe = &published.recipe;
     let diets: Vec<&str> =
         [("gf", "GlutenFreeDiet"), ("vegan", "VeganDiet"), ("vegetarian", "VegetarianDiet")]
@@ -229,7 +229,7 @@ fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str) -> Value 
         "recipeInstructions": text.steps.iter().map(|s| json!({"@type": "HowToStep", "text": s.t})).collect::<Vec<_>>(),
         "license": licence,
         "author": {"@type": "Person", "name": published.server.owner},
-        "image": images(published, site),
+        "image": images(published, site, cards),
         "keywords": keywords(published, lang),
     });
     if let Some(cuisine) = &recipe.cuisine {
@@ -265,8 +265,9 @@ impl Renderer {
         Ok(Renderer { env })
     }
 
-    /// The page of one recipe; `site` is the origin its absolute links start with (`https://host`).
-    pub fn recipe_page(&self, published: &Published, site: &str) -> Result<String> {
+    /// The page of one recipe; `site` is the origin its absolute links start with (`https://host`),
+    /// and `cards` says whether the build drew its cards or the Worker draws them.
+    pub fn recipe_page(&self, published: &Published, site: &str, cards: card::Format) -> Result<String> {
         let recipe = &published.recipe;
         let (page_lang, page_text) = recipe.text_for(Lang::En);
         let sections: Vec<Value> = recipe
@@ -294,8 +295,8 @@ impl Renderer {
             })
             .collect();
         let ld: Vec<Value> =
-            recipe.texts.iter().map(|(lang, text)| json_ld(published, *lang, text, site)).collect();
-        let image = images(published, site)
+            recipe.texts.iter().map(|(lang, text)| json_ld(published, *lang, text, site, cards)).collect();
+        let image = images(published, site, cards)
             .into_iter()
             .next()
             .and_then(|image| image["url"].as_str().map(String::from));
@@ -371,7 +372,7 @@ mod tests {
         let (mut recipe, server) = validate(&doc, Source::ContentFile).unwrap();
         recipe.texts.get_mut(&Lang::En).unwrap().title = title.to_string();
         let published = Published { slug: "soup".into(), recipe, server };
-        Renderer::new().unwrap().recipe_page(&published, "https://example.org").unwrap()
+        Renderer::new().unwrap().recipe_page(&published, "https://example.org", card::Format::Png).unwrap()
     }
 
     #[test]
@@ -437,7 +438,10 @@ mod tests {
         });
         let (recipe, server) = validate(&doc, Source::ContentFile).unwrap();
         let published = Published { slug: "soup".into(), recipe, server };
-        let page = Renderer::new().unwrap().recipe_page(&published, "https://example.org").unwrap();
+        let page = Renderer::new()
+            .unwrap()
+            .recipe_page(&published, "https://example.org", card::Format::Png)
+            .unwrap();
         let ld = json_ld_of(&page);
         assert_eq!(
             ld[0]["image"],

@@ -74,6 +74,10 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
             let slug = file.trim_end_matches(".json").to_string();
             overlay::recipe_json(req, env, &slug).await
         }
+        (Method::Get | Method::Head, ["r", file]) if file.ends_with(".svg") => {
+            let file = file.to_string();
+            overlay::card_svg(req, env, &file).await
+        }
         (Method::Get | Method::Head, ["r", slug]) if !slug.contains('.') => {
             let slug = slug.to_string();
             overlay::recipe_page(req, env, &slug).await

@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 use std::rc::Rc;
 
+use domain::card::{self, Format};
 use domain::recipe::Published;
 use domain::search::overlay::Entry;
 use domain::write::{etag, overlay_is_live};
@@ -254,20 +255,41 @@ pub async fn recipe_json(req: Request, env: &Env, slug: &str) -> Result<Response
 /// `GET /r/{slug}`: the recipe page, rendered here from the recipe's current document (the builder
 /// stores no pages: one per recipe would not fit a deploy's static files at scale).
 pub async fn recipe_page(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
-    let row = if may_wait(&req, env, slug).await? { live_row(env, slug).await? } else { None };
-    let published = match row {
-        Some(row) => parse(&row)?,
-        None => built_document(env, slug)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?,
-    };
+    let (published, cards) = current_document(&req, env, slug).await?;
     // Images and `og:url` are absolute, on the origin the page was asked for.
     let site = req.url()?.origin().ascii_serialization();
     let html = RENDERER
-        .with(|renderer| renderer.recipe_page(&published, &site))
+        .with(|renderer| renderer.recipe_page(&published, &site, cards))
         .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
     let mut response = Response::from_html(html)?;
     let headers = response.headers_mut();
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// A recipe's current document, and how its cards are served: drawn by the build (PNG) for a built
+/// recipe, drawn here (SVG) for one the D1 overlay holds, whose built cards (if any) are out of date.
+async fn current_document(req: &Request, env: &Env, slug: &str) -> Result<(Published, Format), ApiError> {
+    let row = if may_wait(req, env, slug).await? { live_row(env, slug).await? } else { None };
+    match row {
+        Some(row) => Ok((parse(&row)?, Format::Svg)),
+        None => built_document(env, slug)
+            .await?
+            .map(|published| (published, Format::Png))
+            .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`"))),
+    }
+}
+
+/// `GET /r/{slug}.{ratio}.svg`: the card of a recipe, drawn from its current document by the same
+/// template the build draws its PNGs with (`domain::card`).
+pub async fn card_svg(req: Request, env: &Env, name: &str) -> Result<Response, ApiError> {
+    let (slug, ratio) =
+        card::parse_svg_name(name).ok_or_else(|| ApiError::NotFound(format!("nothing at /r/{name}")))?;
+    let (published, _) = current_document(&req, env, slug).await?;
+    let mut response = Response::from_bytes(card::svg(&published, ratio).into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "image/svg+xml")?;
     headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
     http::cors(headers);
     Ok(response)

@@ -2,6 +2,7 @@
 //! One worker serves the whole run (see `tests::runner`); each module is one area of the service.
 
 mod ai;
+mod http;
 mod kitchen;
 mod layout;
 mod limits;
@@ -31,6 +32,11 @@ fn main() -> std::process::ExitCode {
         recipes_read::unknown_routes_and_methods_are_problems,
         recipes_read::preflight_allows_any_origin,
         recipes_read::a_dump_in_parts_still_reads_as_one_file,
+        // RFC 9110 on every answer, and Google's Recipe rich results through extruct (issue 15).
+        http::if_none_match_lists_and_star_answer_304_on_every_get,
+        http::every_published_file_has_a_content_type,
+        http::unknown_methods_are_405_with_allow_never_another_method,
+        http::recipe_pages_qualify_for_google_recipe_rich_results,
         layout::packed_files_read_whole_from_the_start_middle_and_end_of_a_pack,
         layout::a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version,
         layout::a_full_build_beside_a_running_worker_keeps_every_read_200,

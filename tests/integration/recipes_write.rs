@@ -198,7 +198,7 @@ pub async fn change_needs_the_owner_a_note_and_the_current_version(w: Arc<Worker
     ensure!(changed.headers["etag"] == "\"2\"", "{:?}", changed.headers.get("etag"));
 
     let stale = owner.change(&slug, &recipe("Radish Pickle Again"), "Back", Some(1)).await?;
-    problem(&stale, 409)?;
+    problem(&stale, 412)?;
     let read = owner.get(&format!("/r/{slug}.json")).await?;
     ensure!(read.body == changed.body, "a stale write changed the document: {}", read.text);
     Ok(())
@@ -452,8 +452,9 @@ pub async fn fifty_concurrent_changes_with_one_if_match_make_exactly_one_200(w: 
         });
     let answers: Vec<Answer> = join_all(attempts).await.into_iter().collect::<Result<_>>()?;
     let wins: Vec<&Answer> = answers.iter().filter(|a| a.status == 200).collect();
-    let conflicts = answers.iter().filter(|a| a.status == 409).count();
-    ensure!(wins.len() == 1 && conflicts == 49, "{} wins, {conflicts} conflicts", wins.len());
+    // Each loser's `If-Match` names a version that is no longer current: 412 (RFC 9110 §13.1.1).
+    let conflicts = answers.iter().filter(|a| a.status == 412).count();
+    ensure!(wins.len() == 1 && conflicts == 49, "{} wins, {conflicts} precondition failures", wins.len());
     let read = api.get(&format!("/r/{slug}.json")).await?;
     ensure!(read.body == wins[0].body && read.body["version"] == 2, "lost or mixed document: {}", read.text);
     let history = api.get(&format!("/api/r/{slug}/history")).await?;

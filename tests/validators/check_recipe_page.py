@@ -14,6 +14,7 @@ Prints every problem and exits non-zero when there is one. `--expect-date` and `
 make the optional properties required for the pages given.
 """
 
+import re
 import struct
 import sys
 import urllib.request
@@ -30,7 +31,12 @@ def fetch(url):
         return response.status, response.headers.get("Content-Type", ""), response.read()
 
 
-def png_or_jpeg_size(data):
+def image_size(data):
+    """Width and height of a PNG, a JPEG or an SVG (from its root's width and height)."""
+    if data.lstrip()[:4] == b"<svg":
+        head = data[:400].decode("utf-8", "replace")
+        width, height = re.search(r'width="(\d+)"', head), re.search(r'height="(\d+)"', head)
+        return (int(width.group(1)), int(height.group(1))) if width and height else None
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         return struct.unpack(">II", data[16:24])
     if data[:2] == b"\xff\xd8":
@@ -66,8 +72,8 @@ def check(url, expect_date, expect_cuisine):
     shapes = set()
     for image in images:
         image_url = image.get("url") if isinstance(image, dict) else image
-        status, content_type, data = fetch(image_url)
-        size = png_or_jpeg_size(data)
+        status, content_type, image_bytes = fetch(image_url)
+        size = image_size(image_bytes)
         if status != 200 or not content_type.startswith("image/") or size is None:
             problems.append(f"{url}: image {image_url} answered {status} {content_type!r}")
             continue
