@@ -967,7 +967,8 @@ pub fn failure(tool: &ToolSpec, slug: Option<&str>, problem: Value) -> ToolOutco
             format!("{detail}. Find recipe slugs with search_recipes.")
         }
         404 => format!("{detail}. Find episodes and their ids with list_episodes."),
-        409 => format!(
+        // 412: the `version` sent is no longer current; 409: another writer won a race.
+        409 | 412 => format!(
             "{detail}. Read `{slug}` again with get_recipe, apply your change to that version, and send its \
              `version`."
         ),
