@@ -350,9 +350,9 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
 
     let mut index = IndexBuilder::default();
     for built in episodes {
-        index.add_episode(&built.canonical).map_err(|_| {
-            anyhow::anyhow!("the phrase index holds at most {} passages", domain::quote::phrase::MAX_PASSAGES)
-        })?;
+        index
+            .add_episode(&built.canonical)
+            .map_err(|full| anyhow::anyhow!("the phrase index cannot hold {}", full.0))?;
     }
     let built_index = index.finish();
     built_index

@@ -15,9 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use domain::quote::phrase::{self, IndexBuilder};
+use domain::quote::phrase::{self, Index, IndexBuilder, Part, Parts, PhraseError, WholeFiles};
 use domain::quote::{Prepared, attribute};
-use domain::search::{Files, SearchError};
 use domain::transcript::import::parse_changelog;
 use domain::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
 
@@ -194,17 +193,10 @@ fn bench_attribution_latency(corpus: &[Episode], rng: &mut Rng) {
     );
 }
 
-/// Counts the bytes of the files a search reads.
-struct Counting<'a> {
-    files: &'a HashMap<String, Vec<u8>>,
-}
-
-impl Files for Counting<'_> {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(name).map(Vec::as_slice)
-    }
-}
-
+/// Phrase search over the whole corpus: latency with every file at hand, and what a reader that
+/// starts cold loads per query (the parts each round names). Also writes the queries and passages
+/// for `scripts/bench-phrase-peers.py` (tantivy and SQLite FTS5 on the same data) and the queries as
+/// request paths for `scripts/bench-reads.sh`.
 fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
     let started = Instant::now();
     let mut builder = IndexBuilder::default();
@@ -214,13 +206,30 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
     let built = builder.finish();
     let build_s = started.elapsed().as_secs_f64();
     let total_bytes: usize = built.files.iter().map(|f| f.bytes.len()).sum();
+    let manifest_bytes = serde_json::to_vec(&built.manifest).unwrap().len();
+    let mut sizes: Vec<String> = built
+        .files
+        .iter()
+        .map(|f| format!("{} {:.1} MiB", f.name, f.bytes.len() as f64 / 1048576.0))
+        .collect();
+    sizes.sort();
+    println!("phrase index files: {}", sizes.join(", "));
     let files: HashMap<String, Vec<u8>> = built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
-    let manifest = built.manifest;
+    let whole = WholeFiles(&files);
+    let tables = whole.part(&Index::tables_part(&built.manifest)).unwrap().to_vec();
+    let index = Index::open(built.manifest, &tables).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let peers = root.join("tests/.work/phrase-peers");
+    std::fs::create_dir_all(&peers).unwrap();
+    write_passages(corpus, &peers.join("passages.jsonl"));
+
     let mut times = Vec::new();
     let mut loaded = Vec::new();
+    let (mut n_parts, mut n_rounds) = (Vec::new(), Vec::new());
     let mut hits = 0u64;
     // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
     let mut paths = String::new();
+    let mut peer_queries = String::new();
     for round in 0..600 {
         let episode = &corpus[rng.below(corpus.len())];
         let segment = &episode.canonical.segments[rng.below(episode.canonical.segments.len())];
@@ -233,7 +242,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
         let q = w[at..at + n].join(" ");
         let speaker = (round % 5 == 0).then(|| segment.speaker.clone());
         let Ok(query) = phrase::parse_query(
-            [("q", q.as_str())].into_iter().chain(speaker.as_deref().map(|s| ("speaker", s))),
+            [("q", q.as_str()), ("limit", "10")]
+                .into_iter()
+                .chain(speaker.as_deref().map(|s| ("speaker", s))),
         ) else {
             continue;
         };
@@ -242,44 +253,88 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
             paths.push_str(&format!("&speaker={}", url_encode(speaker)));
         }
         paths.push('\n');
-        // The bytes a Worker would load: every file the search asks for, round by round.
-        let mut have: HashMap<String, Vec<u8>> = HashMap::new();
-        loop {
-            match phrase::search(&manifest, &query, &Counting { files: &have }) {
-                Ok(_) => break,
-                Err(SearchError::Need(need)) => {
-                    for name in need.0 {
-                        have.insert(name.clone(), files[&name].clone());
+        // What a cold reader loads: every part the search asks for, round by round.
+        let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
+        let mut rounds = 0;
+        let answer = loop {
+            match phrase::search(&index, &query, &have) {
+                Ok(answer) => break answer,
+                Err(PhraseError::Need(need)) => {
+                    rounds += 1;
+                    for part in need {
+                        let bytes = whole.part(&part).unwrap().to_vec();
+                        have.insert(part, bytes);
                     }
                 }
-                Err(SearchError::Corrupt(c)) => panic!("{}", c.0),
+                Err(PhraseError::Corrupt(c)) => panic!("{}", c.0),
             }
-        }
+        };
         loaded.push(have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0);
+        n_parts.push(have.len() as f64);
+        n_rounds.push(rounds as f64);
         let started = Instant::now();
-        let answer = phrase::search(&manifest, &query, &files).unwrap();
+        let timed = phrase::search(&index, &query, &whole).unwrap();
         times.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(timed, answer, "a cold and a warm search answer the same");
         hits += answer.total;
+        let normalised = |text: &str| domain::quote::normalise::normalised(text);
+        peer_queries.push_str(
+            &serde_json::json!({
+                "q": normalised(&q),
+                "speaker": speaker.as_deref().map(domain::quote::views::fold_name),
+                "total": answer.total,
+            })
+            .to_string(),
+        );
+        peer_queries.push('\n');
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     std::fs::write(root.join("tests/.work/phrase-queries.txt"), paths).unwrap();
-    times.sort_by(f64::total_cmp);
-    loaded.sort_by(f64::total_cmp);
+    std::fs::write(peers.join("queries.jsonl"), peer_queries).unwrap();
+    for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
+        list.sort_by(f64::total_cmp);
+    }
     println!(
-        "phrase search, {} episodes, {} passages (index built in {:.1} s, {:.0} MiB in {} files): {} queries of 2-4 words \
-         (1 in 5 with a speaker), p50 {:.3} ms, p99 {:.3} ms; loaded per query p50 {:.0} KiB, p99 {:.0} KiB; mean hits {:.1}",
-        manifest.n_episodes,
-        manifest.n_passages,
+        "phrase search, {} episodes, {} passages (index built in {:.1} s, {:.0} MiB in {} files; a reader loads \
+         {} + {} bytes once): {} queries of 2-4 words (1 in 5 with a speaker, top 10 with the total), \
+         p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; read per query p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB \
+         in p50 {} / max {} parts and p50 {} / max {} rounds; mean total {:.1}",
+        index.manifest.n_episodes,
+        index.manifest.n_passages,
         build_s,
         total_bytes as f64 / 1048576.0,
         files.len(),
+        manifest_bytes,
+        tables.len(),
         times.len(),
         percentile(&times, 0.5),
         percentile(&times, 0.99),
+        times.last().unwrap(),
         percentile(&loaded, 0.5),
         percentile(&loaded, 0.99),
+        loaded.last().unwrap(),
+        percentile(&n_parts, 0.5),
+        n_parts.last().unwrap(),
+        percentile(&n_rounds, 0.5),
+        n_rounds.last().unwrap(),
         hits as f64 / times.len() as f64
     );
+}
+
+/// Every passage as the index cuts them (normalised words, folded speaker name), for the peers.
+fn write_passages(corpus: &[Episode], path: &Path) {
+    let mut out = String::new();
+    for episode in corpus {
+        for segment in &episode.canonical.segments {
+            let tokens = domain::quote::normalise::tokens(&segment.text);
+            for chunk in tokens.chunks(phrase::MAX_PASSAGE_TOKENS) {
+                let text: Vec<&str> = chunk.iter().map(|t| t.norm.as_str()).collect();
+                let speaker = domain::quote::views::fold_name(&segment.speaker);
+                out.push_str(&serde_json::json!({ "text": text.join(" "), "speaker": speaker }).to_string());
+                out.push('\n');
+            }
+        }
+    }
+    std::fs::write(path, out).unwrap();
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).

@@ -656,14 +656,6 @@ fn radix_sort(keys: &mut Vec<u64>) {
     }
 }
 
-pub(crate) fn group_by_prefix(
-    entries: &[(String, u32, Vec<u8>)],
-    members: &[usize],
-    prefix_len: usize,
-) -> Vec<(String, Vec<usize>)> {
-    groups_by_prefix(|i| &entries[i].0, members, prefix_len)
-}
-
 /// Consecutive members whose terms share their first `prefix_len` letters, with that prefix.
 fn groups_by_prefix<'t>(
     term: impl Fn(usize) -> &'t str,

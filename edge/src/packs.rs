@@ -211,6 +211,16 @@ async fn read_range(env: &Env, pack: u64, offset: u64, len: u64) -> Result<Vec<u
     Ok(bytes)
 }
 
+/// Bytes `offset..offset + len` of the packed file `path`: one ranged read, whatever the file's size
+/// (the phrase index reads its files this way, a bucket or a block at a time).
+pub async fn get_part(env: &Env, path: &str, offset: u64, len: u64) -> Result<Option<Vec<u8>>, ApiError> {
+    let Some(entry) = entry(env, path).await? else { return Ok(None) };
+    if offset.checked_add(len).is_none_or(|end| end > entry.len) {
+        return Err(ApiError::Internal(format!("{path} has no bytes {offset}..+{len}")));
+    }
+    Ok(Some(read_range(env, entry.pack, entry.offset + offset, len).await?))
+}
+
 /// The bytes of the packed file `path`, with its entry.
 pub async fn get(env: &Env, path: &str) -> Result<Option<(Entry, Vec<u8>)>, ApiError> {
     let Some(entry) = entry(env, path).await? else { return Ok(None) };

@@ -11,9 +11,8 @@ use std::rc::Rc;
 
 use domain::Diagnostic;
 use domain::mcp::EpisodePage;
-use domain::quote::phrase::{self, Manifest};
+use domain::quote::phrase::{self, Index, Manifest, Part, Parts, PhraseError};
 use domain::quote::{Attribution, Prepared, attribute as attribute_quote, check_quote, views};
-use domain::search::SearchError;
 use domain::transcript::url::is_episode_id;
 use domain::transcript::{Canonical, EpisodeSummary, episode_id, normalise_source_url};
 use serde_json::json;
@@ -29,13 +28,24 @@ const INDEX_CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
 const INDEX_DIR: &str = "quotes";
 
 type Loaded = Rc<(Canonical, Prepared)>;
-/// Phrase index files loaded so far, by name.
-type IndexFiles = HashMap<String, Vec<u8>>;
+
+/// Parts of the phrase index read so far (dictionary buckets, bitmaps, passage blocks).
+#[derive(Default)]
+struct IndexParts {
+    parts: HashMap<Part, Vec<u8>>,
+    bytes: usize,
+}
+
+impl Parts for IndexParts {
+    fn part(&self, part: &Part) -> Option<&[u8]> {
+        self.parts.get(part).map(Vec::as_slice)
+    }
+}
 
 thread_local! {
     /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
     static TRANSCRIPTS: RefCell<(u64, Vec<(String, Loaded)>)> = const { RefCell::new((0, Vec::new())) };
-    static INDEX: RefCell<Option<(u64, Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
+    static INDEX: RefCell<Option<(u64, Rc<Index>, IndexParts)>> = const { RefCell::new(None) };
 }
 
 fn params(req: &Request) -> Result<Vec<(String, String)>, ApiError> {
@@ -225,67 +235,88 @@ pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
 /// Phrase search for the `/api/search` parameters; also the `search_transcripts` tool.
 pub async fn phrase_search(env: &Env, params: &[(String, String)]) -> Result<phrase::Answer, ApiError> {
     let query = phrase::parse_query(pairs(params)).map_err(ApiError::BadParameters)?;
-    let (manifest, mut files) = take_index(env).await?;
-    let answer = loop {
-        match phrase::search(&manifest, &query, &files) {
-            Ok(answer) => break answer,
-            Err(SearchError::Need(need)) => {
-                if let Err(err) = load_files(env, &mut files, need.0).await {
-                    put_index(manifest, files);
-                    return Err(err);
-                }
-            }
-            Err(SearchError::Corrupt(corrupt)) => {
-                put_index(manifest, files);
-                return Err(ApiError::Internal(corrupt.0));
-            }
-        }
-    };
-    put_index(manifest, files);
-    let mut answer = answer;
+    let mut answer = with_index(env, |index, parts| phrase::search(index, &query, parts)).await?;
     crate::speakers::hits_with_decisions(env, &mut answer).await?;
     Ok(answer)
 }
 
-async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
+/// Runs `step` against the phrase index, reading the parts it names until it answers.
+async fn with_index<T>(
+    env: &Env,
+    step: impl Fn(&Index, &IndexParts) -> Result<T, PhraseError>,
+) -> Result<T, ApiError> {
+    let (index, mut parts) = take_index(env).await?;
+    let outcome = loop {
+        match step(&index, &parts) {
+            Ok(answer) => break Ok(answer),
+            Err(PhraseError::Need(need)) => {
+                if let Err(err) = load_parts(env, &mut parts, need).await {
+                    break Err(err);
+                }
+            }
+            Err(PhraseError::Corrupt(corrupt)) => break Err(ApiError::Internal(corrupt.0)),
+        }
+    };
+    put_index(index, parts);
+    outcome
+}
+
+async fn take_index(env: &Env) -> Result<(Rc<Index>, IndexParts), ApiError> {
     let generation = crate::packs::generation(env).await?;
-    if let Some((at, manifest, files)) = INDEX.with(|cache| cache.borrow_mut().take())
+    if let Some((at, index, parts)) = INDEX.with(|cache| cache.borrow_mut().take())
         && at == generation
     {
-        return Ok((manifest, files));
+        return Ok((index, parts));
     }
     let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
         .await?
         .ok_or_else(|| ApiError::Internal("the quote index is missing: run the builder".into()))?;
     let manifest: Manifest =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("quote manifest: {err}")))?;
-    Ok((Rc::new(manifest), HashMap::new()))
+    let tables = fetch_bytes(env, format!("{INDEX_DIR}/{}", manifest.tables))
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("quote index file {} is missing", manifest.tables)))?;
+    let index = Index::open(manifest, &tables).map_err(|corrupt| ApiError::Internal(corrupt.0))?;
+    Ok((Rc::new(index), IndexParts::default()))
 }
 
-fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
+fn put_index(index: Rc<Index>, mut parts: IndexParts) {
     INDEX.with(|cache| {
         let mut cache = cache.borrow_mut();
-        // A concurrent request may have put back its own files meanwhile: keep both, if they are of
+        // A concurrent request may have put back its own parts meanwhile: keep both, if they are of
         // the same build.
         let generation = crate::packs::known_generation();
         if let Some((at, _, other)) = cache.take()
             && at == generation
         {
-            files.extend(other);
+            for (part, bytes) in other.parts {
+                parts.insert(part, bytes);
+            }
         }
-        if files.values().map(Vec::len).sum::<usize>() > INDEX_CACHE_MAX_BYTES {
-            files.clear();
-        }
-        *cache = Some((generation, manifest, files));
+        *cache = Some((generation, index, parts));
     });
 }
 
-async fn load_files(env: &Env, files: &mut IndexFiles, names: Vec<String>) -> Result<(), ApiError> {
-    let fetches = names.iter().map(|name| fetch_bytes(env, format!("{INDEX_DIR}/{name}")));
-    let loaded = futures::future::try_join_all(fetches).await?;
-    for (name, bytes) in names.into_iter().zip(loaded) {
-        let bytes = bytes.ok_or_else(|| ApiError::Internal(format!("quote index file {name} is missing")))?;
-        files.insert(name, bytes);
+impl IndexParts {
+    fn insert(&mut self, part: Part, bytes: Vec<u8>) {
+        if self.bytes + bytes.len() > INDEX_CACHE_MAX_BYTES {
+            self.parts.clear();
+            self.bytes = 0;
+        }
+        self.bytes += bytes.len();
+        self.parts.insert(part, bytes);
+    }
+}
+
+async fn load_parts(env: &Env, parts: &mut IndexParts, need: Vec<Part>) -> Result<(), ApiError> {
+    let paths: Vec<String> = need.iter().map(|part| format!("{INDEX_DIR}/{}", part.file)).collect();
+    let reads =
+        need.iter().zip(&paths).map(|(part, path)| crate::packs::get_part(env, path, part.offset, part.len));
+    let loaded = futures::future::try_join_all(reads).await?;
+    for (part, bytes) in need.into_iter().zip(loaded) {
+        let bytes =
+            bytes.ok_or_else(|| ApiError::Internal(format!("quote index file {} is missing", part.file)))?;
+        parts.insert(part, bytes);
     }
     Ok(())
 }
