@@ -232,6 +232,9 @@ fn load_episode(
         show: show_slug.to_string(),
         licence: licence.clone(),
         attribution: attribution.clone(),
+        show_title: Some(show.title.clone()),
+        published: Some(episode.published.clone()),
+        audio_url: episode.audio_url.clone(),
     };
     let speakers = reports
         .iter()

@@ -165,9 +165,13 @@ pub const TOOLS: [ToolSpec; 13] = [
     read(
         "attribute_quote",
         "Attribute a quote",
-        "Find who said a quote in a podcast episode and when. Give the episode's source URL (any spelling) \
-         and the quote. `trust` is `high` only for a verbatim match inside one person's speech with a \
-         confident or human-set name; otherwise check it. Same as GET /api/attribute.",
+        "Find who said a quote and when. Give the quote, and the episode's source URL (any spelling) if you \
+         know it; without it the whole corpus is searched, and the answer adds `match` (how many places \
+         hold the quote word for word) and `alternatives` (the other places). Quotes edited with an \
+         ellipsis or a [bracketed] word are found (`edited: true`). Every found answer has `cite` (a \
+         citation to paste) and `listen_url`. `trust` is `high` only for a verbatim match inside one \
+         person's speech with a confident or human-set name, and, over the whole corpus, in exactly one \
+         place; otherwise check it. Same as GET /api/attribute.",
     ),
     read(
         "search_transcripts",
@@ -389,15 +393,19 @@ pub struct MakeDietVersion {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AttributeQuote {
-    /// The episode's source address (its page URL; any spelling of it works).
-    pub source_url: String,
+    /// The episode's source address (its page URL; any spelling of it works). Leave it out to search
+    /// every episode.
+    #[serde(default)]
+    pub source_url: Option<String>,
     /// The quote, as you have it.
     pub quote: String,
 }
 
 impl AttributeQuote {
     pub fn params(&self) -> Vec<(String, String)> {
-        vec![("source_url".into(), self.source_url.clone()), ("quote".into(), self.quote.clone())]
+        let mut params = vec![("quote".to_string(), self.quote.clone())];
+        params.extend(self.source_url.clone().map(|url| ("source_url".to_string(), url)));
+        params
     }
 }
 

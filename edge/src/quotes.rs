@@ -12,7 +12,9 @@ use std::rc::Rc;
 use domain::Diagnostic;
 use domain::mcp::EpisodePage;
 use domain::quote::phrase::{self, Index, Manifest, Part, Parts, PhraseError};
-use domain::quote::{Attribution, Prepared, attribute as attribute_quote, check_quote, views};
+use domain::quote::{
+    Attribution, Prepared, attribute as attribute_quote, check_quote, corpus, normalise, views,
+};
 use domain::transcript::url::is_episode_id;
 use domain::transcript::{Canonical, EpisodeSummary, episode_id, normalise_source_url};
 use serde_json::json;
@@ -111,7 +113,8 @@ pub async fn attribute(req: &Request, env: &Env) -> Result<Response, ApiError> {
     render(&attribution(env, &params(req)?).await?)
 }
 
-/// The attribution for the `/api/attribute` parameters; also the `attribute_quote` tool.
+/// The attribution for the `/api/attribute` parameters; also the `attribute_quote` tool. Without
+/// `source_url` the whole corpus is searched through the phrase index.
 pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attribution, ApiError> {
     let mut problems = Vec::new();
     let (mut source_url, mut quote) = (None, None);
@@ -123,10 +126,7 @@ pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attri
         }
     }
     let normalised = match source_url.map(str::trim).filter(|u| !u.is_empty()) {
-        None => {
-            problems.push(Diagnostic::new("source_url", "is required"));
-            None
-        }
+        None => None,
         Some(url) => {
             let normalised = normalise_source_url(url);
             if normalised.is_none() {
@@ -142,9 +142,10 @@ pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attri
             None
         }
     };
-    let (Some(normalised), Some(quote), true) = (normalised, quote, problems.is_empty()) else {
+    let (Some(quote), true) = (quote, problems.is_empty()) else {
         return Err(ApiError::BadParameters(problems));
     };
+    let Some(normalised) = normalised else { return corpus_attribution(env, quote).await };
     let id = episode_id(&normalised);
     let loaded = load(env, &id).await.map_err(|err| match err {
         ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
@@ -152,6 +153,23 @@ pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attri
     })?;
     let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
     Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
+}
+
+/// "Who said this?" over every episode: the places the phrase index names, with the names editors
+/// decided since the build, attributed by `domain`.
+async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiError> {
+    let pieces: Vec<Vec<String>> = corpus::split_edits(quote)
+        .pieces
+        .iter()
+        .map(|piece| normalise::tokens(piece).into_iter().map(|t| t.norm).collect())
+        .collect();
+    let mut places = with_index(env, |index, parts| phrase::places(index, &pieces, parts)).await?;
+    for transcript in &mut places.transcripts {
+        if let Some(decided) = crate::speakers::with_decisions(env, transcript).await? {
+            *transcript = decided;
+        }
+    }
+    Ok(corpus::attribute_corpus(&places, quote))
 }
 
 /// `GET /api/shows`

@@ -7,8 +7,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use roaring::RoaringBitmap;
 
 use super::format::{
-    Block, Bucket, Entry, FORMAT_VERSION, Manifest, Passage, Passages, Tables, encode_gaps, fnv1a,
-    speaker_key,
+    Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, Manifest, Passage, Passages, Tables, encode_gaps,
+    fnv1a, speaker_key,
 };
 use super::{Config, MAX_PASSAGE_TOKENS};
 use crate::quote::normalise;
@@ -115,7 +115,11 @@ impl IndexBuilder {
                 let episode = match block.episodes.iter().position(|e| e.id == canonical.episode.id) {
                     Some(idx) => idx,
                     None => {
-                        block.episodes.push((&canonical.episode).into());
+                        block.episodes.push(BlockEpisode::new(
+                            &canonical.episode,
+                            &canonical.pipeline,
+                            canonical.kind,
+                        ));
                         block.episodes.len() - 1
                     }
                 } as u32;
@@ -126,7 +130,8 @@ impl IndexBuilder {
                     name_state: resolved.name_state,
                     start_s: if whole { segment.start_s } else { at(from) },
                     end_s: if whole { segment.end_s } else { at(to) },
-                    estimated: segment.start_estimated || segment.end_estimated || !whole,
+                    start_estimated: segment.start_estimated || !whole,
+                    end_estimated: segment.end_estimated || !whole,
                     text: segment.text[from..to].to_string(),
                 });
             }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::search::Corrupt;
-use crate::transcript::{EpisodeRef, NameState};
+use crate::transcript::{EpisodeRef, NameState, RunKind};
 
 /// The version of the index's files; a Worker refuses an index it does not know.
 pub const FORMAT_VERSION: u32 = 2;
@@ -213,7 +213,8 @@ pub(super) struct Passage {
     pub name_state: NameState,
     pub start_s: f64,
     pub end_s: f64,
-    pub estimated: bool,
+    pub start_estimated: bool,
+    pub end_estimated: bool,
     pub text: String,
 }
 
@@ -226,10 +227,16 @@ pub(super) struct BlockEpisode {
     pub show: String,
     pub licence: String,
     pub attribution: Option<String>,
+    pub show_title: Option<String>,
+    pub published: Option<String>,
+    pub audio_url: Option<String>,
+    /// The run the passages are from.
+    pub pipeline: String,
+    pub kind: RunKind,
 }
 
-impl From<&EpisodeRef> for BlockEpisode {
-    fn from(e: &EpisodeRef) -> Self {
+impl BlockEpisode {
+    pub fn new(e: &EpisodeRef, pipeline: &str, kind: RunKind) -> Self {
         BlockEpisode {
             id: e.id.clone(),
             title: e.title.clone(),
@@ -237,6 +244,11 @@ impl From<&EpisodeRef> for BlockEpisode {
             show: e.show.clone(),
             licence: e.licence.clone(),
             attribution: e.attribution.clone(),
+            show_title: e.show_title.clone(),
+            published: e.published.clone(),
+            audio_url: e.audio_url.clone(),
+            pipeline: pipeline.to_string(),
+            kind,
         }
     }
 }
@@ -250,6 +262,9 @@ impl From<&BlockEpisode> for EpisodeRef {
             show: e.show.clone(),
             licence: e.licence.clone(),
             attribution: e.attribution.clone(),
+            show_title: e.show_title.clone(),
+            published: e.published.clone(),
+            audio_url: e.audio_url.clone(),
         }
     }
 }

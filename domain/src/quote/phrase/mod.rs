@@ -25,6 +25,8 @@
 pub mod build;
 pub mod format;
 
+use std::collections::BTreeMap;
+
 use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +37,7 @@ use crate::Diagnostic;
 use crate::quote::normalise::{self, Token};
 use crate::quote::views::{Page, fold_name};
 use crate::transcript::round_ms;
-use crate::transcript::{EpisodeRef, NameState};
+use crate::transcript::{Canonical, EpisodeRef, NameState, Segment, Speaker};
 use format::{Block, Bucket, Entry, Passage, Passages, corrupt, decode_gaps, require, speaker_key};
 
 /// A long segment is cut into passages of at most this many words.
@@ -222,7 +224,7 @@ fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<P
             Located::Rare(_) => Plan::Check(rare_inside(&lattice(words))),
         });
     }
-    let windows: Vec<String> = words.windows(max_gram).map(|w| w.join(" ")).collect();
+    let windows = windows(words, max_gram);
     let found: Vec<Option<&Entry>> = windows.iter().map(|key| dict.get(index, key)).collect();
     let rare = rare_inside(&windows);
     if !rare.is_empty() {
@@ -327,27 +329,24 @@ fn find_words(tokens: &[Token], words: &[String]) -> Option<usize> {
         .find(|&at| words.iter().zip(&tokens[at..]).all(|(word, token)| *word == token.norm))
 }
 
-/// Runs a search, or names the parts of the index it still needs.
-pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer, PhraseError> {
-    let words: Vec<String> = query
-        .q
-        .as_deref()
-        .map(|q| normalise::tokens(q).into_iter().map(|t| t.norm).collect())
-        .unwrap_or_default();
+/// The passages that hold `words` one after the other (and are of `speaker`, when given):
+/// exactly those, and the blocks read on the way.
+fn matching<P: Parts>(
+    index: &Index,
+    words: &[String],
+    speaker: Option<&str>,
+    parts: &P,
+) -> Result<(RoaringBitmap, Option<Blocks>), PhraseError> {
     let max_gram = index.manifest.max_gram as usize;
 
     // Round one: the buckets of the phrase's grams and of the speaker; a longer phrase whose
     // windows say too little reads one window's lattice next.
-    let speaker = query.speaker.as_deref().map(|name| speaker_key(&fold_name(name)));
-    let mut keys = if words.len() <= max_gram {
-        lattice(&words)
-    } else {
-        words.windows(max_gram).map(|w| w.join(" ")).collect()
-    };
+    let speaker = speaker.map(|name| speaker_key(&fold_name(name)));
+    let mut keys = if words.len() <= max_gram { lattice(words) } else { windows(words, max_gram) };
     keys.extend(speaker.clone());
     let mut dict = Dict::read(index, parts, &keys)?;
     let plan = loop {
-        match plan(index, &dict, &words) {
+        match plan(index, &dict, words) {
             Ok(plan) => break plan,
             Err(more) => {
                 keys.extend(more);
@@ -376,7 +375,7 @@ pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer
         }
         set
     };
-    let (matches, checked) = match &plan {
+    Ok(match &plan {
         Plan::Nothing => (RoaringBitmap::new(), None),
         Plan::All => (speaker_passages.clone().unwrap_or_default(), None),
         Plan::Exact(entry) => (narrow(passages_of(index, parts, entry)?), None),
@@ -395,13 +394,27 @@ pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer
             let mut matches = RoaringBitmap::new();
             for passage in &candidates {
                 let (_, entry) = blocks.get(index, passage)?;
-                if find_words(&normalise::tokens(&entry.text), &words).is_some() {
+                if find_words(&normalise::tokens(&entry.text), words).is_some() {
                     matches.insert(passage);
                 }
             }
             (matches, Some(blocks))
         }
-    };
+    })
+}
+
+fn windows(words: &[String], n: usize) -> Vec<String> {
+    words.windows(n).map(|w| w.join(" ")).collect()
+}
+
+fn words_of(text: &str) -> Vec<String> {
+    normalise::tokens(text).into_iter().map(|t| t.norm).collect()
+}
+
+/// Runs a search, or names the parts of the index it still needs.
+pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer, PhraseError> {
+    let words = query.q.as_deref().map(words_of).unwrap_or_default();
+    let (matches, checked) = matching(index, &words, query.speaker.as_deref(), parts)?;
 
     let total = matches.len();
     let start = query.page.offset.min(total as usize);
@@ -443,6 +456,156 @@ pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer
     Ok(Answer { q: query.q.clone(), speaker: query.speaker.clone(), hits, total, next_cursor })
 }
 
+/// How many places a search of the whole corpus attributes the quote in, at most.
+pub const MAX_PLACES: usize = 3;
+/// The longest piece of a quote is looked up by at most this many of its first words.
+pub const KEY_WORDS: usize = 40;
+/// A quote found nowhere word for word is looked for by at most this many of its grams.
+const MAX_PROBES: usize = 12;
+/// How many verbatim places a search of the whole corpus reports besides the best.
+pub const MAX_ALTERNATIVES: usize = 10;
+
+/// Where a quote may be in the whole corpus ([`places`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Places {
+    /// The passages around each place, as a transcript of their own, most likely first.
+    pub transcripts: Vec<Canonical>,
+    /// How many passages hold the quote's longest piece (its first [`KEY_WORDS`] words) verbatim.
+    pub verbatim_total: u64,
+    /// Some of those passages, earliest in the corpus's order first.
+    pub verbatim: Vec<Hit>,
+}
+
+/// Finds the places a quote (in pieces: see [`super::corpus::split_edits`]) may be, reading only
+/// the index: the passages that hold its longest piece word for word, or else those where most of
+/// its rare grams meet (a changed word, a quote across two speakers). Each place comes with the
+/// passages around it, enough for [`super::attribute`] to place the quote on its words.
+pub fn places(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Places, PhraseError> {
+    let Some(longest) = pieces.iter().max_by_key(|piece| piece.len()) else {
+        return Ok(Places { transcripts: Vec::new(), verbatim_total: 0, verbatim: Vec::new() });
+    };
+    let key = &longest[..longest.len().min(KEY_WORDS)];
+    let (verbatim, _) = matching(index, key, None, parts)?;
+    // The corpus lists episodes newest first: the last passages are the earliest said.
+    let kept: Vec<u32> = verbatim.iter().rev().take(MAX_ALTERNATIVES + MAX_PLACES).collect();
+    let loci: Vec<u32> = if kept.is_empty() { voted(index, pieces, parts)? } else { kept.clone() };
+
+    let spread = index.manifest.passages_per_block;
+    let around = |passage: u32| {
+        passage.saturating_sub(spread)
+            ..=passage.saturating_add(spread).min(index.manifest.n_passages.saturating_sub(1))
+    };
+    let blocks = Blocks::read(index, parts, loci.iter().flat_map(|&p| around(p)))?;
+    let mut transcripts: Vec<Canonical> = Vec::new();
+    for &passage in &loci {
+        let (block, entry) = blocks.get(index, passage)?;
+        let episode =
+            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
+        if transcripts.len() >= MAX_PLACES || transcripts.iter().any(|t| t.episode.id == episode.id) {
+            continue;
+        }
+        let mut canonical = Canonical {
+            episode: episode.into(),
+            pipeline: episode.pipeline.clone(),
+            kind: episode.kind,
+            speakers: BTreeMap::new(),
+            segments: Vec::new(),
+        };
+        for near in around(passage) {
+            let (block, entry) = blocks.get(index, near)?;
+            if block.episodes.get(entry.episode as usize).is_none_or(|e| e.id != episode.id) {
+                continue;
+            }
+            canonical.speakers.insert(
+                entry.speaker.clone(),
+                Speaker { name: entry.name.clone(), name_state: entry.name_state },
+            );
+            canonical.segments.push(Segment {
+                speaker: entry.speaker.clone(),
+                start_s: entry.start_s,
+                end_s: entry.end_s,
+                text: entry.text.clone(),
+                start_estimated: entry.start_estimated,
+                end_estimated: entry.end_estimated,
+                words: None,
+            });
+        }
+        transcripts.push(canonical);
+    }
+    let mut hits = Vec::new();
+    for &passage in &kept {
+        let (block, entry) = blocks.get(index, passage)?;
+        let episode =
+            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
+        let tokens = normalise::tokens(&entry.text);
+        let (start_s, end_s) = match find_words(&tokens, key) {
+            Some(position) => phrase_times(entry, &tokens, position, key.len()),
+            None => (entry.start_s, entry.end_s),
+        };
+        hits.push(Hit {
+            episode: episode.into(),
+            start_s: round_ms(start_s),
+            end_s: round_ms(end_s),
+            times_estimated: true,
+            speaker: entry.speaker.clone(),
+            name: entry.name.clone(),
+            name_state: entry.name_state,
+            text: entry.text.clone(),
+        });
+    }
+    Ok(Places { transcripts, verbatim_total: verbatim.len(), verbatim: hits })
+}
+
+/// The passages where most of a quote's rare grams are, best first: one gram of [`Config::max_gram`]
+/// words every `max_gram` words of each piece votes for the passages of the rarest entry inside it.
+/// Frequent grams say too little to vote; no passage text is read.
+fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Vec<u32>, PhraseError> {
+    let max_gram = index.manifest.max_gram as usize;
+    let mut probes: Vec<&[String]> = Vec::new();
+    for piece in pieces {
+        if piece.len() <= max_gram {
+            probes.push(piece);
+            continue;
+        }
+        let mut at = 0;
+        while at + max_gram <= piece.len() {
+            probes.push(&piece[at..at + max_gram]);
+            at += max_gram;
+        }
+        probes.push(&piece[piece.len() - max_gram..]);
+    }
+    probes.truncate(MAX_PROBES);
+    let keys: Vec<String> = probes.iter().flat_map(|probe| lattice(probe)).collect();
+    let dict = Dict::read(index, parts, &keys)?;
+    let mut votes: BTreeMap<u32, u32> = BTreeMap::new();
+    for probe in probes {
+        let entry = match locate(index, &dict, probe) {
+            Located::Indexed(entry) | Located::Rare(entry) if entry.count < index.manifest.frequent => entry,
+            _ => continue,
+        };
+        for passage in &passages_of(index, parts, entry)? {
+            *votes.entry(passage).or_default() += 1;
+        }
+    }
+    // Neighbouring passages (a quote across a speaker change) pool their votes.
+    let mut loci: Vec<(u32, u32)> = Vec::new();
+    for (&passage, &n) in &votes {
+        let pooled: u32 = votes.range(passage.saturating_sub(1)..=passage + 1).map(|(_, n)| n).sum();
+        loci.push((pooled.max(n), passage));
+    }
+    loci.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut chosen: Vec<u32> = Vec::new();
+    for (_, passage) in loci {
+        if chosen.iter().all(|c| c.abs_diff(passage) > 2) {
+            chosen.push(passage);
+        }
+        if chosen.len() >= MAX_PLACES * 2 {
+            break;
+        }
+    }
+    Ok(chosen)
+}
+
 /// The phrase's times inside its passage, in proportion to character position.
 fn phrase_times(passage: &Passage, tokens: &[Token], position: usize, n_words: usize) -> (f64, f64) {
     let (Some(first), Some(last)) = (tokens.get(position), tokens.get(position + n_words.max(1) - 1)) else {
@@ -476,6 +639,9 @@ mod tests {
                 show: "s".into(),
                 licence: "CC-BY-SA-4.0".into(),
                 attribution: None,
+                show_title: None,
+                published: None,
+                audio_url: None,
             },
             pipeline: "p".into(),
             kind: RunKind::HumanEdited,
@@ -516,10 +682,18 @@ mod tests {
 
         /// Searches as a Worker does: reading the parts each round names, and only those.
         fn search(&self, query: &Query) -> (Answer, usize) {
+            self.read(|index, parts| search(index, query, parts))
+        }
+
+        /// Runs `step` reading the parts each round names, and only those; with the rounds it took.
+        fn read<T>(
+            &self,
+            step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+        ) -> (T, usize) {
             let whole = WholeFiles(&self.files);
             let mut read: HashMap<Part, Vec<u8>> = HashMap::new();
             for round in 0.. {
-                match search(&self.index, query, &read) {
+                match step(&self.index, &read) {
                     Ok(answer) => return (answer, round),
                     Err(PhraseError::Need(parts)) => {
                         assert!(!parts.is_empty() && round < 5, "round {round} needs {parts:?}");
@@ -547,6 +721,33 @@ mod tests {
                     ],
                 ),
                 canonical("two", &[("B", 0.0, 4.0, "I love open source."), ("A", 5.0, 6.0, "Me too.")]),
+            ],
+        )
+    }
+
+    /// [`sample`] with dates: episode `one` is the older.
+    fn dated_sample() -> Built {
+        let dated = |id: &str, published: &str, segments: &[(&str, f64, f64, &str)]| {
+            let mut episode = canonical(id, segments);
+            episode.episode.published = Some(published.into());
+            episode
+        };
+        Built::of(
+            Config { frequent: 2, ..Config::default() },
+            &[
+                dated(
+                    "two",
+                    "2024-05-01",
+                    &[("B", 0.0, 4.0, "I love open source."), ("A", 5.0, 6.0, "Me too.")],
+                ),
+                dated(
+                    "one",
+                    "2019-02-01",
+                    &[
+                        ("A", 0.0, 10.0, "Open source is a gift, and twenty five people maintain it."),
+                        ("B", 10.0, 20.0, "Open the source file. Source is open."),
+                    ],
+                ),
             ],
         )
     }
@@ -618,6 +819,76 @@ mod tests {
             "#]],
         );
         check(&[], expect!["q: give a phrase `q`, a `speaker`, or both\n"]);
+    }
+
+    fn attribute_everywhere(built: &Built, quote: &str) -> String {
+        let pieces: Vec<Vec<String>> =
+            crate::quote::corpus::split_edits(quote).pieces.iter().map(|p| words_of(p)).collect();
+        let (places, _) = built.read(|index, parts| places(index, &pieces, parts));
+        let answer = crate::quote::corpus::attribute_corpus(&places, quote);
+        let Some(m) = answer.found_at else {
+            return format!("found={} episode={:?} match={:?}", answer.found, answer.episode, answer.matches);
+        };
+        let alternatives: Vec<String> = answer
+            .alternatives
+            .unwrap_or_default()
+            .iter()
+            .map(|a| format!("{} {:?} {}", a.episode.id, a.name, a.start_s))
+            .collect();
+        format!(
+            "{} {:?} {}-{} exact={} verbatim={} edited={} crosses={} trust={:?} match={:?} alternatives={alternatives:?}\n{:?}\n{}",
+            answer.episode.unwrap().id,
+            m.name,
+            m.start_s,
+            m.end_s,
+            m.exact,
+            m.verbatim,
+            m.edited,
+            m.crosses_speaker,
+            m.trust,
+            answer.matches,
+            m.text,
+            m.cite,
+        )
+    }
+
+    #[test]
+    fn who_said_this_is_answered_from_the_whole_corpus() {
+        let built = dated_sample();
+        let check = |quote: &str, expect: Expect| expect.assert_eq(&attribute_everywhere(&built, quote));
+        // Said once, by a person an editor named: the only case `trust` may be high.
+        check(
+            "twenty-five people maintain it",
+            expect![[r#"
+                one Some("Ana Lima") 4.655-9.828 exact=true verbatim=true edited=false crosses=false trust=High match=Some(1) alternatives=[]
+                "twenty five people maintain it"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:04."#]],
+        );
+        // Said in two episodes: the earlier one answers, the other is an alternative.
+        check(
+            "open source",
+            expect![[r#"
+                one Some("Ana Lima") 0-1.897 exact=true verbatim=true edited=false crosses=false trust=Review match=Some(2) alternatives=["two Some(\"Bea\") 1.474"]
+                "Open source"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+        );
+        // Edited: two pieces of one passage joined by an ellipsis.
+        check(
+            "Open source is … people maintain it",
+            expect![[r#"
+                one Some("Ana Lima") 0-9.828 exact=true verbatim=true edited=true crosses=false trust=Review match=Some(1) alternatives=[]
+                "Open source is … people maintain it"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+        );
+        // Across a speaker change, and with a word changed: no passage holds it, the grams find it.
+        check(
+            "and twenty five people maintain it open the sauce file",
+            expect![[r#"
+                one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=Some(1) alternatives=[]
+                "and twenty five people maintain it. Open the"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:03."#]],
+        );
+        check("nobody said this", expect!["found=false episode=None match=Some(0)"]);
     }
 
     /// Phrases of every kind the lattice knows — an entry, frequent or rare; no entry but a rare one
