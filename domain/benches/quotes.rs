@@ -7,7 +7,9 @@
 //!   query needs to load;
 //! - attribution accuracy on quotes sampled from real paragraphs, verbatim and perturbed: found rate,
 //!   right-speaker rate, the share of `trust=high` answers that are wrong, and the start error of
-//!   estimated times against held-out anchors.
+//!   estimated times against held-out anchors;
+//! - the same over the whole corpus without the episode (`everywhere`), plus quotes edited with an
+//!   ellipsis: found, right episode, right speaker, `trust=high` and wrong, and what each reads.
 //!
 //! Timed with `Instant` around the domain calls; a fixed-seed generator makes runs comparable.
 
@@ -200,7 +202,7 @@ fn bench_attribution_latency(corpus: &[Episode], rng: &mut Rng) {
 /// starts cold loads per query (the parts each round names). Also writes the queries and passages
 /// for `scripts/bench-phrase-peers.py` (tantivy and SQLite FTS5 on the same data) and the queries as
 /// request paths for `scripts/bench-reads.sh`.
-fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
+fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<String, Vec<u8>>) {
     let started = Instant::now();
     let mut builder = IndexBuilder::default();
     for episode in corpus {
@@ -321,6 +323,175 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
         n_rounds.last().unwrap(),
         hits as f64 / times.len() as f64
     );
+    (index, files)
+}
+
+/// Runs `step` as a cold reader would, reading the parts each round names: the answer and the bytes.
+fn cold<T>(
+    index: &Index,
+    whole: &WholeFiles,
+    step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+) -> (T, usize) {
+    let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
+    loop {
+        match step(index, &have) {
+            Ok(answer) => return (answer, have.values().map(Vec::len).sum()),
+            Err(PhraseError::Need(need)) => {
+                for part in need {
+                    let bytes = whole.part(&part).unwrap().to_vec();
+                    have.insert(part, bytes);
+                }
+            }
+            Err(PhraseError::Corrupt(c)) => panic!("{}", c.0),
+        }
+    }
+}
+
+/// "Who said this?" without the episode: quotes cut from random episodes, verbatim, perturbed as in
+/// [`bench_accuracy`], and two pieces of one passage joined by an ellipsis, attributed over the whole
+/// corpus through the phrase index. "Wrong" = another episode, another speaker, a start more than
+/// 2 s from the quote's, or any `high` on a quote across speakers or an edited one.
+fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>, rng: &mut Rng) {
+    use domain::quote::corpus::{attribute_corpus, split_edits};
+    let whole = WholeFiles(files);
+    let kinds = [
+        "verbatim",
+        "curly quotes",
+        "case",
+        "no punctuation",
+        "changed tail",
+        "across speakers",
+        "ellipsis",
+    ];
+    let filler = ["purple", "giraffe", "seventeen", "umbrella", "quietly", "marmalade", "tractor", "violin"];
+    #[derive(Default)]
+    struct Tally {
+        asked: usize,
+        found: usize,
+        right_episode: usize,
+        right_speaker: usize,
+        high: usize,
+        high_wrong: usize,
+    }
+    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
+    let (mut times, mut loaded) = (Vec::new(), Vec::new());
+    let mut examples_wrong = Vec::new();
+    let mut episodes = std::collections::BTreeSet::new();
+    for _ in 0..400 {
+        let episode = &corpus[rng.below(corpus.len())];
+        episodes.insert(&episode.path);
+        let segments = &episode.canonical.segments;
+        for kind in kinds {
+            let idx = rng.below(segments.len());
+            let segment = &segments[idx];
+            let w = words(&segment.text);
+            let (quote, expected_start, crossing) = match kind {
+                "across speakers" => {
+                    let Some(next) = segments.get(idx + 1).filter(|n| n.speaker != segment.speaker) else {
+                        continue;
+                    };
+                    let nw = words(&next.text);
+                    if w.len() < 6 || nw.len() < 6 {
+                        continue;
+                    }
+                    let quote = format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" "));
+                    (quote, expected_start(segment, w.len() - 6), true)
+                }
+                "ellipsis" => {
+                    if w.len() < 24 {
+                        continue;
+                    }
+                    let at = rng.below(w.len() - 23);
+                    let quote = format!("{} … {}", w[at..at + 6].join(" "), w[at + 14..at + 22].join(" "));
+                    (quote, expected_start(segment, at), false)
+                }
+                _ => {
+                    if w.len() < 12 {
+                        continue;
+                    }
+                    let n = 10 + rng.below(16).min(w.len() - 10);
+                    let at = rng.below(w.len() - n + 1);
+                    let quote = perturb(kind, &w[at..at + n].join(" "), rng, &filler);
+                    (quote, expected_start(segment, at), false)
+                }
+            };
+            let tally = tallies.entry(kind).or_default();
+            tally.asked += 1;
+            let started = Instant::now();
+            let pieces: Vec<Vec<String>> = split_edits(&quote)
+                .pieces
+                .iter()
+                .map(|p| domain::quote::normalise::tokens(p).into_iter().map(|t| t.norm).collect())
+                .collect();
+            let (places, bytes) = cold(index, &whole, |index, parts| phrase::places(index, &pieces, parts));
+            let answer = attribute_corpus(&places, &quote);
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            loaded.push(bytes as f64 / 1024.0);
+            let Some(found) = answer.found_at else { continue };
+            tally.found += 1;
+            let right_episode = answer.episode.as_ref().is_some_and(|e| e.id == episode.path);
+            let right_speaker = right_episode && found.speaker == segment.speaker;
+            tally.right_episode += usize::from(right_episode);
+            tally.right_speaker += usize::from(right_speaker);
+            if found.trust == domain::quote::Trust::High {
+                tally.high += 1;
+                let wrong = crossing
+                    || kind == "ellipsis"
+                    || !right_speaker
+                    || (found.start_s - expected_start).abs() > 2.0;
+                if wrong {
+                    tally.high_wrong += 1;
+                    if examples_wrong.len() < 5 {
+                        examples_wrong.push(format!(
+                            "{} [{kind}] {quote:?} → {:?} {} at {}",
+                            episode.path,
+                            answer.episode.map(|e| e.id),
+                            found.speaker,
+                            found.start_s
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    loaded.sort_by(f64::total_cmp);
+    println!(
+        "attribution over the whole corpus (no source_url), quotes from {} random episodes: {} quotes, \
+         p50 {:.3} ms, p99 {:.3} ms (domain code, index at hand); read per quote p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB",
+        episodes.len(),
+        times.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        percentile(&loaded, 0.5),
+        percentile(&loaded, 0.99),
+        loaded.last().unwrap()
+    );
+    println!(
+        "  {:<16} {:>6} {:>8} {:>14} {:>14} {:>10} {:>10}",
+        "perturbation", "quotes", "found", "right episode", "right speaker", "trust=high", "high wrong"
+    );
+    let (mut high, mut high_wrong) = (0, 0);
+    for kind in kinds {
+        let t = &tallies[kind];
+        let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+        println!(
+            "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>13.1}% {:>9.1}% {:>10}",
+            kind,
+            t.asked,
+            pct(t.found, t.asked),
+            pct(t.right_episode, t.found),
+            pct(t.right_speaker, t.found),
+            pct(t.high, t.found),
+            t.high_wrong
+        );
+        high += t.high;
+        high_wrong += t.high_wrong;
+    }
+    println!("  trust=high answers: {high}, wrong: {high_wrong}");
+    for example in examples_wrong {
+        println!("  wrong with high trust: {example}");
+    }
 }
 
 /// Every passage as the index cuts them (normalised words, folded speaker name), for the peers.
@@ -545,11 +716,17 @@ fn main() {
     if "attribution".contains(&filter) {
         bench_attribution_latency(&corpus, &mut rng);
     }
-    if "search".contains(&filter) {
-        bench_phrase_search(&corpus, &mut rng);
-    }
+    let phrase_index = ["search", "everywhere"]
+        .iter()
+        .any(|part| part.contains(&filter))
+        .then(|| bench_phrase_search(&corpus, &mut rng));
     if "accuracy".contains(&filter) {
         bench_accuracy(&corpus, &mut rng);
         bench_start_error(&corpus, &mut rng);
+    }
+    if let Some((index, files)) = &phrase_index
+        && "everywhere".contains(&filter)
+    {
+        bench_corpus_accuracy(&corpus, index, files, &mut rng);
     }
 }

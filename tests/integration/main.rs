@@ -43,6 +43,7 @@ fn main() -> std::process::ExitCode {
         quotes::attribute_lands_on_word_times,
         quotes::attribute_flags_tails_speaker_changes_and_misses,
         quotes::attribute_on_a_real_changelog_episode_keeps_its_licence,
+        quotes::attribute_without_source_url_searches_every_episode,
         quotes::attribute_bad_input_is_problem_json,
         quotes::shows_list_episode_counts_and_licences,
         quotes::episodes_page_with_a_cursor,

@@ -118,6 +118,12 @@ async fn call_every_tool(client: &RunningService<RoleClient, ()>, handle: &str) 
     let args = json!({"source_url": episode["source_url"], "quote": words.join(" ")});
     let attributed = ok(&call(client, "attribute_quote", args).await?, "attribute")?;
     ensure!(attributed["found"] == true, "attribute: {attributed}");
+    let everywhere =
+        ok(&call(client, "attribute_quote", json!({"quote": words.join(" ")})).await?, "attribute")?;
+    ensure!(
+        everywhere["found"] == true && everywhere["match"].as_u64() >= Some(1),
+        "attribute: {everywhere}"
+    );
     let hits = ok(&call(client, "search_transcripts", json!({"q": words[..2].join(" ")})).await?, "search")?;
     ensure!(hits["total"].as_u64() > Some(0), "phrase search: {hits}");
     let stats = ok(&call(client, "speaker_stats", json!({"episode_id": id})).await?, "speakers")?;
