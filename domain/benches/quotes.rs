@@ -354,15 +354,8 @@ fn cold<T>(
 fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>, rng: &mut Rng) {
     use domain::quote::corpus::{attribute_corpus, split_edits};
     let whole = WholeFiles(files);
-    let kinds = [
-        "verbatim",
-        "curly quotes",
-        "case",
-        "no punctuation",
-        "changed tail",
-        "across speakers",
-        "ellipsis",
-    ];
+    let kinds =
+        ["verbatim", "curly quotes", "case", "no punctuation", "changed tail", "across speakers", "ellipsis"];
     let filler = ["purple", "giraffe", "seventeen", "umbrella", "quietly", "marmalade", "tractor", "violin"];
     #[derive(Default)]
     struct Tally {
