@@ -320,6 +320,31 @@ impl Blocks {
     }
 }
 
+impl Blocks {
+    /// Passage `passage` as a hit, its times those of `words` inside it (the whole passage's when
+    /// they are not in it: a speaker's passage).
+    fn hit(&self, index: &Index, passage: u32, words: &[String]) -> Result<Hit, PhraseError> {
+        let (block, entry) = self.get(index, passage)?;
+        let episode =
+            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
+        let tokens = normalise::tokens(&entry.text);
+        let (start_s, end_s) = match find_words(&tokens, words) {
+            Some(position) => phrase_times(entry, &tokens, position, words.len()),
+            None => (entry.start_s, entry.end_s),
+        };
+        Ok(Hit {
+            episode: episode.into(),
+            start_s: round_ms(start_s),
+            end_s: round_ms(end_s),
+            times_estimated: true,
+            speaker: entry.speaker.clone(),
+            name: entry.name.clone(),
+            name_state: entry.name_state,
+            text: entry.text.clone(),
+        })
+    }
+}
+
 /// Where `words` begin in `tokens`, if they occur there one after the other.
 fn find_words(tokens: &[Token], words: &[String]) -> Option<usize> {
     if words.is_empty() || tokens.len() < words.len() {
@@ -426,27 +451,8 @@ pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer
         Some(blocks) => blocks,
         None => Blocks::read(index, parts, page.iter().copied())?,
     };
-    let mut hits = Vec::with_capacity(page.len());
-    for passage in page {
-        let (block, entry) = blocks.get(index, passage)?;
-        let episode =
-            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
-        let tokens = normalise::tokens(&entry.text);
-        let (start_s, end_s) = match find_words(&tokens, &words) {
-            Some(position) => phrase_times(entry, &tokens, position, words.len()),
-            None => (entry.start_s, entry.end_s),
-        };
-        hits.push(Hit {
-            episode: episode.into(),
-            start_s: round_ms(start_s),
-            end_s: round_ms(end_s),
-            times_estimated: true,
-            speaker: entry.speaker.clone(),
-            name: entry.name.clone(),
-            name_state: entry.name_state,
-            text: entry.text.clone(),
-        });
-    }
+    let mut hits: Vec<Hit> =
+        page.into_iter().map(|passage| blocks.hit(index, passage, &words)).collect::<Result<_, _>>()?;
     // A page also stops at the byte budget (`crate::paging`); the cursor then goes on from the cut.
     let next_cursor = if crate::paging::cut(&mut hits, crate::paging::PAGE_BYTES) {
         query.page.next_cursor(hits.len(), total as usize)
@@ -532,27 +538,8 @@ pub fn places(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Resu
         }
         transcripts.push(canonical);
     }
-    let mut hits = Vec::new();
-    for &passage in &kept {
-        let (block, entry) = blocks.get(index, passage)?;
-        let episode =
-            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
-        let tokens = normalise::tokens(&entry.text);
-        let (start_s, end_s) = match find_words(&tokens, key) {
-            Some(position) => phrase_times(entry, &tokens, position, key.len()),
-            None => (entry.start_s, entry.end_s),
-        };
-        hits.push(Hit {
-            episode: episode.into(),
-            start_s: round_ms(start_s),
-            end_s: round_ms(end_s),
-            times_estimated: true,
-            speaker: entry.speaker.clone(),
-            name: entry.name.clone(),
-            name_state: entry.name_state,
-            text: entry.text.clone(),
-        });
-    }
+    let hits: Vec<Hit> =
+        kept.iter().map(|&passage| blocks.hit(index, passage, key)).collect::<Result<_, _>>()?;
     Ok(Places { transcripts, verbatim_total: verbatim.len(), verbatim: hits })
 }
 

@@ -117,3 +117,10 @@ fn changelog_file_names_map_to_episode_pages() {
         Some("https://changelog.com/jsparty/meet-rachel-white")
     );
 }
+
+#[test]
+fn changelog_control_characters_separate_words_and_never_reach_the_text() {
+    let segments = parse_changelog("**Ana:** \\[00:01\\] Hello\u{1d}there, \u{1d}friend.\n");
+    let texts: Vec<&str> = segments.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["Hello there, friend."]);
+}
