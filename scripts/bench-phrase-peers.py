@@ -70,7 +70,11 @@ def main():
     searcher = index.searcher()
     times, totals = [], []
     for q in queries:
-        phrase = tantivy.Query.phrase_query(schema, "text", q["q"].split())
+        words = q["q"].split()
+        if len(words) > 1:
+            phrase = tantivy.Query.phrase_query(schema, "text", words)
+        else:
+            phrase = tantivy.Query.term_query(schema, "text", words[0])
         if q["speaker"] is not None:
             speaker = tantivy.Query.term_query(schema, "speaker", q["speaker"])
             query = tantivy.Query.boolean_query([(tantivy.Occur.Must, phrase), (tantivy.Occur.Must, speaker)])

@@ -370,9 +370,11 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
     let (mut times, mut loaded) = (Vec::new(), Vec::new());
     let mut examples_wrong = Vec::new();
     let mut episodes = std::collections::BTreeSet::new();
-    for _ in 0..400 {
+    while episodes.len() < 400 {
         let episode = &corpus[rng.below(corpus.len())];
-        episodes.insert(&episode.path);
+        if !episodes.insert(&episode.path) {
+            continue;
+        }
         let segments = &episode.canonical.segments;
         for kind in kinds {
             let idx = rng.below(segments.len());
@@ -416,7 +418,10 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
                 .iter()
                 .map(|p| domain::quote::normalise::tokens(p).into_iter().map(|t| t.norm).collect())
                 .collect();
-            let (places, bytes) = cold(index, &whole, |index, parts| phrase::places(index, &pieces, parts));
+            let quote_words: Vec<String> =
+                domain::quote::normalise::tokens(&quote).into_iter().map(|t| t.norm).collect();
+            let (places, bytes) =
+                cold(index, &whole, |index, parts| phrase::places(index, &quote_words, &pieces, parts));
             let answer = attribute_corpus(&places, &quote);
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             loaded.push(bytes as f64 / 1024.0);

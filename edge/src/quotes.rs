@@ -158,12 +158,11 @@ pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attri
 /// "Who said this?" over every episode: the places the phrase index names, with the names editors
 /// decided since the build, attributed by `domain`.
 async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiError> {
-    let pieces: Vec<Vec<String>> = corpus::split_edits(quote)
-        .pieces
-        .iter()
-        .map(|piece| normalise::tokens(piece).into_iter().map(|t| t.norm).collect())
-        .collect();
-    let mut places = with_index(env, |index, parts| phrase::places(index, &pieces, parts)).await?;
+    let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
+    let pieces: Vec<Vec<String>> =
+        corpus::split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
+    let mut places =
+        with_index(env, |index, parts| phrase::places(index, &words(quote), &pieces, parts)).await?;
     for transcript in &mut places.transcripts {
         if let Some(decided) = crate::speakers::with_decisions(env, transcript).await? {
             *transcript = decided;

@@ -246,8 +246,27 @@ struct Alignment {
     edits: usize,
 }
 
-/// Finds `quote` in the transcript; an edited quote ([`corpus::split_edits`]) piece by piece.
+/// Finds `quote` in the transcript. A quote with the marks of an edit ([`corpus::split_edits`]) whose
+/// words do not stand so in the transcript is found piece by piece. (Transcripts have ellipses and
+/// bracketed non-speech too: a quote copied from one with them is not an edited quote.)
 pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Attribution {
+    let whole = attribute_pieces(canonical, prepared, &[words_of(quote)], false);
+    let edits = corpus::split_edits(quote);
+    if !edits.edited || whole.found_at.as_ref().is_some_and(|m| m.verbatim) {
+        return whole;
+    }
+    let pieces: Vec<Vec<String>> = edits.pieces.iter().map(|piece| words_of(piece)).collect();
+    let edited = attribute_pieces(canonical, prepared, &pieces, true);
+    if edited.found { edited } else { whole }
+}
+
+/// Finds the pieces of a quote, in order and close together.
+fn attribute_pieces(
+    canonical: &Canonical,
+    prepared: &Prepared,
+    pieces: &[Vec<String>],
+    edited: bool,
+) -> Attribution {
     let not_found = || Attribution {
         found: false,
         reason: Some("quote_not_found".into()),
@@ -256,8 +275,6 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
         matches: None,
         alternatives: None,
     };
-    let edits = corpus::split_edits(quote);
-    let pieces: Vec<Vec<String>> = edits.pieces.iter().map(|piece| words_of(piece)).collect();
     let Some(longest) = (0..pieces.len()).max_by_key(|&idx| (pieces[idx].len(), usize::MAX - idx)) else {
         return not_found();
     };
@@ -314,11 +331,10 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
     if !crosses_speaker {
         speakers.clear();
     }
-    let exact = found.iter().zip(&pieces).all(|(a, piece)| a.quote_start == 0 && a.quote_end == piece.len());
-    let verbatim =
-        exact && found.iter().zip(&pieces).all(|(a, piece)| a.exact == piece.len() && a.edits == 0);
+    let exact = found.iter().zip(pieces).all(|(a, piece)| a.quote_start == 0 && a.quote_end == piece.len());
+    let verbatim = exact && found.iter().zip(pieces).all(|(a, piece)| a.exact == piece.len() && a.edits == 0);
     let resolved = canonical.speaker(label);
-    let trust = if verbatim && !edits.edited && !crosses_speaker && resolved.name_state.is_trustworthy() {
+    let trust = if verbatim && !edited && !crosses_speaker && resolved.name_state.is_trustworthy() {
         Trust::High
     } else {
         Trust::Review
@@ -352,7 +368,7 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
             text: text.join(" … "),
             matched_words: found.iter().map(|a| a.exact + a.fuzzy).sum(),
             quote_words: pieces.iter().map(Vec::len).sum(),
-            edited: edits.edited,
+            edited,
         }),
         matches: None,
         alternatives: None,

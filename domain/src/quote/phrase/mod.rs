@@ -482,16 +482,26 @@ pub struct Places {
     pub verbatim: Vec<Hit>,
 }
 
-/// Finds the places a quote (in pieces: see [`super::corpus::split_edits`]) may be, reading only
-/// the index: the passages that hold its longest piece word for word, or else those where most of
+/// Finds the places a quote (its words, and its pieces: see [`super::corpus::split_edits`]) may be,
+/// reading only the index: the passages that hold it word for word, or else those where most of
 /// its rare grams meet (a changed word, a quote across two speakers). Each place comes with the
 /// passages around it, enough for [`super::attribute`] to place the quote on its words.
-pub fn places(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Places, PhraseError> {
-    let Some(longest) = pieces.iter().max_by_key(|piece| piece.len()) else {
-        return Ok(Places { transcripts: Vec::new(), verbatim_total: 0, verbatim: Vec::new() });
-    };
-    let key = &longest[..longest.len().min(KEY_WORDS)];
-    let (verbatim, _) = matching(index, key, None, parts)?;
+pub fn places(
+    index: &Index,
+    quote: &[String],
+    pieces: &[Vec<String>],
+    parts: &impl Parts,
+) -> Result<Places, PhraseError> {
+    // The quote's words as they stand; an edited quote's longest piece when they stand nowhere.
+    let mut key = &quote[..quote.len().min(KEY_WORDS)];
+    let (mut verbatim, _) = matching(index, key, None, parts)?;
+    if verbatim.is_empty()
+        && pieces.len() > 1
+        && let Some(longest) = pieces.iter().max_by_key(|piece| piece.len())
+    {
+        key = &longest[..longest.len().min(KEY_WORDS)];
+        verbatim = matching(index, key, None, parts)?.0;
+    }
     // The corpus lists episodes newest first: the last passages are the earliest said.
     let kept: Vec<u32> = verbatim.iter().rev().take(MAX_ALTERNATIVES + MAX_PLACES).collect();
     let loci: Vec<u32> = if kept.is_empty() { voted(index, pieces, parts)? } else { kept.clone() };
@@ -811,7 +821,7 @@ mod tests {
     fn attribute_everywhere(built: &Built, quote: &str) -> String {
         let pieces: Vec<Vec<String>> =
             crate::quote::corpus::split_edits(quote).pieces.iter().map(|p| words_of(p)).collect();
-        let (places, _) = built.read(|index, parts| places(index, &pieces, parts));
+        let (places, _) = built.read(|index, parts| places(index, &words_of(quote), &pieces, parts));
         let answer = crate::quote::corpus::attribute_corpus(&places, quote);
         let Some(m) = answer.found_at else {
             return format!("found={} episode={:?} match={:?}", answer.found, answer.episode, answer.matches);
