@@ -7,7 +7,8 @@
 //!    step 1 (words of built recipes) match none of them, except `stir`, which every one of them has.
 //! 3. The same searches again, side by side with the no-IO request, and `stir` (a word all overlay
 //!    recipes hold: its cost grows with the matches, by design).
-//! 4. An unrelated read (`/r/hummus.json`) alone, then while 4 connections run the searches of step 1.
+//! 4. An unrelated read (`/r/hummus.json`) alone, then while 4 connections run the searches of step 1,
+//!    then while the same 4 connections send the no-IO request (the control).
 //! 5. 100 concurrent creates of about 250 KiB: every answer must be 201 (no worker restart), then
 //!    20 no-IO requests.
 //! 6. A mixed load, 8 connections for BENCH_SECONDS (default 60): reads, pages, searches, creates,
@@ -108,6 +109,42 @@ fn pick(times: &[Duration], q: f64) -> f64 {
 /// module's docs); the Worker never saw that request.
 fn dev_proxy_lost(status: u16, text: &str) -> bool {
     status == 503 && text.starts_with("Your worker restarted mid-request")
+}
+
+/// `rounds` timings of `target` while 4 connections send `load` (in turn) until it is done; and how
+/// many load requests they sent.
+async fn beside(
+    client: &Client,
+    target: &str,
+    rounds: usize,
+    load: &[(Method, String)],
+) -> Result<(Vec<Duration>, usize)> {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = Arc::new(load.to_vec());
+    let loops: Vec<_> = (0..4)
+        .map(|task| {
+            let (client, stop, load) = (client.clone(), stop.clone(), load.clone());
+            tokio::spawn(async move {
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let (method, url) = &load[(task + 4 * n) % load.len()];
+                    timed(&client, method.clone(), url).await?;
+                    n += 1;
+                }
+                Ok::<usize, anyhow::Error>(n)
+            })
+        })
+        .collect();
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        times.push(timed(client, Method::GET, target).await?);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut sent = 0;
+    for n in join_all(loops).await {
+        sent += n??;
+    }
+    Ok((times, sent))
 }
 
 /// `POST /api/recipes` with the bench's key.
@@ -271,41 +308,21 @@ async fn main() -> Result<()> {
     for _ in 0..rounds {
         alone.push(timed(&client, Method::GET, &hummus).await?);
     }
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let searchers: Vec<_> = (0..4)
-        .map(|task| {
-            let (client, base, stop, searches) =
-                (client.clone(), base.clone(), stop.clone(), searches.clone());
-            tokio::spawn(async move {
-                let mut n = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    timed(
-                        &client,
-                        Method::GET,
-                        &format!("{base}{}", searches[(task + 4 * n) % searches.len()]),
-                    )
-                    .await?;
-                    n += 1;
-                }
-                Ok::<usize, anyhow::Error>(n)
-            })
-        })
-        .collect();
-    let mut beside = Vec::new();
-    for _ in 0..rounds {
-        beside.push(timed(&client, Method::GET, &hummus).await?);
-    }
-    stop.store(true, Ordering::Relaxed);
-    let mut searched = 0;
-    for n in join_all(searchers).await {
-        searched += n??;
-    }
+    let search_urls: Vec<(Method, String)> =
+        searches.iter().map(|path| (Method::GET, format!("{base}{path}"))).collect();
+    let (beside_searches, searched) = beside(&client, &hummus, rounds, &search_urls).await?;
+    // The control: the same 4 connections busy with the no-IO request, so what remains is the cost of
+    // sharing one local isolate, whatever the neighbours do.
+    let noio_urls = vec![(Method::OPTIONS, format!("{base}/api/recipes"))];
+    let (beside_noio, _) = beside(&client, &hummus, rounds, &noio_urls).await?;
     println!(
-        "/r/hummus.json alone p50 {:.2} ms p99 {:.2} ms; beside 4 searches in flight ({searched} done) p50 {:.2} ms p99 {:.2} ms",
+        "/r/hummus.json alone p50 {:.2} ms p99 {:.2} ms; beside 4 searches in flight ({searched} done) p50 {:.2} ms p99 {:.2} ms; beside 4 no-IO loops p50 {:.2} ms p99 {:.2} ms",
         pick(&alone, 0.5),
         pick(&alone, 0.99),
-        pick(&beside, 0.5),
-        pick(&beside, 0.99)
+        pick(&beside_searches, 0.5),
+        pick(&beside_searches, 0.99),
+        pick(&beside_noio, 0.5),
+        pick(&beside_noio, 0.99)
     );
 
     // 5. 100 concurrent creates of ~250 KiB.
