@@ -19,7 +19,8 @@
 //! goes out (cloudflare/workers-sdk#14641: the Worker's isolate and its memory stay as they were).
 //! Such a request never reached the Worker; it is sent again and counted as "dev proxy lost".
 //!
-//! BENCH_STATE=<dir> keeps the worker's state there, and a second run with the same dir skips step 2.
+//! BENCH_STATE=<dir> keeps the worker's state there: a second run with the same dir skips step 2, or
+//! finishes it if the first run stopped half way.
 //! `cargo bench -p tests --bench overlay`; figures go to BENCHMARKS.md ("Issue 12").
 
 use std::collections::BTreeMap;
@@ -223,7 +224,14 @@ async fn main() -> Result<()> {
     let words = Arc::new(vocabulary(20_000));
     if !filled {
         let started = Instant::now();
-        let next = Arc::new(AtomicUsize::new(0));
+        // A fill an earlier run of the same BENCH_STATE left unfinished goes on where it stopped.
+        let held: Value =
+            client.get(format!("{base}/api/recipes?q=overlay+dish&limit=1")).send().await?.json().await?;
+        let held = held["total"].as_u64().unwrap_or(0) as usize;
+        if held > 0 {
+            eprintln!("{held} overlay recipes already written; going on from there");
+        }
+        let next = Arc::new(AtomicUsize::new(held));
         let lost = Arc::new(AtomicUsize::new(0));
         let tasks = (0..8).map(|task| {
             let (client, key, base, next, words, lost) =
