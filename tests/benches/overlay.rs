@@ -226,7 +226,7 @@ async fn main() -> Result<()> {
         let started = Instant::now();
         // A fill an earlier run of the same BENCH_STATE left unfinished goes on where it stopped.
         let held: Value =
-            client.get(format!("{base}/api/recipes?q=overlay+dish&limit=1")).send().await?.json().await?;
+            client.get(format!("{base}/api/recipes?q=overlay&limit=1")).send().await?.json().await?;
         let held = held["total"].as_u64().unwrap_or(0) as usize;
         if held > 0 {
             eprintln!("{held} overlay recipes already written; going on from there");
