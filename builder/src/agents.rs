@@ -175,6 +175,7 @@ pub fn openapi() -> Value {
                     "protocolVersion": {"type": "string"}}}}}),
     );
     components.insert("Object".into(), json!({"type": "object"}));
+    components.insert("Array".into(), json!({"type": "array"}));
     components.insert(
         "SpeakerDecision".into(),
         json!({"type": "object", "required": ["name"], "properties": {
@@ -290,11 +291,15 @@ fn operation(route: &Route) -> Value {
         };
         responses.insert(status.to_string(), response);
     }
+    // A JSON-RPC endpoint answers its errors in JSON-RPC; every other route in RFC 9457 problems.
+    let error_body = match route.takes {
+        Takes::Json("JsonRpc") => json!({"application/json": {"schema": reference("JsonRpc")}}),
+        _ => json!({"application/problem+json": {"schema": reference("Problem")}}),
+    };
     for status in route.errors {
         responses.insert(
             status.to_string(),
-            json!({"description": error_description(*status),
-            "content": {"application/problem+json": {"schema": reference("Problem")}}}),
+            json!({"description": error_description(*status), "content": error_body}),
         );
     }
     let mut operation = json!({

@@ -94,7 +94,10 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::Mcp => mcp::post(req, env).await,
         Op::Kitchen => kitchen::show(req, env).await,
         Op::KitchenGithubLogin => kitchen::github_login(req, env).await,
-        Op::KitchenGithubCallback => kitchen::github_callback(req, env).await,
+        Op::KitchenGithubCallback => {
+            let sign_in = http::input::<api::GithubCallback>(&req, &params)?;
+            kitchen::github_callback(req, env, sign_in).await
+        }
         Op::KitchenDevLogin => kitchen::dev_login(req, env).await,
         Op::KitchenLogout => kitchen::logout(req, env).await,
         Op::KitchenNewKey => kitchen::new_key(req, env).await,

@@ -23,8 +23,8 @@ pub use quotes::{
     EpisodeList, EpisodePage, QuoteAttribution, SpeakerStats, TranscriptQuery, TranscriptSearch,
 };
 pub use recipes::{
-    AiChange, AiWrite, CreateRecipe, DietKind, DietVersion, FeedQuery, HistoryQuery, RecipePage,
-    RecipeSearch, RecipeSlug, UpdateRecipe,
+    AiChange, AiWrite, CreateRecipe, DietKind, DietVersion, FeedQuery, GithubCallback, HistoryQuery,
+    RecipePage, RecipeSearch, RecipeSlug, SignIn, Update, UpdateRecipe,
 };
 
 use crate::Diagnostic;
@@ -35,6 +35,11 @@ pub const CURSOR_PATTERN: &str = "^bz[AEIMQUYcgk](?:[w-z0-5](?:(?:[MN][DTjz]|O[D
 (?:[MN][AQgw]|O[AQ]|(?:[MN][DTjz]|O[DT])[AEIMQUYcgk])?)?$";
 /// The longest cursor [`CURSOR_PATTERN`] describes (an offset of nine digits).
 pub const CURSOR_MAX_CHARS: usize = 14;
+/// A history cursor after an API change (`HistoryCursor::Api`): the same shape as [`CURSOR_PATTERN`]
+/// after `a` instead of `o`. A cursor after a git commit is also given out; it names a commit, and one
+/// the history no longer holds is refused, so the description promises only the first kind.
+pub const HISTORY_CURSOR_PATTERN: &str = "^YT[AEIMQUYcgk](?:[w-z0-5](?:(?:[MN][DTjz]|O[DT])[AEIMQUYcgk][w-z0-5])*\
+(?:[MN][AQgw]|O[AQ]|(?:[MN][DTjz]|O[DT])[AEIMQUYcgk])?)?$";
 
 /// A required field's value, or its problem.
 fn required<T>(field: &str, value: Option<T>, problems: &mut Vec<Diagnostic>) -> Option<T> {
@@ -59,7 +64,9 @@ fn limit(value: Option<u32>, default: usize, max: usize, problems: &mut Vec<Diag
 /// The offset an offset cursor names, or its problem.
 fn offset(cursor: Option<&str>, problems: &mut Vec<Diagnostic>) -> usize {
     let Some(cursor) = cursor else { return 0 };
-    crate::search::decode_cursor(cursor).unwrap_or_else(|| {
+    let decoded =
+        Some(cursor).filter(|cursor| cursor.len() <= CURSOR_MAX_CHARS).and_then(crate::search::decode_cursor);
+    decoded.unwrap_or_else(|| {
         problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out"));
         0
     })

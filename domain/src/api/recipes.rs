@@ -317,7 +317,7 @@ pub struct HistoryQuery {
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = FEED_MAX_LIMIT)))]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,120}$")))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = super::HISTORY_CURSOR_PATTERN), length(max = 26)))]
     pub cursor: Option<String>,
 }
 
@@ -337,5 +337,45 @@ impl Input for HistoryQuery {
         });
         let limit = limit(self.limit, FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, &mut problems);
         done((slug.unwrap_or_default(), cursor, limit), problems)
+    }
+}
+
+/// `GET /kitchen/callback/github`: where GitHub sends a person back (OAuth 2.0, RFC 6749 §4.1.2).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct GithubCallback {
+    /// The authorisation code to trade for a token.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub code: Option<String>,
+    /// The state this site set when the sign-in started.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub state: Option<String>,
+    /// Why the sign-in did not complete (instead of `code`).
+    pub error: Option<String>,
+    pub error_description: Option<String>,
+    pub error_uri: Option<String>,
+}
+
+/// What GitHub's callback says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SignIn {
+    /// The person signed in at GitHub: the code to trade, and the state to compare.
+    Code { code: String, state: String },
+    /// The sign-in did not complete, in GitHub's words.
+    Refused(String),
+}
+
+impl Input for GithubCallback {
+    type Valid = SignIn;
+
+    fn validate(self) -> Result<SignIn, Vec<Diagnostic>> {
+        if let Some(error) = self.error {
+            return Ok(SignIn::Refused(error));
+        }
+        match (self.code, self.state) {
+            (Some(code), Some(state)) => Ok(SignIn::Code { code, state }),
+            _ => Err(vec![Diagnostic::new("code", "GitHub sends code and state")]),
+        }
     }
 }

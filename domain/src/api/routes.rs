@@ -3,8 +3,8 @@
 //! `llms-full.txt` from it. A route cannot be answered without being described, nor described
 //! without being answered: both read this table, and the edge's `match` over [`Op`] is exhaustive.
 //!
-//! A path template's `{name}` takes one whole path segment without a dot; `{name}.json` takes a
-//! segment that ends in `.json`. Literal segments are tried in table order, so `/api/episodes/changes`
+//! A path template's `{name}` takes one whole path segment; `{name}.json` takes a segment that ends
+//! in `.json` (so `/r/{slug}.json` stands before `/r/{slug}`). Literal segments are tried in table order, so `/api/episodes/changes`
 //! stands before `/api/episodes/{episode_id}`. `GET` also answers `HEAD`.
 
 /// What the Worker runs for a route; the edge's router has one arm per variant.
@@ -439,7 +439,7 @@ pub const ROUTES: &[Route] = &[
         path: "/kitchen/callback/github",
         summary: "Where GitHub sends the person back after signing in (a redirect to the kitchen)",
         key: false,
-        takes: Takes::Nothing,
+        takes: Takes::Query,
         ok: (303, Answer::Redirect),
         also: &[],
         errors: &[400, 403, 404, 429],
@@ -474,9 +474,9 @@ pub const ROUTES: &[Route] = &[
     ),
     file("/SHA256SUMS", "The SHA-256 of every published file", Answer::Text),
     file("/facets.json", "How many recipes each search filter matches", Answer::Json("Object")),
-    file("/shows.json", "Every show, as built", Answer::Json("Object")),
-    file("/episodes.json", "Every episode's summary, as built", Answer::Json("Object")),
-    file("/slugs.json", "Every published recipe's slug and version", Answer::Json("Object")),
+    file("/shows.json", "Every show, as built", Answer::Json("Array")),
+    file("/episodes.json", "Every episode's summary, as built", Answer::Json("Array")),
+    file("/slugs.json", "Every published recipe's slug and version", Answer::Json("Array")),
     file("/schemas/{name}.json", "The JSON Schema of a published document", Answer::Json("Object")),
 ];
 
@@ -522,7 +522,7 @@ pub fn matches(template: &'static str, path: &str) -> Option<Vec<(&'static str, 
                 if let Some(inner) = name.strip_prefix('{') {
                     let (param, suffix) = inner.split_once('}')?;
                     let value = value.strip_suffix(suffix)?;
-                    if value.is_empty() || value.contains('.') {
+                    if value.is_empty() {
                         return None;
                     }
                     params.push((param, value.to_string()));
@@ -562,6 +562,7 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         Op::Transcript => schema::<TranscriptQuery>(settings),
         Op::Speakers => schema::<SpeakerStats>(settings),
         Op::PhraseSearch => schema::<TranscriptSearch>(settings),
+        Op::KitchenGithubCallback => schema::<GithubCallback>(settings),
         Op::CreateRecipe
         | Op::Me
         | Op::AiWrite
@@ -571,7 +572,6 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         | Op::Mcp
         | Op::Kitchen
         | Op::KitchenGithubLogin
-        | Op::KitchenGithubCallback
         | Op::KitchenDevLogin
         | Op::KitchenLogout
         | Op::KitchenNewKey

@@ -28,6 +28,7 @@ fn requests_find_their_route() {
     assert_eq!(check("GET", "/api/episodes/ep_abc/speakers/A"), "405 PUT");
     assert_eq!(check("GET", "/mcp"), "405 POST");
     assert_eq!(check("GET", "/search/manifest.json"), "none");
+    assert_eq!(check("GET", "/r/hummus.history.json"), "RecipeJson [(\"slug\", \"hummus.history\")]");
     assert_eq!(check("GET", "/"), "BuiltFile []");
 }
 
