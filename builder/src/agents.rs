@@ -174,6 +174,12 @@ pub fn openapi() -> Value {
                     "name": {"type": "string"}, "arguments": {"type": "object"}, "cursor": {"type": "null"},
                     "protocolVersion": {"type": "string"}}}}}),
     );
+    components.insert(
+        "JsonRpcAnswer".into(),
+        json!({"type": "object", "description": "A JSON-RPC 2.0 response: `result` or `error`",
+            "required": ["jsonrpc"], "properties": {"jsonrpc": {"const": "2.0"}, "result": {"type": "object"},
+            "error": {"type": "object", "required": ["code", "message"]}}}),
+    );
     components.insert("Object".into(), json!({"type": "object"}));
     components.insert("Array".into(), json!({"type": "array"}));
     components.insert(
@@ -273,27 +279,22 @@ fn operation(route: &Route) -> Value {
         Answer::Html => json!({"text/html": {"schema": {"type": "string"}}}),
         Answer::Text => json!({"text/plain": {"schema": {"type": "string"}}}),
         Answer::JsonLines => json!({"application/jsonl": {"schema": {"type": "string"}}}),
-        Answer::Redirect => json!({}),
+        Answer::Redirect | Answer::Empty => json!({}),
     };
     let (status, answer) = route.ok;
     let mut responses = Map::new();
-    let ok = match answer {
-        Answer::Redirect => json!({"description": "a redirect (Location)"}),
-        answer => json!({"description": "OK", "content": content(answer)}),
+    let response = |answer: Answer, description: &str| match answer {
+        Answer::Redirect | Answer::Empty => json!({"description": description}),
+        answer => json!({"description": description, "content": content(answer)}),
     };
-    responses.insert(status.to_string(), ok);
-    for (status, description) in route.also {
-        let response = match (status, answer) {
-            (200..=299, Answer::Json(_)) if *status != 202 => {
-                json!({"description": description, "content": content(answer)})
-            }
-            _ => json!({"description": description}),
-        };
-        responses.insert(status.to_string(), response);
+    let description = if answer == Answer::Redirect { "a redirect (Location)" } else { "OK" };
+    responses.insert(status.to_string(), response(answer, description));
+    for (status, answer, description) in route.also {
+        responses.insert(status.to_string(), response(*answer, description));
     }
     // A JSON-RPC endpoint answers its errors in JSON-RPC; every other route in RFC 9457 problems.
     let error_body = match route.takes {
-        Takes::Json("JsonRpc") => json!({"application/json": {"schema": reference("JsonRpc")}}),
+        Takes::Json("JsonRpc") => json!({"application/json": {"schema": reference("JsonRpcAnswer")}}),
         _ => json!({"application/problem+json": {"schema": reference("Problem")}}),
     };
     for status in route.errors {

@@ -364,15 +364,24 @@ pub async fn schemathesis_finds_every_valid_request_accepted_and_every_status_de
         .args(["--max-examples", "25", "--generation-deterministic", "--request-timeout", "20"])
         .args(["--phases", "examples,coverage,fuzzing", "--no-color"])
         .current_dir(tests::root().join("tests/.work"))
-        .env("SCHEMATHESIS_HOOKS", "")
         .stdin(std::process::Stdio::null())
         .output()
         .await
         .with_context(|| format!("running {}", st.display()))?;
     let printed =
         format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    let rejected = printed.matches("Schema-valid request rejected").count();
-    let undocumented = printed.matches("Undocumented status code").count();
+    // Two rules relate two parameters, which JSON Schema cannot state for query parameters: a window's
+    // `from` not after its `to`, and a phrase search's `q` or `speaker`. Every other rejection of a
+    // schema-valid request is a gap in the description.
+    const ACROSS_PARAMETERS: [&str; 2] =
+        ["must not be after `to`", "give a phrase `q`, a `speaker`, or both"];
+    let failures: Vec<&str> = printed.split("\n_____").collect();
+    let rejected = failures
+        .iter()
+        .filter(|f| f.contains("Schema-valid request rejected"))
+        .filter(|f| !ACROSS_PARAMETERS.iter().any(|rule| f.contains(rule)))
+        .count();
+    let undocumented = failures.iter().filter(|f| f.contains("Undocumented status code")).count();
     ensure!(
         rejected == 0 && undocumented == 0,
         "schemathesis: {rejected} schema-valid request(s) rejected, {undocumented} undocumented status code(s):\n{printed}"

@@ -305,6 +305,9 @@ impl Input for FeedQuery {
     }
 }
 
+/// The longest history cursor: `a` and a sequence number of 18 digits, or `g` and a commit id.
+pub const HISTORY_CURSOR_MAX_CHARS: usize = 56;
+
 /// `GET /api/r/{slug}/history`: a recipe's history, newest first.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -317,7 +320,7 @@ pub struct HistoryQuery {
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = FEED_MAX_LIMIT)))]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = super::HISTORY_CURSOR_PATTERN), length(max = 26)))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = super::HISTORY_CURSOR_PATTERN), length(max = HISTORY_CURSOR_MAX_CHARS)))]
     pub cursor: Option<String>,
 }
 
@@ -329,7 +332,9 @@ impl Input for HistoryQuery {
         let mut problems = Vec::new();
         let slug = required("slug", self.slug, &mut problems);
         let cursor = self.cursor.and_then(|cursor| {
-            let decoded = crate::write::HistoryCursor::decode(&cursor);
+            let decoded = Some(&cursor)
+                .filter(|cursor| cursor.len() <= HISTORY_CURSOR_MAX_CHARS)
+                .and_then(|cursor| crate::write::HistoryCursor::decode(cursor));
             if decoded.is_none() {
                 problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out"));
             }

@@ -76,6 +76,8 @@ pub enum Answer {
     JsonLines,
     /// A redirect (`Location`), no body.
     Redirect,
+    /// No body (`202 Accepted`, `304 Not Modified`).
+    Empty,
 }
 
 /// What a route takes besides its path.
@@ -102,14 +104,16 @@ pub struct Route {
     pub takes: Takes,
     /// Success status and its body.
     pub ok: (u16, Answer),
-    /// Other successes: status and what it means (the same body shape as `ok`, or none).
-    pub also: &'static [(u16, &'static str)],
+    /// Other successes: status, body and what it means.
+    pub also: &'static [(u16, Answer, &'static str)],
     /// Error statuses it may answer (problem+json).
     pub errors: &'static [u16],
     /// A `curl` line; `{base}` is the site's address.
     pub example: &'static str,
 }
 
+const NOT_MODIFIED: &[(u16, Answer, &str)] =
+    &[(304, Answer::Empty, "not modified (`If-None-Match` names the current ETag)")];
 const WRITE_ERRORS: &[u16] = &[400, 401, 413, 415, 422, 429];
 const AI_ERRORS: &[u16] = &[400, 401, 403, 404, 413, 415, 422, 429, 502, 503];
 const FORM_ERRORS: &[u16] = &[400, 403, 404, 409, 413, 429];
@@ -148,7 +152,7 @@ const fn file(path: &'static str, summary: &'static str, answer: Answer) -> Rout
         key: false,
         takes: Takes::Nothing,
         ok: (200, answer),
-        also: &[(304, "not modified (`If-None-Match` names the current ETag)")],
+        also: NOT_MODIFIED,
         errors: &[404],
         example: "",
     }
@@ -201,7 +205,7 @@ pub const ROUTES: &[Route] = &[
         key: false,
         takes: Takes::Nothing,
         ok: (200, Answer::Json("PublishedRecipe")),
-        also: &[(304, "not modified (`If-None-Match` names the current ETag)")],
+        also: NOT_MODIFIED,
         errors: &[404],
         example: "curl -s {base}/r/hummus.json",
     },
@@ -213,7 +217,7 @@ pub const ROUTES: &[Route] = &[
         key: false,
         takes: Takes::Nothing,
         ok: (200, Answer::Html),
-        also: &[(304, "not modified (`If-None-Match` names the current ETag)")],
+        also: NOT_MODIFIED,
         errors: &[404],
         example: "curl -s {base}/r/hummus",
     },
@@ -237,7 +241,7 @@ pub const ROUTES: &[Route] = &[
         key: true,
         takes: Takes::Json("AiWrite"),
         ok: (200, Answer::Json("PublishedRecipe")),
-        also: &[(201, "a fork of someone else's recipe, changed")],
+        also: &[(201, Answer::Json("PublishedRecipe"), "a fork of someone else's recipe, changed")],
         errors: AI_ERRORS,
         example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' --data '{\"prompt\":\"halve the sugar\",\"lang\":\"en\"}' {base}/api/r/banana-bread/ai",
     },
@@ -249,7 +253,7 @@ pub const ROUTES: &[Route] = &[
         key: true,
         takes: Takes::Nothing,
         ok: (201, Answer::Json("PublishedRecipe")),
-        also: &[(200, "the diet version already existed")],
+        also: &[(200, Answer::Json("PublishedRecipe"), "the diet version already existed")],
         errors: AI_ERRORS,
         example: "curl -si -X POST -H \"Authorization: Bearer $KEY\" {base}/api/r/banana-bread/variant/gf",
     },
@@ -404,8 +408,8 @@ pub const ROUTES: &[Route] = &[
                   notifications get 202. Write tools need the bearer key; read tools do not",
         key: false,
         takes: Takes::Json("JsonRpc"),
-        ok: (200, Answer::Json("JsonRpc")),
-        also: &[(202, "a notification or response was accepted")],
+        ok: (200, Answer::Json("JsonRpcAnswer")),
+        also: &[(202, Answer::Empty, "a notification or response was accepted")],
         errors: &[400, 403, 404, 413],
         example: "curl -s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' {base}/mcp",
     },
@@ -441,7 +445,7 @@ pub const ROUTES: &[Route] = &[
         key: false,
         takes: Takes::Query,
         ok: (303, Answer::Redirect),
-        also: &[],
+        also: &[(200, Answer::Html, "the kitchen page, saying why the sign-in did not complete (`error`)")],
         errors: &[400, 403, 404, 429],
         example: "",
     },
