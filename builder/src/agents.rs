@@ -261,9 +261,12 @@ fn parameters(route: &Route) -> Vec<Value> {
                 schema["enum"] = json!([1]);
             }
             let description = schema.as_object_mut().and_then(|obj| obj.remove("description"));
-            parameters
-                .push(json!({"name": name, "in": "query", "required": required.contains(&name.as_str()),
-                "description": description.unwrap_or_default(), "schema": schema}));
+            let required = required.contains(&name.as_str());
+            let mut parameter = json!({"name": name, "in": "query", "required": required, "schema": schema});
+            if let Some(description) = description {
+                parameter["description"] = description;
+            }
+            parameters.push(parameter);
         }
     }
     if route.method == routes::Method::Put {
