@@ -41,14 +41,13 @@ pub struct AiRequest {
 
 /// Validates an AI route's body; every problem is reported.
 pub fn parse_request(value: &Value) -> Result<AiRequest, Vec<Diagnostic>> {
+    crate::api::from_json::<crate::api::AiWrite>(value)
+}
+
+/// The rules of an AI request's prompt and language (the body of both AI routes, and the tools).
+pub fn check_request(prompt: Option<String>, lang: Option<Lang>) -> Result<AiRequest, Vec<Diagnostic>> {
     let mut problems = Vec::new();
-    let Some(obj) = value.as_object() else {
-        return Err(vec![Diagnostic::new("", "send a JSON object with `prompt` and `lang`")]);
-    };
-    for key in obj.keys().filter(|key| !matches!(key.as_str(), "prompt" | "lang")) {
-        problems.push(Diagnostic::new(key, "unknown field"));
-    }
-    let prompt = match obj.get("prompt").and_then(Value::as_str).map(str::trim) {
+    let prompt = match prompt.as_deref().map(str::trim) {
         Some("") => {
             problems.push(Diagnostic::new("prompt", "must not be empty"));
             None
@@ -71,16 +70,9 @@ pub fn parse_request(value: &Value) -> Result<AiRequest, Vec<Diagnostic>> {
             None
         }
     };
-    let lang = match obj.get("lang").and_then(Value::as_str) {
-        Some(code) => Lang::parse(code).or_else(|| {
-            problems.push(Diagnostic::new("lang", "must be en, he or pt"));
-            None
-        }),
-        None => {
-            problems.push(Diagnostic::new("lang", "is required: en, he or pt"));
-            None
-        }
-    };
+    if lang.is_none() {
+        problems.push(Diagnostic::new("lang", "is required: en, he or pt"));
+    }
     match (prompt, lang) {
         (Some(prompt), Some(lang)) if problems.is_empty() => Ok(AiRequest { prompt, lang }),
         _ => Err(problems),

@@ -10,6 +10,7 @@
 //! filesystem and its wasm build is several MiB, while ours must answer from a few static files.
 
 pub mod ai;
+pub mod api;
 pub mod clean;
 pub mod diagnostic;
 pub mod diet;

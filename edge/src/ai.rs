@@ -383,8 +383,7 @@ pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
         headers.set("Location", &format!("/r/{}.json", outcome.published.slug))?;
     }
     if let Some(rate) = &outcome.rate {
-        headers.set("RateLimit", &rate.header())?;
-        headers.set("RateLimit-Policy", &rate.policy_header())?;
+        crate::headers::rate_limit(headers, rate);
     }
     http::cors(headers);
     Ok(response)

@@ -1,6 +1,6 @@
 //! Recipe routes: search over the static index.
 
-use domain::mcp::RecipePage;
+use domain::api::RecipePage;
 use domain::paging::{self, PAGE_BYTES};
 use domain::search::overlay::{Listing, Plan, merge, rank};
 use domain::search::{self as index, Outcome, Query, SearchError, encode_cursor};
@@ -16,12 +16,9 @@ thread_local! {
 }
 
 /// `GET /api/recipes`: DESIGN.md §2's search, over the built index and the live D1 overlay.
-pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let url = req.url()?;
-    let pairs: Vec<(String, String)> =
-        url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
     let keyed = req.headers().has("Authorization")?;
-    let page = search_page(env, &pairs, keyed).await?;
+    let page = search_page(env, &query, keyed).await?;
     let body = serde_json::to_value(&page).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&body, 60)
 }
@@ -31,12 +28,9 @@ pub fn with_stemmers<T>(f: impl FnOnce(&Stemmers) -> T) -> T {
     STEMMERS.with(f)
 }
 
-/// One page of search results for the `GET /api/recipes` parameters; also the `search_recipes` tool.
+/// One page of search results for a `GET /api/recipes` query; also the `search_recipes` tool.
 /// `keyed`: the request carries a key, so the caller's own writes must show at once.
-pub async fn search_page(env: &Env, pairs: &[(String, String)], keyed: bool) -> Result<RecipePage, ApiError> {
-    let query = Query::from_params(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .map_err(ApiError::BadParameters)?;
-
+pub async fn search_page(env: &Env, query: &Query, keyed: bool) -> Result<RecipePage, ApiError> {
     let view = overlay::search_view(env, keyed).await?;
     let mut built_query = query.clone();
     if view.live > 0 {
@@ -46,7 +40,7 @@ pub async fn search_page(env: &Env, pairs: &[(String, String)], keyed: bool) -> 
         built_query.filters.exclude.extend(view.replaced.iter().copied());
     }
     let built = search_built(env, &built_query).await?;
-    let outcome = if view.live > 0 { with_overlay(env, &query, built, view.live).await? } else { built };
+    let outcome = if view.live > 0 { with_overlay(env, query, built, view.live).await? } else { built };
 
     let mut items: Vec<_> = outcome.cards.iter().map(|card| card.view(query.lang)).collect();
     // A page stops at the byte budget as well as the count; the cursor then resumes after the last

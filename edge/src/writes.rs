@@ -109,8 +109,7 @@ fn written(
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", "no-store")?;
     headers.set("ETag", &etag(version))?;
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    crate::headers::rate_limit(headers, rate);
     if let Some(location) = location {
         headers.set("Location", location)?;
     }

@@ -201,7 +201,7 @@ fn cards_choose_the_asked_language() {
 
 #[test]
 fn bad_parameters_are_named() {
-    let problems = Query::from_params([
+    let problems = crate::api::from_query::<crate::api::RecipeSearch>([
         ("gf", "0"),
         ("lang", "fr"),
         ("limit", "500"),
@@ -211,8 +211,13 @@ fn bad_parameters_are_named() {
     .unwrap_err();
     let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
     assert_eq!(fields, ["gf", "lang", "limit", "colour", "cursor"]);
-    let query =
-        Query::from_params([("q", "soup"), ("vegan", "1"), ("max_min", "30"), ("lang", "he")]).unwrap();
+    let query = crate::api::from_query::<crate::api::RecipeSearch>([
+        ("q", "soup"),
+        ("vegan", "1"),
+        ("max_min", "30"),
+        ("lang", "he"),
+    ])
+    .unwrap();
     assert_eq!(
         (query.filters.flags, query.filters.max_min, query.lang),
         (vec!["vegan"], Some(30), Some(Lang::He))
