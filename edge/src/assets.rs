@@ -44,17 +44,7 @@ pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, Api
     if layout::is_packed(&path) {
         return Ok(packs::get(env, &path).await?.map(|(_, bytes)| bytes));
     }
-    fetch_asset(env, &path).await
-}
-
-/// A static asset's bytes, or `None` when there is no such asset.
-pub async fn fetch_asset(env: &Env, path: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    let mut response = env.assets("ASSETS")?.fetch(format!("https://assets.local/{path}"), None).await?;
-    match response.status_code() {
-        200 => Ok(Some(response.bytes().await?)),
-        404 => Ok(None),
-        status => Err(ApiError::Internal(format!("asset {path} answered {status}"))),
-    }
+    packs::fetch_asset(env, &path).await
 }
 
 /// The index manifest and the files loaded so far; the caller hands them back with [`put_index`].

@@ -23,6 +23,7 @@ mod recipes;
 mod speakers;
 mod store;
 mod variants;
+mod waiting;
 mod writes;
 
 use domain::api::routes::{self, Found, Op};

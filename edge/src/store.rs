@@ -398,7 +398,7 @@ pub async fn insert_recipe(db: &D1Database, row: NewRow<'_>) -> Result<(), worke
     let mut statements = vec![insert, feed];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1);
+    crate::waiting::note_waiting(row.slug, 1);
     Ok(())
 }
 
@@ -473,7 +473,7 @@ pub async fn update_recipe(db: &D1Database, update: Update<'_>) -> Result<bool, 
     statements.extend(search_rows(db, update.slug, update.expected + 1, update.search, Guard::Chained)?);
     let changed = batch(db, statements).await?.first().copied() == Some(1);
     if changed {
-        crate::overlay::note_waiting(update.slug, update.expected + 1);
+        crate::waiting::note_waiting(update.slug, update.expected + 1);
     }
     Ok(changed)
 }
@@ -533,7 +533,7 @@ fn search_rows(
     entry: Entry,
     guard: Guard,
 ) -> Result<Vec<D1PreparedStatement>, ApiError> {
-    crate::overlay::note_terms(&entry);
+    crate::waiting::note_terms(&entry);
     let guard = match guard {
         Guard::Always => "1",
         Guard::Chained => "changes() = 1",
@@ -1017,6 +1017,6 @@ pub async fn insert_diet_version(
     let mut statements = vec![insert, feed, made];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1);
+    crate::waiting::note_waiting(row.slug, 1);
     Ok(())
 }
