@@ -18,7 +18,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use domain::search::{Changed, DocTerms, Manifest, Need, SearchError, patch};
+use domain::index::{Need, SearchError};
+use domain::search::{Changed, DocTerms, Manifest, patch};
 
 use crate::output::{Out, sibling};
 use crate::recipes::{Processed, Tools, load_recipe, process_all, report};

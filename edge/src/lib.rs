@@ -14,6 +14,7 @@ mod error;
 mod feed;
 mod headers;
 mod http;
+mod index;
 mod kitchen;
 mod mcp;
 mod overlay;

@@ -1,15 +1,15 @@
 //! Recipe routes: search over the static index.
 
 use domain::api::RecipePage;
-use domain::paging::{self, PAGE_BYTES};
+use domain::paging::{self, PAGE_BYTES, encode_cursor};
 use domain::search::overlay::{Listing, Plan, merge, rank};
-use domain::search::{self as index, Outcome, Query, SearchError, encode_cursor};
+use domain::search::{self, Outcome, Query};
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::http;
 use crate::overlay::with_stemmers;
-use crate::{assets, overlay, store};
+use crate::{index, overlay, store};
 
 /// `GET /api/recipes`: DESIGN.md §2's search, over the built index and the live D1 overlay.
 pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
@@ -44,26 +44,12 @@ pub async fn search_page(env: &Env, query: &Query, keyed: bool) -> Result<Recipe
     Ok(RecipePage { items, total: outcome.total, next_cursor: next_offset.map(encode_cursor) })
 }
 
-/// The built index's answer to `query`, loading the index files it names.
+/// The built index's answer to `query`.
 async fn search_built(env: &Env, query: &Query) -> Result<Outcome, ApiError> {
-    let (manifest, mut files) = assets::take_index(env).await?;
-    let outcome = loop {
-        match with_stemmers(|stemmers| index::search(&manifest, query, stemmers, &files)) {
-            Ok(outcome) => break outcome,
-            Err(SearchError::Need(need)) => {
-                if let Err(err) = files.load(env, need.0).await {
-                    assets::put_index(manifest, files);
-                    return Err(err);
-                }
-            }
-            Err(SearchError::Corrupt(corrupt)) => {
-                assets::put_index(manifest, files);
-                return Err(ApiError::Internal(corrupt.0));
-            }
-        }
-    };
-    assets::put_index(manifest, files);
-    Ok(outcome)
+    index::answer(env, |manifest, files| {
+        with_stemmers(|stemmers| search::search(manifest, query, stemmers, files))
+    })
+    .await
 }
 
 /// Merges the overlay's matches into `built` (the built list up to the end of the page): the D1 rows

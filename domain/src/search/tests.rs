@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use super::*;
-use crate::recipe::{Source, validate};
+use crate::index::{Need, SearchError};
+use crate::recipe::{Course, Lang, Recipe, Source, validate};
+use crate::text::Stemmers;
 
 fn recipe(title_en: Option<&str>, extra: serde_json::Value) -> Recipe {
     let mut texts = serde_json::Map::new();
@@ -179,12 +181,6 @@ fn a_query_loads_in_at_most_four_rounds() {
     let f = fixture();
     let (_, _, rounds) = f.run("chicken", Filters { flags: vec!["gf"], ..Filters::default() }, 0, 20);
     assert!(rounds <= 4, "{rounds}");
-}
-
-#[test]
-fn cursors_round_trip_and_reject_junk() {
-    assert_eq!(decode_cursor(&encode_cursor(40)), Some(40));
-    assert_eq!(decode_cursor("not a cursor"), None);
 }
 
 #[test]
