@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::output::sibling;
 use crate::source::Source;
 
-pub(crate) const STATE_FORMAT: u32 = 3;
+/// The state's format: its own (3), and the version of the facets it keeps per recipe, so a state
+/// saved under other facet rules is not reused (the first field, so it reads whatever follows).
+pub(crate) const STATE_FORMAT: u32 = 3 + 1000 * domain::search::FACETS_VERSION;
 
 /// What one recipe adds to the site-wide files; kept in the build state between builds.
 #[derive(Debug, Clone, Serialize, Deserialize)]

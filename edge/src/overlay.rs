@@ -18,6 +18,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 
 use domain::recipe::Published;
+use domain::search::FACETS_VERSION;
 use domain::search::overlay::Entry;
 use domain::text::Stemmers;
 use domain::write::{etag, overlay_is_live};
@@ -322,7 +323,8 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
         return Ok(());
     }
     let db = store::db(env)?;
-    let marker = format!("{generation:016x}");
+    // A Worker with other facet rules sweeps again, to give the live rows its keys.
+    let marker = format!("{generation:016x}-facets-{FACETS_VERSION}");
     if !store::claim_sweep(&db, &marker).await? {
         SWEPT.with(|swept| *swept.borrow_mut() = Some(generation));
         return Ok(());

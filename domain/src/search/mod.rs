@@ -32,7 +32,7 @@ mod query;
 pub use build::{BuiltIndex, DocTerms, IndexBuilder};
 pub use cards::{Card, CardText, CardView};
 pub use codec::INLINE_MAX_BYTES;
-pub use facets::{DocFacets, Filters};
+pub use facets::{DocFacets, FACETS_VERSION, Filters, keys_text};
 pub use layout::{CARDS_PER_SHARD, DIR, FORMAT_VERSION, MAX_SHARD_PREFIX, Manifest, SHARD_TARGET_BYTES};
 pub use patch::{Changed, Patched, patch};
 pub use query::{DEFAULT_LIMIT, MAX_LIMIT, MIN_TYPO_WORD_CHARS, Outcome, Query, search};

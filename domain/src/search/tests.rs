@@ -249,8 +249,7 @@ fn search_overlay(f: &Fixture, entries: &[overlay::Entry], replaced: &[u32], que
                         slug: entry.card.slug.clone(),
                         version: 2,
                         field: *field,
-                        flags: entry.card.flags,
-                        course: entry.card.course.code().into(),
+                        facets: entry.facets(),
                         total_min: entry.total_min(),
                     }
                 })
@@ -264,8 +263,7 @@ fn search_overlay(f: &Fixture, entries: &[overlay::Entry], replaced: &[u32], que
         let listing = overlay::Listing::of(query, built.total);
         let mut matching: Vec<&overlay::Entry> = entries
             .iter()
-            .filter(|entry| entry.card.flags & listing.flags == listing.flags)
-            .filter(|entry| listing.course.is_none_or(|course| entry.card.course.code() == course))
+            .filter(|entry| listing.keys.iter().all(|key| entry.facets().contains(key.as_str())))
             .filter(|entry| listing.max_min.is_none_or(|max| entry.total_min() <= max))
             .collect();
         matching.sort_by(|a, b| a.card.slug.cmp(&b.card.slug));
