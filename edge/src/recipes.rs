@@ -78,11 +78,9 @@ async fn with_overlay(
         merge(built, fresh, query.offset, query.limit)
     } else {
         let listing = Listing::of(query, built.total);
-        let (rows, total) = if listing.limit == 0 {
-            (Vec::new(), store::overlay_count(&db).await?)
-        } else {
-            store::overlay_listing(&db, &listing).await?
-        };
+        // Also for a page that the built recipes fill: the total counts the overlay recipes the
+        // filters admit.
+        let (rows, total) = store::overlay_listing(&db, &listing).await?;
         let built_list = overlay::built(env).await?;
         let slugs = rows
             .into_iter()

@@ -592,17 +592,6 @@ fn search_rows(
     Ok(vec![upsert, postings, dictionary, older])
 }
 
-/// How many overlay recipes the search table holds as live (some may wait for the sweep).
-pub async fn overlay_count(db: &D1Database) -> Result<u64, ApiError> {
-    #[derive(Deserialize)]
-    struct Count {
-        n: u64,
-    }
-    let count: Option<Count> =
-        first(db, "SELECT count(*) AS n FROM overlay_search WHERE live = 1", &[]).await?;
-    Ok(count.map_or(0, |count| count.n))
-}
-
 #[derive(Debug, Clone, Deserialize)]
 pub struct DictTerm {
     pub id: u64,
