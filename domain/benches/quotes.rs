@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use domain::index::{Files, SearchError};
 use domain::quote::phrase::{self, IndexBuilder};
 use domain::quote::{Prepared, attribute};
-use domain::search::{Files, SearchError};
 use domain::transcript::import::parse_changelog;
 use domain::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
 

@@ -39,11 +39,6 @@ pub struct AiRequest {
     pub lang: Lang,
 }
 
-/// Validates an AI route's body; every problem is reported.
-pub fn parse_request(value: &Value) -> Result<AiRequest, Vec<Diagnostic>> {
-    crate::api::from_json::<crate::api::AiWrite>(value)
-}
-
 /// The rules of an AI request's prompt and language (the body of both AI routes, and the tools).
 pub fn check_request(prompt: Option<String>, lang: Option<Lang>) -> Result<AiRequest, Vec<Diagnostic>> {
     let mut problems = Vec::new();
@@ -359,6 +354,7 @@ mod tests {
 
     #[test]
     fn requests_name_every_problem() {
+        let parse_request = crate::api::from_json::<crate::api::AiWrite>;
         let problems = parse_request(&json!({"prompt": " ", "lang": "fr", "owner": "x"})).unwrap_err();
         let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
         assert_eq!(fields, ["owner", "prompt", "lang"]);

@@ -15,6 +15,7 @@ pub mod clean;
 pub mod diagnostic;
 pub mod diet;
 pub mod host;
+pub mod index;
 pub mod layout;
 pub mod limits;
 pub mod mcp;

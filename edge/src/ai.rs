@@ -392,7 +392,7 @@ pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
 /// The `{prompt, lang}` body of an AI route, or 415 / 413 / 400 / 422.
 async fn ai_body(req: &mut Request) -> Result<AiRequest, ApiError> {
     let value = writes::json_body(req).await?;
-    ai::parse_request(&value).map_err(ApiError::Invalid)
+    domain::api::from_json::<domain::api::AiWrite>(&value).map_err(ApiError::Invalid)
 }
 
 /// `POST /api/ai/write`.

@@ -14,6 +14,7 @@ mod error;
 mod feed;
 mod headers;
 mod http;
+mod index;
 mod kitchen;
 mod mcp;
 mod overlay;
@@ -23,6 +24,7 @@ mod recipes;
 mod speakers;
 mod store;
 mod variants;
+mod waiting;
 mod writes;
 
 use domain::api::routes::{self, Found, Op};

@@ -309,6 +309,23 @@ async fn main() -> Result<()> {
         rounds,
     )
     .await?;
+    // The same with filters every overlay recipe passes: the overlay reads them as facet keys.
+    side_by_side(
+        &client,
+        &base,
+        &format!("{n_overlay} overlay: q=stir, filtered (matches all)"),
+        &["/api/recipes?q=stir&vegetarian=1&course=main&max_min=90".into()],
+        40,
+    )
+    .await?;
+    side_by_side(
+        &client,
+        &base,
+        &format!("{n_overlay} overlay: listing, filtered"),
+        &["/api/recipes?vegetarian=1&course=main&max_min=90&limit=20".into()],
+        rounds,
+    )
+    .await?;
 
     // 4. An unrelated read, alone and beside searches in flight.
     let hummus = format!("{base}/r/hummus.json");

@@ -65,7 +65,7 @@ fn limit(value: Option<u32>, default: usize, max: usize, problems: &mut Vec<Diag
 fn offset(cursor: Option<&str>, problems: &mut Vec<Diagnostic>) -> usize {
     let Some(cursor) = cursor else { return 0 };
     let decoded =
-        Some(cursor).filter(|cursor| cursor.len() <= CURSOR_MAX_CHARS).and_then(crate::search::decode_cursor);
+        Some(cursor).filter(|cursor| cursor.len() <= CURSOR_MAX_CHARS).and_then(crate::paging::decode_cursor);
     decoded.unwrap_or_else(|| {
         problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out"));
         0

@@ -10,8 +10,8 @@ use crate::Diagnostic;
 #[cfg(feature = "schema")]
 use crate::quote::MAX_QUOTE_CHARS;
 use crate::quote::views::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Page};
-use crate::quote::{check_quote, normalise, phrase};
-use crate::transcript::normalise_source_url;
+use crate::quote::{check_quote, phrase};
+use crate::transcript::{normalise, normalise_source_url};
 
 /// `GET /api/attribute`, `attribute_quote`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

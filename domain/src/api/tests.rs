@@ -75,7 +75,7 @@ fn path_parameters_join_the_query() {
 fn cursors_this_api_gives_out_fit_their_pattern() {
     // The pattern is published in openapi.json; a cursor outside it would be refused as schema-invalid.
     for offset in [0, 7, 20, 99, 100, 12_345, 999_999_999] {
-        let cursor = crate::search::encode_cursor(offset);
+        let cursor = crate::paging::encode_cursor(offset);
         assert!(cursor.len() <= CURSOR_MAX_CHARS, "{cursor}");
         assert!(matches_cursor_pattern(&cursor), "{offset} {cursor}");
     }

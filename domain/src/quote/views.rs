@@ -236,7 +236,7 @@ impl Page {
                 _ => problems
                     .push(Diagnostic::new("limit", format!("must be a whole number from 1 to {MAX_LIMIT}"))),
             },
-            "cursor" => match crate::search::decode_cursor(value) {
+            "cursor" => match crate::paging::decode_cursor(value) {
                 Some(offset) => self.offset = offset,
                 None => problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out")),
             },
@@ -263,7 +263,7 @@ impl Page {
     /// The cursor of what follows the first `kept` items of this page, of `total`; `None` at the end.
     pub fn next_cursor(&self, kept: usize, total: usize) -> Option<String> {
         let end = self.offset.min(total) + kept;
-        (end < total).then(|| crate::search::encode_cursor(end))
+        (end < total).then(|| crate::paging::encode_cursor(end))
     }
 }
 
@@ -406,12 +406,12 @@ mod tests {
             assert!(!got.is_empty() && got.len() <= 2, "{}", got.len());
             seen.extend(got.iter().map(|item| &item[..1]));
             match next {
-                Some(cursor) => page.offset = crate::search::decode_cursor(&cursor).unwrap(),
+                Some(cursor) => page.offset = crate::paging::decode_cursor(&cursor).unwrap(),
                 None => break,
             }
         }
         assert_eq!(seen, ["0", "1", "2", "3", "4"]);
         let (small, next) = Page { offset: 1, limit: 2 }.slice_within(&["a", "b", "c", "d"]);
-        assert_eq!((small, next.and_then(|c| crate::search::decode_cursor(&c))), (&["b", "c"][..], Some(3)));
+        assert_eq!((small, next.and_then(|c| crate::paging::decode_cursor(&c))), (&["b", "c"][..], Some(3)));
     }
 }
