@@ -60,11 +60,12 @@ if [ "${1:-}" = "--test" ]; then
     npm ci --prefix tests/conformance --no-fund --no-audit --loglevel=error
     cp tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock
   fi
-  # A real OpenAPI validator for dist/openapi.json (the integration tests run it), from PyPI.
-  if [ ! -x tests/.venv/bin/openapi-spec-validator ]; then
-    say "installing openapi-spec-validator into tests/.venv"
+  # A real OpenAPI validator for dist/openapi.json, and schemathesis, which tests the running Worker
+  # against /openapi.json (the integration tests run both), from PyPI.
+  if [ ! -x tests/.venv/bin/openapi-spec-validator ] || [ ! -x tests/.venv/bin/st ]; then
+    say "installing openapi-spec-validator and schemathesis into tests/.venv"
     python3 -m venv tests/.venv
-    tests/.venv/bin/pip install --quiet 'openapi-spec-validator>=0.9,<0.10'
+    tests/.venv/bin/pip install --quiet 'openapi-spec-validator>=0.9,<0.10' 'schemathesis>=4.32,<5'
   fi
   # actionlint for .github/workflows (scripts/test.sh runs it). Its PyPI package ships only a source
   # archive that fetches the binary from GitHub's releases while it installs, so without access to

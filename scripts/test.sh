@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, clippy (warnings denied), unit tests, integration tests
-# against the real worker in workerd (among them the official MCP conformance suite against /mcp, and
-# a `wrangler deploy --dry-run` that must ship no development value).
+# against the real worker in workerd (among them the official MCP conformance suite against /mcp,
+# schemathesis against /openapi.json, and a `wrangler deploy --dry-run` that must ship no development
+# value). Clippy also holds `domain` to no IO, clock or environment (domain/clippy.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test

@@ -19,8 +19,8 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::build::Out;
 use crate::diagnostics::{self, Problem};
+use crate::output::Out;
 use crate::source::{ContentFile, Source};
 
 /// One episode's files, gathered by folder.

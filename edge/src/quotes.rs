@@ -1,7 +1,8 @@
 //! Quote routes (seed 001): attribution, shows, episodes, transcripts, speaker statistics, phrase search.
 //!
 //! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
-//! `episodes.json`, `quotes/…`); each handler parses its parameters, calls `domain`, and renders.
+//! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,
+//! and renders.
 //! An isolate keeps a few prepared transcripts and the phrase index files it has loaded, so repeated
 //! questions about one episode skip the parse and the token index build.
 
@@ -9,16 +10,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use domain::Diagnostic;
-use domain::mcp::EpisodePage;
+use domain::api::EpisodePage;
 use domain::quote::phrase::{self, Index, Manifest, Part, Parts, PhraseError};
-use domain::quote::{
-    Attribution, Prepared, attribute as attribute_quote, check_quote, corpus, normalise, views,
-};
+use domain::quote::views::{Filters, Page};
+use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, normalise, views};
 use domain::transcript::url::is_episode_id;
-use domain::transcript::{Canonical, EpisodeSummary, episode_id, normalise_source_url};
+use domain::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 use crate::assets::fetch_bytes;
 use crate::error::ApiError;
@@ -48,14 +47,6 @@ thread_local! {
     /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
     static TRANSCRIPTS: RefCell<(u64, Vec<(String, Loaded)>)> = const { RefCell::new((0, Vec::new())) };
     static INDEX: RefCell<Option<(u64, Rc<Index>, IndexParts)>> = const { RefCell::new(None) };
-}
-
-fn params(req: &Request) -> Result<Vec<(String, String)>, ApiError> {
-    Ok(req.url()?.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
-}
-
-fn pairs(params: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
-    params.iter().map(|(k, v)| (k.as_str(), v.as_str()))
 }
 
 /// A built JSON file passed through as it is.
@@ -109,44 +100,18 @@ async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
 }
 
 /// `GET /api/attribute?source_url=…&quote=…`
-pub async fn attribute(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    render(&attribution(env, &params(req)?).await?)
+pub async fn attribute(env: &Env, input: (Option<String>, String)) -> Result<Response, ApiError> {
+    render(&attribution(env, &input).await?)
 }
 
-/// The attribution for the `/api/attribute` parameters; also the `attribute_quote` tool. Without
-/// `source_url` the whole corpus is searched through the phrase index.
-pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attribution, ApiError> {
-    let mut problems = Vec::new();
-    let (mut source_url, mut quote) = (None, None);
-    for (key, value) in pairs(params) {
-        match key {
-            "source_url" => source_url = Some(value),
-            "quote" => quote = Some(value),
-            other => problems.push(Diagnostic::new(other, "unknown parameter")),
-        }
-    }
-    let normalised = match source_url.map(str::trim).filter(|u| !u.is_empty()) {
-        None => None,
-        Some(url) => {
-            let normalised = normalise_source_url(url);
-            if normalised.is_none() {
-                problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
-            }
-            normalised
-        }
-    };
-    let quote = match check_quote(quote) {
-        Ok(quote) => Some(quote),
-        Err(problem) => {
-            problems.push(problem);
-            None
-        }
-    };
-    let (Some(quote), true) = (quote, problems.is_empty()) else {
-        return Err(ApiError::BadParameters(problems));
-    };
+/// The attribution of a quote in the episode at a (normalised) source URL, or, without one, over the
+/// whole corpus through the phrase index; also the `attribute_quote` tool.
+pub async fn attribution(
+    env: &Env,
+    (normalised, quote): &(Option<String>, String),
+) -> Result<Attribution, ApiError> {
     let Some(normalised) = normalised else { return corpus_attribution(env, quote).await };
-    let id = episode_id(&normalised);
+    let id = episode_id(normalised);
     let loaded = load(env, &id).await.map_err(|err| match err {
         ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
         other => other,
@@ -181,13 +146,12 @@ pub async fn shows(env: &Env) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/episodes?show=…&limit=…&cursor=…`
-pub async fn episodes(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    render(&episode_page(env, &params(req)?).await?)
+pub async fn episodes(env: &Env, input: (Option<String>, Page)) -> Result<Response, ApiError> {
+    render(&episode_page(env, input).await?)
 }
 
-/// One page of episodes for the `/api/episodes` parameters; also the `list_episodes` tool.
-pub async fn episode_page(env: &Env, params: &[(String, String)]) -> Result<EpisodePage, ApiError> {
-    let (show, page) = views::parse_episode_list(pairs(params)).map_err(ApiError::BadParameters)?;
+/// One page of episodes, of one show or all; also the `list_episodes` tool.
+pub async fn episode_page(env: &Env, (show, page): (Option<String>, Page)) -> Result<EpisodePage, ApiError> {
     let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
     let mut all: Vec<EpisodeSummary> =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
@@ -209,50 +173,45 @@ pub async fn episode(env: &Env, id: &str) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
-pub async fn transcript(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
-    render(&transcript_view(env, id, &params(req)?).await?)
+pub async fn transcript(env: &Env, input: (String, Filters)) -> Result<Response, ApiError> {
+    render(&transcript_view(env, &input).await?)
 }
 
 /// The narrowed transcript; also the `get_transcript` tool.
 pub async fn transcript_view(
     env: &Env,
-    id: &str,
-    params: &[(String, String)],
+    (id, filters): &(String, Filters),
 ) -> Result<views::TranscriptView, ApiError> {
-    let filters = views::parse_filters(pairs(params), true).map_err(ApiError::BadParameters)?;
     let loaded = load(env, id).await?;
     let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
-    Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), &filters))
+    Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
-pub async fn speakers(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
-    render(&speakers_view(env, id, &params(req)?).await?)
+pub async fn speakers(env: &Env, input: (String, Filters)) -> Result<Response, ApiError> {
+    render(&speakers_view(env, &input).await?)
 }
 
 /// Speaker statistics; also the `speaker_stats` tool.
 pub async fn speakers_view(
     env: &Env,
-    id: &str,
-    params: &[(String, String)],
+    (id, filters): &(String, Filters),
 ) -> Result<views::SpeakersView, ApiError> {
-    let filters = views::parse_filters(pairs(params), false).map_err(ApiError::BadParameters)?;
     let loaded = load(env, id).await?;
     let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
-    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), &filters))
+    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
-pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let answer = phrase_search(env, &params(req)?).await?;
+pub async fn search(env: &Env, query: phrase::Query) -> Result<Response, ApiError> {
+    let answer = phrase_search(env, &query).await?;
     let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&value, 60)
 }
 
-/// Phrase search for the `/api/search` parameters; also the `search_transcripts` tool.
-pub async fn phrase_search(env: &Env, params: &[(String, String)]) -> Result<phrase::Answer, ApiError> {
-    let query = phrase::parse_query(pairs(params)).map_err(ApiError::BadParameters)?;
-    let mut answer = with_index(env, |index, parts| phrase::search(index, &query, parts)).await?;
+/// Phrase search; also the `search_transcripts` tool.
+pub async fn phrase_search(env: &Env, query: &phrase::Query) -> Result<phrase::Answer, ApiError> {
+    let mut answer = with_index(env, |index, parts| phrase::search(index, query, parts)).await?;
     crate::speakers::hits_with_decisions(env, &mut answer).await?;
     Ok(answer)
 }

@@ -10,7 +10,8 @@
 
 pub mod cite;
 pub mod corpus;
-pub mod normalise;
+// The tokeniser lives with the transcripts it reads.
+pub use crate::transcript::normalise;
 pub mod phrase;
 pub mod views;
 

@@ -11,6 +11,7 @@ pub mod identify;
 pub mod import;
 pub mod llm;
 pub mod names;
+pub mod normalise;
 pub mod url;
 pub mod voice;
 

@@ -11,9 +11,9 @@ use super::format::{
     fnv1a, speaker_key,
 };
 use super::{Config, MAX_PASSAGE_TOKENS};
+use crate::index::{IndexFile, bitmap_bytes, hashed_name};
 use crate::quote::normalise;
 use crate::quote::views::fold_name;
-use crate::search::{IndexFile, bitmap_bytes, hashed_name};
 use crate::transcript::Canonical;
 
 /// A built index: the manifest and its files (names relative to the index folder).

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::search::Corrupt;
+use crate::index::Corrupt;
 use crate::transcript::{EpisodeRef, NameState, RunKind};
 
 /// The version of the index's files; a Worker refuses an index it does not know.
