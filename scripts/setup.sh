@@ -60,9 +60,10 @@ if [ "${1:-}" = "--test" ]; then
     npm ci --prefix tests/conformance --no-fund --no-audit --loglevel=error
     cp tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock
   fi
-  # Third-party validators from PyPI, pinned in tests/validators/requirements.txt: openapi-spec-validator
+  # Third-party validators and schemathesis (which tests the running Worker against /openapi.json)
+  # from PyPI, pinned in tests/validators/requirements.txt: openapi-spec-validator
   # (dist/openapi.json), frictionless (datapackage.json), jsonschema (every published JSON file),
-  # llms-txt (llms.txt) and extruct (recipe pages' JSON-LD). scripts/test.sh and the integration tests
+  # llms-txt (llms.txt), extruct (recipe pages' JSON-LD). scripts/test.sh and the integration tests
   # run them; the venv is current when it was installed from this very requirements file.
   if ! cmp -s tests/validators/requirements.txt tests/.venv/.installed-from-requirements 2>/dev/null; then
     say "installing the validators of tests/validators/requirements.txt into tests/.venv"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, clippy (warnings denied), unit tests, the third-party
 # validators on the built output (tests/validators/check_dist.py), integration tests against the real
-# worker in workerd (among them the official MCP conformance suite against /mcp, openapi-spec-validator,
-# extruct on recipe pages, HTTP conditional requests and methods, and a `wrangler deploy --dry-run`
-# that must ship no development value).
+# worker in workerd (among them the official MCP conformance suite against /mcp, schemathesis against
+# /openapi.json, openapi-spec-validator, extruct on recipe pages, HTTP conditional requests and
+# methods, and a `wrangler deploy --dry-run` that must ship no development value). Clippy also holds
+# `domain` to no IO, clock or environment (domain/clippy.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test

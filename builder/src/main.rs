@@ -15,10 +15,14 @@ mod jsonl;
 mod layout;
 mod local_r2;
 mod opendata;
+mod output;
 mod pages;
 mod quotes;
 mod rebuild;
+mod recipes;
+mod site;
 mod source;
+mod state;
 mod sync;
 
 use std::path::PathBuf;

@@ -9,7 +9,7 @@ use domain::recipe::{Course, Published, Recipe};
 use domain::search::{Card, CardView, Manifest};
 use serde_json::{Value, json};
 
-use crate::build::{Out, sha256_hex};
+use crate::output::{Out, sha256_hex, write_new};
 
 /// The JSON Schemas we publish, by file name.
 pub fn schemas() -> Vec<(&'static str, Value)> {
@@ -302,7 +302,7 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
         "resources": resources,
     });
     let package_bytes = serde_json::to_string_pretty(&package)?;
-    crate::build::write_new(&out_dir.join("datapackage.json"), package_bytes.as_bytes())?;
+    write_new(&out_dir.join("datapackage.json"), package_bytes.as_bytes())?;
 
     let package_sha = sha256_hex(package_bytes.as_bytes());
     let mut text = String::with_capacity(sums.len() * 100);
@@ -320,7 +320,7 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     if !package_listed {
         text.push_str(&format!("{package_sha}  datapackage.json\n"));
     }
-    crate::build::write_new(&out_dir.join("SHA256SUMS"), text.as_bytes())?;
+    write_new(&out_dir.join("SHA256SUMS"), text.as_bytes())?;
     Ok(())
 }
 

@@ -20,8 +20,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::build::Out;
 use crate::diagnostics::{self, Problem};
+use crate::output::Out;
 use crate::source::{ContentFile, Source};
 
 /// One episode's files, gathered by folder.
@@ -233,6 +233,9 @@ fn load_episode(
         show: show_slug.to_string(),
         licence: licence.clone(),
         attribution: attribution.clone(),
+        show_title: Some(show.title.clone()),
+        published: Some(episode.published.clone()),
+        audio_url: episode.audio_url.clone(),
     };
     let speakers = reports
         .iter()
@@ -369,9 +372,9 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
 
     let mut index = IndexBuilder::default();
     for built in episodes {
-        index.add_episode(&built.canonical).map_err(|_| {
-            anyhow::anyhow!("the phrase index holds at most {} passages", domain::quote::phrase::MAX_PASSAGES)
-        })?;
+        index
+            .add_episode(&built.canonical)
+            .map_err(|full| anyhow::anyhow!("the phrase index cannot hold {}", full.0))?;
     }
     let built_index = index.finish();
     built_index

@@ -73,10 +73,6 @@ pub struct ChangePage {
     pub next_since: Option<u64>,
 }
 
-/// The most items one page of a recipe's history holds, and how many it holds unless asked.
-pub const HISTORY_MAX_LIMIT: usize = 1000;
-pub const HISTORY_DEFAULT_LIMIT: usize = 100;
-
 /// Where the next page of a recipe's history (`GET /api/r/{slug}/history`, newest first) goes on:
 /// after an API change (the feed's `seq`), or after a commit of the built history. Both stay put when
 /// new writes arrive, which come first in the list, so following cursors meets no item twice. Given

@@ -1,6 +1,7 @@
 //! What every request passes and every public answer carries: the site-host check, CORS, caching,
 //! and the `RateLimit` headers of a counted request.
 
+use domain::api::{self, Input};
 use domain::host::SiteHosts;
 use domain::limits::RateDecision;
 use worker::{Env, Headers, Method, Request, Response};
@@ -21,11 +22,17 @@ pub fn check_host(req: &Request, env: &Env) -> Result<(), ApiError> {
     if SiteHosts::parse(&hosts).admits(&host) { Ok(()) } else { Err(ApiError::Misdirected(host)) }
 }
 
-/// Public reads may be used from any origin.
-pub fn cors(headers: &mut Headers) {
-    let _ = headers.set("Access-Control-Allow-Origin", "*");
-    let _ = headers
-        .set("Access-Control-Expose-Headers", "Location, ETag, RateLimit, RateLimit-Policy, Retry-After");
+pub use crate::headers::cors;
+
+/// An operation's input from the route's path parameters and the query (`domain::api`), every
+/// problem named.
+pub fn input<I: Input>(req: &Request, path: &[(&'static str, String)]) -> Result<I::Valid, ApiError> {
+    let url = req.url()?;
+    let query: Vec<(String, String)> =
+        url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+    let params =
+        path.iter().map(|(k, v)| (*k, v.as_str())).chain(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    api::from_query::<I>(params).map_err(ApiError::BadParameters)
 }
 
 /// Answers a CORS preflight for any route.
@@ -106,8 +113,6 @@ pub fn rated(
     instance: &str,
 ) -> Result<Response, ApiError> {
     let mut response = result.unwrap_or_else(|err| err.into_response(instance));
-    let headers = response.headers_mut();
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    crate::headers::rate_limit(response.headers_mut(), rate);
     Ok(response)
 }

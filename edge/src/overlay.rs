@@ -3,7 +3,7 @@
 //! has published its version (`domain::write::overlay_is_live`), and the built file answers again.
 //!
 //! A public read does not ask D1 about a recipe that nothing waits for there: each isolate keeps the
-//! set of slugs with a live overlay row ([`Waiting`]), learnt from the change feed and brought up to
+//! set of slugs with a live overlay row ([`crate::waiting::Waiting`]), learnt from the change feed and brought up to
 //! date at most every [`WAITING_REFRESH_MS`] by one query for the feed items it has not seen. A read
 //! of any other slug costs no D1 query at all. A write shows at once in the isolate that took it and
 //! in every read that carries a key (the writer's read-your-writes); a reader elsewhere sees it within
@@ -19,12 +19,15 @@ use std::rc::Rc;
 
 use domain::card::{self, Format};
 use domain::recipe::Published;
+use domain::search::FACETS_VERSION;
 use domain::search::overlay::Entry;
+use domain::text::Stemmers;
 use domain::write::{etag, overlay_is_live};
 use worker::{D1Database, Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::store::{self, OverlayRow};
+use crate::waiting::WAITING;
 use crate::{assets, http, packs};
 
 /// The built recipes: by slug, the search document id and the version.
@@ -61,6 +64,7 @@ impl Built {
 }
 
 thread_local! {
+    static STEMMERS: Stemmers = Stemmers::default();
     static RENDERER: domain::page::Renderer =
         domain::page::Renderer::new().expect("the compiled-in templates parse");
     /// `slugs.json` of one build ([`packs::generation`]).
@@ -129,25 +133,9 @@ pub fn parse(row: &OverlayRow) -> Result<Published, ApiError> {
         .map_err(|err| ApiError::Internal(format!("overlay row {} does not parse: {err}", row.slug)))
 }
 
-/// How long an isolate trusts its [`Waiting`] map before asking the feed what is new: the longest a
+/// How long an isolate trusts its [`crate::waiting::Waiting`] map before asking the feed what is new: the longest a
 /// reader on another isolate waits to see a write.
 const WAITING_REFRESH_MS: u64 = 1_000;
-
-/// The recipes written through the API, as far as this isolate knows: each slug's newest version,
-/// and the last feed item seen. A slug is live in the overlay while its version is newer than the
-/// build's. Also a copy of the overlay search's dictionary, so a search whose words no overlay
-/// recipe holds asks D1 nothing.
-#[derive(Debug, Default)]
-struct Waiting {
-    versions: HashMap<String, u64>,
-    seq: u64,
-    checked_ms: Option<u64>,
-    /// Every term of `overlay_dict` up to `term_id`, while there are at most [`MAX_DICTIONARY_TERMS`].
-    terms: BTreeSet<String>,
-    term_id: u64,
-    /// The dictionary grew past [`MAX_DICTIONARY_TERMS`]: searches look terms up in D1 instead.
-    terms_in_d1: bool,
-}
 
 /// The most overlay dictionary terms an isolate keeps a copy of (about 10 MiB at most).
 const MAX_DICTIONARY_TERMS: usize = 300_000;
@@ -155,24 +143,7 @@ const MAX_DICTIONARY_TERMS: usize = 300_000;
 /// The most dictionary terms one refresh reads.
 const TERMS_PER_REFRESH: u32 = 50_000;
 
-thread_local! {
-    static WAITING: RefCell<Waiting> = RefCell::new(Waiting::default());
-}
-
-/// Notes a write this isolate just made, so its next read or search of `slug` finds it without
-/// waiting for a refresh.
-pub fn note_waiting(slug: &str, version: u64, entry: &Entry) {
-    WAITING.with(|waiting| {
-        let mut waiting = waiting.borrow_mut();
-        let known = waiting.versions.entry(slug.to_string()).or_default();
-        *known = (*known).max(version);
-        if !waiting.terms_in_d1 {
-            waiting.terms.extend(entry.terms.iter().map(|(term, _)| term.clone()));
-        }
-    });
-}
-
-/// Brings the [`Waiting`] map up to date with the feed if it is older than [`WAITING_REFRESH_MS`],
+/// Brings the [`crate::waiting::Waiting`] map up to date with the feed if it is older than [`WAITING_REFRESH_MS`],
 /// or at once with `now`.
 async fn refresh_waiting(env: &Env, now: bool) -> Result<(), ApiError> {
     let now_ms = worker::Date::now().as_millis();
@@ -304,7 +275,7 @@ pub struct SearchView {
     pub live: usize,
 }
 
-/// The overlay as a search sees it, from the isolate's [`Waiting`] map (brought up to date at once
+/// The overlay as a search sees it, from the isolate's [`crate::waiting::Waiting`] map (brought up to date at once
 /// for a request that carries a key, so a writer finds their own write); costs no D1 query when it is
 /// fresh. Also sweeps the search rows a new build has published, once per build ([`sweep`]).
 pub async fn search_view(env: &Env, keyed: bool) -> Result<SearchView, ApiError> {
@@ -376,7 +347,8 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
         return Ok(());
     }
     let db = store::db(env)?;
-    let marker = format!("{generation:016x}");
+    // A Worker with other facet rules sweeps again, to give the live rows its keys.
+    let marker = format!("{generation:016x}-facets-{FACETS_VERSION}");
     if !store::claim_sweep(&db, &marker).await? {
         SWEPT.with(|swept| *swept.borrow_mut() = Some(generation));
         return Ok(());
@@ -394,7 +366,7 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
     for row in &unindexed {
         if is_live(&built, &row.slug, row.version) {
             let published = parse(row)?;
-            store::index_overlay(&db, &row.slug, row.version, &search_entry(&published)).await?;
+            store::index_overlay(&db, &row.slug, row.version, search_entry(&published)).await?;
         } else {
             never_live.push(store::ListedRow { slug: row.slug.clone(), version: row.version });
         }
@@ -408,7 +380,12 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Runs `f` with this isolate's stemmers (the built search's and the overlay's).
+pub fn with_stemmers<T>(f: impl FnOnce(&Stemmers) -> T) -> T {
+    STEMMERS.with(f)
+}
+
 /// What the overlay search stores of a recipe document.
 pub fn search_entry(published: &Published) -> Entry {
-    crate::recipes::with_stemmers(|stemmers| Entry::of(&published.slug, &published.recipe, stemmers))
+    with_stemmers(|stemmers| Entry::of(&published.slug, &published.recipe, stemmers))
 }

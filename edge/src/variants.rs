@@ -189,9 +189,9 @@ async fn make(
                 kind: "create",
                 note: &note,
                 now: &now,
-                search: &search,
+                search,
             };
-            match store::insert_diet_version(&db, &row, &source.slug, kind.code(), attempt).await {
+            match store::insert_diet_version(&db, row, &source.slug, kind.code(), attempt).await {
                 Ok(()) => return Ok(published),
                 Err(err) if store::is_unique_violation(&err) => continue,
                 Err(err) => return Err(err.into()),

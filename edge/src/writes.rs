@@ -110,8 +110,7 @@ fn written(
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", "no-store")?;
     headers.set("ETag", &etag(version))?;
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    crate::headers::rate_limit(headers, rate);
     if let Some(location) = location {
         headers.set("Location", location)?;
     }
@@ -139,25 +138,32 @@ pub(crate) async fn insert_new(
     for _ in 0..SLUG_ATTEMPTS {
         let taken = store::slugs_like(&db, base).await?;
         let slug = domain::slug::first_free(base, |s| built.contains(s) || taken.iter().any(|t| t == s));
-        let published = make(&slug);
-        let doc = to_json(&published)?;
-        let forked_from = published.server.forked_from.as_deref();
-        let note = note.clone().unwrap_or_else(|| write::default_note(kind, &slug, forked_from));
-        let now = published.server.created_at.clone().unwrap_or_else(now_iso);
-        let search = overlay::search_entry(&published);
+        // While the insert waits on D1 this write holds the document once, as the JSON it stores:
+        // the recipe is made again from `make` for the answer.
+        let (doc, forked_from, now, search) = {
+            let published = make(&slug);
+            let now = published.server.created_at.clone().unwrap_or_else(now_iso);
+            (
+                to_json(&published)?,
+                published.server.forked_from.clone(),
+                now,
+                overlay::search_entry(&published),
+            )
+        };
+        let note = note.clone().unwrap_or_else(|| write::default_note(kind, &slug, forked_from.as_deref()));
         let row = NewRow {
             slug: &slug,
             account_id: caller.account_id,
             owner: &caller.handle,
-            forked_from,
+            forked_from: forked_from.as_deref(),
             doc: &doc,
             kind: kind.code(),
             note: &note,
             now: &now,
-            search: &search,
+            search,
         };
-        match store::insert_recipe(&db, &row).await {
-            Ok(()) => return Ok(published),
+        match store::insert_recipe(&db, row).await {
+            Ok(()) => return Ok(make(&slug)),
             Err(err) if store::is_unique_violation(&err) => continue,
             Err(err) => return Err(err.into()),
         }
@@ -306,9 +312,9 @@ pub async fn change_recipe(
         doc: &doc,
         note: &note,
         now: &now,
-        search: &search,
+        search,
     };
-    if !store::update_recipe(&db, &update).await? {
+    if !store::update_recipe(&db, update).await? {
         let detail = format!(
             "`{slug}` changed while you were writing: version {expected} is no longer current; read it again"
         );

@@ -49,6 +49,7 @@ fn main() -> std::process::ExitCode {
         quotes::attribute_lands_on_word_times,
         quotes::attribute_flags_tails_speaker_changes_and_misses,
         quotes::attribute_on_a_real_changelog_episode_keeps_its_licence,
+        quotes::attribute_without_source_url_searches_every_episode,
         quotes::attribute_bad_input_is_problem_json,
         quotes::shows_list_episode_counts_and_licences,
         quotes::episodes_page_with_a_cursor,
@@ -66,6 +67,7 @@ fn main() -> std::process::ExitCode {
         recipes_write::bad_input_is_a_problem_naming_what_is_wrong,
         recipes_write::unclean_text_is_422_naming_the_field,
         recipes_write::search_shows_overlay_recipes_and_hides_replaced_versions,
+        recipes_write::a_listing_filters_overlay_recipes_by_the_facets_the_build_filters_by,
         recipes_write::a_search_answers_alike_before_and_after_two_thousand_writes_that_do_not_match_it,
         recipes_write::fifty_concurrent_changes_with_one_if_match_make_exactly_one_200,
         recipes_write::twenty_concurrent_forks_get_twenty_distinct_slugs,
@@ -105,5 +107,7 @@ fn main() -> std::process::ExitCode {
         // Speaker names set by editors (issue 7).
         speakers::speaker_names_need_a_key_and_the_editor_role,
         speakers::an_editors_speaker_name_shows_at_once_and_syncs_to_git,
+        // Last: schemathesis signs in and posts forms at random, which counts against per-address limits.
+        mcp::schemathesis_finds_every_valid_request_accepted_and_every_status_described,
     ])
 }
