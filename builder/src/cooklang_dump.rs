@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use domain::recipe::Published;
 use zip::write::SimpleFileOptions;
 
-use crate::build::Out;
+use crate::output::Out;
 
 /// The zip that goes with a part of the recipe dump.
 pub fn zip_name(part: &str) -> String {

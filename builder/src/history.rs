@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::source;
 
 /// One commit in a recipe's history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Item {
     pub commit: String,
     pub author: String,

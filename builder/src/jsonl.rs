@@ -14,8 +14,8 @@ use std::ops::Range;
 use anyhow::{Context, Result};
 use domain::layout;
 
-use crate::build::Out;
 use crate::cooklang_dump;
+use crate::output::Out;
 
 /// Recipes in one part of the dump.
 pub const PART_DOCS: usize = 2048;

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use domain::layout::{self, Entry, Root, Shard, ShardPlace};
 
-use crate::build::sibling;
+use crate::output::{assets_dir, r2_dir};
 
 /// A pack is cut once it reaches this size: few objects, each well under R2's single-upload limit.
 const PACK_TARGET: u64 = 64 * 1024 * 1024;
@@ -49,14 +49,6 @@ pub struct Summary {
     /// The packs this step wrote, which a deploy uploads.
     pub new_packs: Vec<String>,
     pub new_pack_bytes: u64,
-}
-
-pub fn assets_dir(out_dir: &Path) -> PathBuf {
-    sibling(out_dir, "assets")
-}
-
-pub fn r2_dir(out_dir: &Path) -> PathBuf {
-    sibling(out_dir, "r2")
 }
 
 /// Wrangler's ignore list in the static-assets folder (gitignore patterns): a build's temporary files,
@@ -353,7 +345,7 @@ fn write_objects_list(r2: &Path, keys: &[String]) -> Result<()> {
 
 /// Each asset is a hard link to its built file; one the build replaced is relinked by a rename, so
 /// a reader sees the old file or the new one, never half of either (the builder never rewrites a
-/// built file in place: `build::Out::write`).
+/// built file in place: `output::Out::write`).
 fn link_assets(out_dir: &Path, assets: &Path, paths: &[&str]) -> Result<()> {
     use std::os::unix::fs::MetadataExt as _;
     for path in paths {

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::layout::r2_dir;
+use crate::output::r2_dir;
 
 /// Beside the packs: one line per local R2, `<state folder>\t<the r2-local.sh that filled it>`.
 pub const LIST: &str = "local-r2.txt";

@@ -6,17 +6,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use domain::recipe::{Course, Published, Recipe};
-use domain::search::{Card, CardView};
+use domain::search::{Card, CardView, Manifest};
 use serde_json::{Value, json};
 
-use crate::build::{Out, sha256_hex};
-
-pub struct Inputs<'a> {
-    pub cards: &'a [&'a Card],
-    pub facets: &'a BTreeMap<String, u64>,
-    /// The recipe dump's file names (see `jsonl.rs`).
-    pub dump_parts: &'a [String],
-}
+use crate::output::{Out, sha256_hex, write_new};
 
 /// The JSON Schemas we publish, by file name.
 pub fn schemas() -> Vec<(&'static str, Value)> {
@@ -31,19 +24,95 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     published["$id"] = json!("/schemas/published-recipe.schema.json");
     let mut card = serde_json::to_value(schemars::schema_for!(CardView)).expect("schema serialises");
     card["$id"] = json!("/schemas/recipe-card.schema.json");
+    let mut history =
+        serde_json::to_value(schemars::schema_for!(Vec<crate::history::Item>)).expect("schema serialises");
+    history["$id"] = json!("/schemas/recipe-history.schema.json");
+    history["description"] =
+        json!("/r/{slug}.history.json: the git commits that changed the recipe, newest first");
+    let mut manifest = serde_json::to_value(schemars::schema_for!(Manifest)).expect("schema serialises");
+    manifest["$id"] = json!("/schemas/search-manifest.schema.json");
+    manifest["description"] = json!("/search/manifest.json: the entry point of the static search index");
     vec![
         ("recipe.schema.json", recipe),
         ("published-recipe.schema.json", published),
         ("recipe-card.schema.json", card),
+        ("recipe-history.schema.json", history),
+        ("search-manifest.schema.json", manifest),
+        ("slugs.schema.json", hand_written("slugs.schema.json", SLUGS)),
+        ("facets.schema.json", hand_written("facets.schema.json", FACETS)),
+        ("episodes-by-url.schema.json", hand_written("episodes-by-url.schema.json", BY_URL)),
+        ("podcasting20-transcript.schema.json", hand_written("podcasting20-transcript.schema.json", P20)),
     ]
 }
 
-pub fn write(out: &Out, inputs: &Inputs) -> Result<()> {
+/// A schema written by hand for a file made without a Rust type of its own (a `json!` value or a
+/// tuple list), with the `$schema` and `$id` every published schema has.
+fn hand_written(id: &str, body: &str) -> Value {
+    let mut schema: Value = serde_json::from_str(body).expect("the hand-written schemas are JSON");
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    schema["$id"] = json!(format!("/schemas/{id}"));
+    schema
+}
+
+const SLUGS: &str = r#"{
+  "title": "Built slugs",
+  "description": "/slugs.json: every built recipe's slug and version, in search document-id order",
+  "type": "array",
+  "items": {"type": "array", "prefixItems": [{"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"},
+                                           {"type": "integer", "minimum": 1}],
+            "minItems": 2, "maxItems": 2}
+}"#;
+
+const FACETS: &str = r#"{
+  "title": "Facet counts",
+  "description": "/facets.json: how many recipes each course, language and diet flag has",
+  "type": "object",
+  "required": ["course", "language", "flags"],
+  "additionalProperties": false,
+  "properties": {
+    "course": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    "language": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+    "flags": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+  }
+}"#;
+
+const BY_URL: &str = r#"{
+  "title": "Episodes by source URL",
+  "description": "/episodes/by-url.json: each episode's normalised source URL and its id",
+  "type": "object",
+  "additionalProperties": {"type": "string", "pattern": "^ep_[a-z2-7]{10}$"}
+}"#;
+
+const P20: &str = r#"{
+  "title": "Podcasting 2.0 JSON transcript",
+  "description": "/episodes/{id}/transcript.p20.json: the canonical transcript in the Podcasting 2.0 JSON transcript format, with the episode's licence",
+  "type": "object",
+  "required": ["version", "segments"],
+  "properties": {
+    "version": {"type": "string"},
+    "title": {"type": "string"},
+    "source": {"type": "string"},
+    "licence": {"type": "string"},
+    "attribution": {"type": ["string", "null"]},
+    "segments": {"type": "array", "items": {
+      "type": "object",
+      "required": ["startTime", "endTime", "body"],
+      "properties": {
+        "speaker": {"type": ["string", "null"]},
+        "startTime": {"type": "number", "minimum": 0},
+        "endTime": {"type": "number", "minimum": 0},
+        "body": {"type": "string"}
+      }
+    }}
+  }
+}"#;
+
+/// The schemas and `facets.json`; `llms.txt` comes last, once every part of it is known ([`llms_txt`]).
+pub fn write(out: &Out, facet_counts: &BTreeMap<String, u64>) -> Result<()> {
     for (name, schema) in schemas() {
         out.write(&format!("schemas/{name}"), serde_json::to_string_pretty(&schema)?.as_bytes())?;
     }
-    out.write("facets.json", serde_json::to_string_pretty(&facets(inputs.facets))?.as_bytes())?;
-    out.write("llms.txt", llms_txt(inputs.cards, inputs.dump_parts).as_bytes())?;
+    out.write("facets.json", serde_json::to_string_pretty(&facets(facet_counts))?.as_bytes())?;
     Ok(())
 }
 
@@ -59,51 +128,72 @@ fn facets(counts: &BTreeMap<String, u64>) -> Value {
     json!({ "course": pick("course:"), "language": pick("lang:"), "flags": flags })
 }
 
-/// The recipe service's part of llms.txt (llmstxt.org): what it is, how to read it, what to download.
-fn llms_txt(cards: &[&Card], dump_parts: &[String]) -> String {
-    let mut by_course: BTreeMap<Course, Vec<CardView>> = BTreeMap::new();
-    for card in cards {
-        by_course.entry(card.course).or_default().push(card.view(None));
-    }
+/// One service's part of `llms.txt`: prose for the opening (after the blockquote, where llmstxt.org
+/// allows any Markdown but headings) and H2 sections that hold link lists only, so the reference
+/// parser (PyPI `llms-txt`) reads every line.
+pub struct LlmsPart {
+    pub about: String,
+    pub sections: String,
+}
+
+/// `llms.txt` (llmstxt.org): the H1 and blockquote, every part's prose, the recipe sections, then
+/// every other part's sections. Recipe lists name their course in the note: an H3 per course would end
+/// the H2 section for the parser.
+pub fn llms_txt(cards: &[&Card], dump_parts: &[String], parts: &[LlmsPart]) -> String {
     let mut text = String::from(
         "# Commonplace\n\n\
          > Open recipes in English, Hebrew and European Portuguese, free for anyone to cook, copy and build on \
-         (CC0 unless a recipe says otherwise).\n\n\
+         (CC0 unless a recipe says otherwise), and quote attribution for podcast episodes.\n\n\
          Reading and searching need no key. Every recipe is JSON at `/r/{slug}.json` (all its languages) and a \
          page at `/r/{slug}`. Search is `GET /api/recipes?q=…` with optional `gf=1`, `vegan=1`, `vegetarian=1`, \
          `dairy_free=1`, `nut_free=1`, `course`, `max_min` (prep + cook minutes), `lang` (en, he, pt: the \
          language of the result cards), `limit` (1-100) and `cursor` (from `next_cursor`). Errors are RFC 9457 \
          problem+json. Steps may carry `min` (a timer) and `f` (a grown-up is needed: knife, hot, oven, blender, \
-         boil); ingredients with `check: true` can hide gluten, so check the label.\n\n\
-         ## API\n\n\
+         boil); ingredients with `check: true` can hide gluten, so check the label.\n",
+    );
+    for part in parts.iter().filter(|part| !part.about.is_empty()) {
+        text.push('\n');
+        text.push_str(part.about.trim_end());
+        text.push('\n');
+    }
+    text.push_str(
+        "\n## Recipe API\n\n\
          - [Search recipes](/api/recipes?q=soup): `{\"items\":[card…],\"total\":N,\"next_cursor\":…}`\n\
          - [Recipe card schema](/schemas/recipe-card.schema.json): the fields of one search result\n\
          - [Recipe schema](/schemas/recipe.schema.json): the document a recipe file or a write holds\n\
          - [Published recipe schema](/schemas/published-recipe.schema.json): `/r/{slug}.json`, with server-set fields\n\n\
-         ## Open data\n\n\
-         {dump}\
-         - [datapackage.json](/datapackage.json): Frictionless data package with sizes and SHA-256 of each file\n\
+         ## Open data\n\n",
+    );
+    text.push_str(&dump_lines(dump_parts));
+    text.push_str(
+        "- [datapackage.json](/datapackage.json): Frictionless data package with sizes and SHA-256 of each file\n\
          - [SHA256SUMS](/SHA256SUMS): checksums of every published file\n\
          - [facets.json](/facets.json): counts by course, language and diet flag\n\n\
-         ## Recipes\n",
-    )
-    .replace("{dump}", &dump_line(dump_parts));
+         ## Recipes\n\n",
+    );
+    let mut by_course: BTreeMap<Course, Vec<CardView>> = BTreeMap::new();
+    for card in cards {
+        by_course.entry(card.course).or_default().push(card.view(None));
+    }
     for (course, views) in by_course {
-        text.push_str(&format!("\n### {}\n\n", course.code()));
         for view in views {
             text.push_str(&format!(
-                "- [{}](/r/{}.json): {}\n",
-                view.title,
+                "- [{}](/r/{}.json): {}; {}\n",
+                one_line(&view.title),
                 view.slug,
+                course.code(),
                 one_line(&view.summary)
             ));
         }
     }
+    for part in parts {
+        text.push_str(&part.sections);
+    }
     text
 }
 
-/// The llms.txt line for the recipe dump: one file, or its parts in order.
-fn dump_line(parts: &[String]) -> String {
+/// The llms.txt lines for the recipe dump: one file, or its parts in order, each a link of its own.
+fn dump_lines(parts: &[String]) -> String {
     let what = "every recipe, one JSON document a line (CC0-1.0 unless `licence` says otherwise)";
     match parts {
         [one] => {
@@ -112,14 +202,19 @@ fn dump_line(parts: &[String]) -> String {
                 "- [{one}](/{one}): {what}\n- [{zip}](/{zip}): every recipe as Cooklang, one `.cook` file per language\n"
             )
         }
-        _ => {
-            let links: Vec<String> = parts.iter().map(|p| format!("[{p}](/{p})")).collect();
-            format!(
-                "- Recipe dump in {} parts, {what}; concatenated in this order they are the whole dump: {}\n",
-                parts.len(),
-                links.join(", ")
-            )
-        }
+        _ => parts
+            .iter()
+            .enumerate()
+            .map(|(n, part)| {
+                let zip = crate::cooklang_dump::zip_name(part);
+                format!(
+                    "- [{part}](/{part}): part {} of {} of the recipe dump, {what}; concatenated in this order the parts are the whole dump\n\
+                     - [{zip}](/{zip}): the same part's recipes as Cooklang, one `.cook` file per language\n",
+                    n + 1,
+                    parts.len()
+                )
+            })
+            .collect(),
     }
 }
 
@@ -127,7 +222,10 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `datapackage.json` (Frictionless) for the dumps, then `SHA256SUMS` over every file. `sums` holds
+/// `datapackage.json` (Frictionless Data Package v2) for the dumps, then `SHA256SUMS` over every file.
+/// Nothing here is a table: every resource is `type: "json"` (JSON Lines for the dumps), and a dump
+/// names the JSON Schema of its lines in `jsonSchema`, as the Data Package recipe for JSON data
+/// resources does; `schema` would be read as a Table Schema. `sums` holds
 /// every other file's SHA-256 (hex), sorted by path; sizes come from the files in `out_dir`.
 pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[String]) -> Result<()> {
     let sha = |path: &str| -> Result<&str> {
@@ -150,12 +248,13 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     let dump_bytes = dump_parts.iter().map(|p| size(p)).sum::<Result<u64>>()?;
     let mut recipes = json!({
         "name": "recipes",
+        "type": "json",
         "path": path,
         "format": "jsonl",
         "mediatype": "application/jsonl",
         "encoding": "utf-8",
         "bytes": dump_bytes,
-        "schema": "schemas/published-recipe.schema.json",
+        "jsonSchema": "schemas/published-recipe.schema.json",
         "licenses": [{"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/",
                       "title": "CC0 1.0 Universal (unless a recipe's `licence` field says otherwise)"}],
     });
@@ -184,13 +283,14 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
         // Transcripts keep their show's licence; Changelog transcripts are CC BY-SA 4.0, never CC0.
         resources.push(json!({
             "name": "episodes",
+            "type": "json",
             "path": "episodes.jsonl",
             "format": "jsonl",
             "mediatype": "application/jsonl",
             "encoding": "utf-8",
             "bytes": size("episodes.jsonl")?,
             "hash": format!("sha256:{episodes_sha}"),
-            "schema": "schemas/canonical-transcript.schema.json",
+            "jsonSchema": "schemas/episode-line.schema.json",
             "description": "Canonical podcast transcripts, one episode a line; each line's `licence` and \
                             `attribution` fields are the terms of that episode.",
             "licenses": [
@@ -209,6 +309,7 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     for (path, sha256) in described {
         resources.push(json!({
             "name": path.trim_end_matches(".json").replace(['/', '.'], "-"),
+            "type": "json",
             "path": path,
             "format": "json",
             "mediatype": "application/json",
@@ -225,7 +326,7 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
         "resources": resources,
     });
     let package_bytes = serde_json::to_string_pretty(&package)?;
-    crate::build::write_new(&out_dir.join("datapackage.json"), package_bytes.as_bytes())?;
+    write_new(&out_dir.join("datapackage.json"), package_bytes.as_bytes())?;
 
     let package_sha = sha256_hex(package_bytes.as_bytes());
     let mut text = String::with_capacity(sums.len() * 100);
@@ -243,7 +344,7 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     if !package_listed {
         text.push_str(&format!("{package_sha}  datapackage.json\n"));
     }
-    crate::build::write_new(&out_dir.join("SHA256SUMS"), text.as_bytes())?;
+    write_new(&out_dir.join("SHA256SUMS"), text.as_bytes())?;
     Ok(())
 }
 

@@ -16,11 +16,12 @@ use domain::transcript::{
     Speaker, canonical_run, episode_id, export, names, normalise_source_url,
 };
 use rayon::prelude::*;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::build::Out;
 use crate::diagnostics::{self, Problem};
+use crate::output::Out;
 use crate::source::{ContentFile, Source};
 
 /// One episode's files, gathered by folder.
@@ -44,7 +45,7 @@ pub struct Built {
 pub struct Outcome {
     pub n_shows: usize,
     pub n_episodes: usize,
-    pub llms: String,
+    pub llms: crate::opendata::LlmsPart,
 }
 
 /// Reads `shows/` if the content has it; content without shows builds no quote output.
@@ -232,6 +233,9 @@ fn load_episode(
         show: show_slug.to_string(),
         licence: licence.clone(),
         attribution: attribution.clone(),
+        show_title: Some(show.title.clone()),
+        published: Some(episode.published.clone()),
+        audio_url: episode.audio_url.clone(),
     };
     let speakers = reports
         .iter()
@@ -288,6 +292,24 @@ fn load_episode(
     Ok(Built { record, canonical, summary, name_inputs })
 }
 
+/// One line of `episodes.jsonl`: an episode's metadata, licence and canonical transcript.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct EpisodeLine<'a> {
+    pub id: &'a str,
+    pub show: &'a str,
+    pub title: &'a str,
+    pub source_url: &'a str,
+    pub published: &'a str,
+    /// SPDX id: the terms of this episode's transcript (CC-BY-SA-4.0 transcripts are never CC0).
+    pub licence: &'a str,
+    pub attribution: Option<&'a str>,
+    pub derived_from: Option<&'a str>,
+    /// The pipeline of the canonical run.
+    pub pipeline: &'a str,
+    pub speakers: &'a BTreeMap<String, domain::transcript::Speaker>,
+    pub segments: &'a [domain::transcript::Segment],
+}
+
 /// Writes everything the quote service publishes.
 pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> Result<Outcome> {
     episodes.par_iter().try_for_each(|built| -> Result<()> {
@@ -330,29 +352,29 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
 
     let mut jsonl = String::new();
     for built in episodes {
-        let line = json!({
-            "id": built.record.id,
-            "show": built.record.show,
-            "title": built.record.title,
-            "source_url": built.record.source_url,
-            "published": built.record.published,
-            "licence": built.record.licence,
-            "attribution": built.record.attribution,
-            "derived_from": built.record.derived_from,
-            "pipeline": built.canonical.pipeline,
-            "speakers": built.canonical.speakers,
-            "segments": built.canonical.segments,
-        });
-        jsonl.push_str(&line.to_string());
+        let line = EpisodeLine {
+            id: &built.record.id,
+            show: &built.record.show,
+            title: &built.record.title,
+            source_url: &built.record.source_url,
+            published: &built.record.published,
+            licence: &built.record.licence,
+            attribution: built.record.attribution.as_deref(),
+            derived_from: built.record.derived_from.as_deref(),
+            pipeline: &built.canonical.pipeline,
+            speakers: &built.canonical.speakers,
+            segments: &built.canonical.segments,
+        };
+        jsonl.push_str(&serde_json::to_string(&line)?);
         jsonl.push('\n');
     }
     out.write("episodes.jsonl", jsonl.as_bytes())?;
 
     let mut index = IndexBuilder::default();
     for built in episodes {
-        index.add_episode(&built.canonical).map_err(|_| {
-            anyhow::anyhow!("the phrase index holds at most {} passages", domain::quote::phrase::MAX_PASSAGES)
-        })?;
+        index
+            .add_episode(&built.canonical)
+            .map_err(|full| anyhow::anyhow!("the phrase index cannot hold {}", full.0))?;
     }
     let built_index = index.finish();
     built_index
@@ -418,35 +440,61 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             schema::<views::SpeakersView>("speakers-view.schema.json", "GET /api/episodes/{id}/speakers"),
         ),
         ("quote-search.schema.json", schema::<phrase::Answer>("quote-search.schema.json", "GET /api/search")),
+        (
+            "episode-line.schema.json",
+            schema::<EpisodeLine>("episode-line.schema.json", "one line of /episodes.jsonl"),
+        ),
+        (
+            "episode-names.schema.json",
+            schema::<names::NameInputs>("episode-names.schema.json", "/episodes/{id}/names.json"),
+        ),
+        (
+            "shows.schema.json",
+            schema::<Vec<ShowSummary>>("shows.schema.json", "/shows.json and GET /api/shows"),
+        ),
+        (
+            "episodes.schema.json",
+            schema::<Vec<EpisodeSummary>>("episodes.schema.json", "/episodes.json (every episode's summary)"),
+        ),
+        (
+            "phrase-index-manifest.schema.json",
+            schema::<phrase::Manifest>("phrase-index-manifest.schema.json", "/quotes/manifest.json"),
+        ),
     ]
 }
 
-fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
-    let mut text = String::from(
-        "\n## Quote attribution\n\n\
-         Who said a quote in a podcast episode, and when. Transcripts come from several pipelines (speech \
-         recognition with diarization, human-edited transcripts); speaker names come from up to four \
-         identification sources and carry `name_state`: `confident` (two or more sources agree, none \
+/// The quote service's part of llms.txt: what a reader must know first (name states, trust,
+/// licences), then link lists only.
+fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> crate::opendata::LlmsPart {
+    let about = String::from(
+        "Quote attribution: who said a quote in a podcast episode, and when. Transcripts come from several \
+         pipelines (speech recognition with diarization, human-edited transcripts); speaker names come from up \
+         to four identification sources and carry `name_state`: `confident` (two or more sources agree, none \
          disagrees), `tentative` (one source), `withheld` (sources disagree: name is null), `human` (set by a \
          person), `unknown` (no source). `trust` is `high` only for a verbatim match inside one person's \
          uninterrupted speech with a confident or human name; check everything else. Times marked estimated \
          were interpolated, not measured. Transcripts keep the licence of their show: Changelog transcripts are \
-         CC BY-SA 4.0, © Changelog Media LLC — credit them and share alike; they are not CC0.\n\n\
+         CC BY-SA 4.0, © Changelog Media LLC — credit them and share alike; they are not CC0. Per episode: \
+         `/api/episodes/{id}` (the full record with every pipeline run), `/api/episodes/{id}/transcript` \
+         (`speaker`, `from`, `to`) and `/api/episodes/{id}/speakers` (`from`, `to`).\n",
+    );
+    let mut text = String::from(
+        "\n## Quote attribution\n\n\
          - [Attribute a quote](/api/attribute?source_url=…&quote=…): `{found, name, name_state, speaker, start_s, \
          end_s, segment_start_s, exact, crosses_speaker, trust, episode, pipeline}`\n\
          - [Shows](/api/shows): shows with episode counts\n\
          - [Episodes](/api/episodes): published episodes (`limit`, `cursor`, `show`)\n\
-         - `/api/episodes/{id}`: the full record with every pipeline run; `/api/episodes/{id}/transcript` \
-         (`speaker`, `from`, `to`); `/api/episodes/{id}/speakers` (`from`, `to`)\n\
          - [Phrase search](/api/search?q=open+source): `q` (a phrase), `speaker` (a name; alone it lists \
          everything that person said), `limit`, `cursor`\n\
          - [episodes.jsonl](/episodes.jsonl): every canonical transcript, one episode a line, each with its `licence`\n\
-         - Schemas: [attribution](/schemas/attribution.schema.json), [episode record](/schemas/episode-record.schema.json), \
-         [run](/schemas/run.schema.json), [names](/schemas/names.schema.json)\n\n### Shows\n\n",
+         - [Attribution schema](/schemas/attribution.schema.json): the answer of `/api/attribute`\n\
+         - [Episode record schema](/schemas/episode-record.schema.json): `/api/episodes/{id}`\n\
+         - [Run schema](/schemas/run.schema.json): one pipeline's transcript\n\
+         - [Names schema](/schemas/names.schema.json): each source's vote per speaker label\n\n## Shows\n\n",
     );
     for show in shows {
         text.push_str(&format!(
-            "- {} (`{}`): {} episodes, licence {}{}\n",
+            "- [{}](/api/episodes?show={}): {} episodes, licence {}{}\n",
             show.title,
             show.id,
             show.episode_count,
@@ -455,7 +503,7 @@ fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
         ));
     }
     if episodes.len() <= 50 {
-        text.push_str("\n### Episodes\n\n");
+        text.push_str("\n## Episodes\n\n");
         for built in episodes {
             text.push_str(&format!(
                 "- [{}](/api/episodes/{}): {} ({})\n",
@@ -463,15 +511,15 @@ fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> String {
             ));
         }
     }
-    text
+    crate::opendata::LlmsPart { about, sections: text }
 }
 
 /// Reads, validates and writes the quote content in one step; content problems fail the build with
-/// every problem listed. Returns the quote section of `llms.txt` (empty without shows).
-pub fn build_into(source: &Source, out: &Out) -> Result<String> {
+/// every problem listed. Returns the quote part of `llms.txt` (empty without shows).
+pub fn build_into(source: &Source, out: &Out) -> Result<crate::opendata::LlmsPart> {
     let files = read(source)?;
     if files.is_empty() {
-        return Ok(String::new());
+        return Ok(crate::opendata::LlmsPart { about: String::new(), sections: String::new() });
     }
     let (shows, episodes) = load(&files).map_err(|problems| {
         anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), diagnostics::lines(source, &problems))

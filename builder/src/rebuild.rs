@@ -18,10 +18,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use domain::search::{Changed, DocTerms, Manifest, Need, SearchError, patch};
+use domain::index::{Need, SearchError};
+use domain::search::{Changed, DocTerms, Manifest, patch};
 
-use crate::build::{self, DocState, Out, Processed, STATE_FORMAT, State, Timings, Tools};
+use crate::output::{Out, sibling};
+use crate::recipes::{Known, Processed, Tools, load_recipe, process_all, report};
+use crate::site::{dump_names, write_site_wide};
 use crate::source::{ContentFile, Entry, Source};
+use crate::state::{DocState, STATE_FORMAT, State, Timings, save_state};
 use crate::{history, jsonl, opendata};
 
 pub(crate) fn rebuild(
@@ -62,19 +66,30 @@ pub(crate) fn rebuild(
     timings.lap("history and diff");
 
     // Validate and render the changed recipes aside, so a bad file leaves the site as it was.
-    let staging = build::sibling(out_dir, "building");
+    let staging = sibling(out_dir, "building");
     let _ = std::fs::remove_dir_all(&staging);
     let staged = Out::new(&staging);
     let entries: Vec<&Entry> =
         changed_entries.iter().copied().chain(new_entries.iter().map(|(_, e)| *e)).collect();
+    // When each recipe was added: the new commits say it for new recipes; a changed one keeps the
+    // date its last build published (a full build takes it from the whole history).
+    let mut known = Known::of(source, Some(&steps))?;
+    known.last_cards =
+        Some((out_dir.to_path_buf(), state.docs.iter().map(|d| (d.slug.clone(), d.card_key)).collect()));
+    for entry in &changed_entries {
+        let Some(slug) = slug_of(&entry.path) else { continue };
+        if let Some(date) = built_created_at(out_dir, &slug) {
+            known.added.entry(slug).or_insert(date);
+        }
+    }
     let mut processed: BTreeMap<String, Processed> = BTreeMap::new();
-    let problems = build::process_all(source, &entries, &staged, tools, |p| {
+    let problems = process_all(source, &entries, &staged, tools, &known, |p| {
         processed.insert(p.slug.clone(), p);
         Ok(())
     })?;
     if !problems.is_empty() {
         let _ = std::fs::remove_dir_all(&staging);
-        return Ok(Some(build::report(source, &problems)));
+        return Ok(Some(report(source, &problems)));
     }
     // The terms the changed recipes had, from the last build's commit.
     let reader = source.reader()?;
@@ -82,7 +97,7 @@ pub(crate) fn rebuild(
     for change in &changes {
         let Some(before) = &change.before else { continue };
         let file = ContentFile { path: before.path.clone(), bytes: reader.read(before)? };
-        let Ok(loaded) = build::load_recipe(&file) else { return Ok(None) };
+        let Ok(loaded) = load_recipe(&file) else { return Ok(None) };
         before_terms
             .insert(loaded.published.slug.clone(), DocTerms::of(&loaded.published.recipe, &tools.stemmers));
     }
@@ -108,6 +123,7 @@ pub(crate) fn rebuild(
             version: p.version,
             facets: p.card.facets(),
             jsonl_len: p.json.len() as u64 + 1,
+            card_key: p.card_key,
         };
         let id = match ids.get(slug.as_str()) {
             Some(id) => {
@@ -147,7 +163,7 @@ pub(crate) fn rebuild(
     }
     timings.lap("histories");
 
-    build::write_site_wide(source, &out, &docs, &manifest, &facet_counts)?;
+    write_site_wide(source, &out, &docs, &manifest, &facet_counts)?;
     timings.lap("site-wide files");
 
     // Checksums: the last SHA256SUMS with what this build wrote and removed. A site-wide file the
@@ -173,11 +189,11 @@ pub(crate) fn rebuild(
         sums.insert(path, None);
     }
     let merged = opendata::merge_sums(&old_sums, &sums)?;
-    opendata::write_manifests(out_dir, &merged, &build::dump_names(&docs))?;
+    opendata::write_manifests(out_dir, &merged, &dump_names(&docs))?;
     timings.lap("checksums");
 
     let (n_changed, n_docs) = (processed.len(), docs.len());
-    build::save_state(
+    save_state(
         out_dir,
         &State { format: STATE_FORMAT, source_key: source.key(), commit: commit.clone(), docs },
     )?;
@@ -234,4 +250,11 @@ fn patch_index(
     removed.extend(patched.remove.iter().map(|name| format!("search/{name}")));
     out.write("search/manifest.json", serde_json::to_string(&patched.manifest)?.as_bytes())?;
     Ok((patched.manifest, patched.facet_counts))
+}
+
+/// The `created_at` the last build published for `slug`, if any.
+fn built_created_at(out_dir: &Path, slug: &str) -> Option<String> {
+    let bytes = std::fs::read(out_dir.join(format!("r/{slug}.json"))).ok()?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    doc.get("created_at")?.as_str().map(String::from)
 }

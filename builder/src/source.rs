@@ -134,6 +134,19 @@ impl Source {
         Ok(listing)
     }
 
+    /// The files under a prefix the content may lack (`photos/`): none when it has no such folder.
+    pub fn list_if_any(&self, prefix: &str) -> Result<Vec<Entry>> {
+        let present = match self {
+            Source::WorkTree(dir) => dir.join(prefix).is_dir(),
+            Source::Git { repo, rev, path } => {
+                let repo = open(repo)?;
+                let commit = resolve(&repo, rev)?;
+                subtree(&repo, &commit.tree()?, path, prefix)?.is_some()
+            }
+        };
+        if present { Ok(self.list(prefix)?.entries) } else { Ok(Vec::new()) }
+    }
+
     /// A reader for this source, for one thread.
     pub fn reader(&self) -> Result<Reader> {
         Ok(match self {

@@ -7,17 +7,22 @@
 //!   query needs to load;
 //! - attribution accuracy on quotes sampled from real paragraphs, verbatim and perturbed: found rate,
 //!   right-speaker rate, the share of `trust=high` answers that are wrong, and the start error of
-//!   estimated times against held-out anchors.
+//!   estimated times against held-out anchors;
+//! - the same over the whole corpus without the episode (`everywhere`), plus quotes edited with an
+//!   ellipsis: found, right episode, right speaker, `trust=high` and wrong, and what each reads.
 //!
 //! Timed with `Instant` around the domain calls; a fixed-seed generator makes runs comparable.
+
+// A bench reads the corpus from disk and times itself: domain/clippy.toml's IO and clock rules are for
+// the library.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use domain::quote::phrase::{self, IndexBuilder};
+use domain::quote::phrase::{self, Index, IndexBuilder, Part, Parts, PhraseError, WholeFiles};
 use domain::quote::{Prepared, attribute};
-use domain::search::{Files, SearchError};
 use domain::transcript::import::parse_changelog;
 use domain::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
 
@@ -68,6 +73,9 @@ fn canonical(path: &str, segments: Vec<Segment>) -> Canonical {
             show: path.split('/').next().unwrap_or_default().to_string(),
             licence: "CC-BY-SA-4.0".into(),
             attribution: Some("© Changelog Media LLC".into()),
+            show_title: None,
+            published: None,
+            audio_url: None,
         },
         pipeline: "changelog-human".into(),
         kind: RunKind::HumanEdited,
@@ -194,18 +202,11 @@ fn bench_attribution_latency(corpus: &[Episode], rng: &mut Rng) {
     );
 }
 
-/// Counts the bytes of the files a search reads.
-struct Counting<'a> {
-    files: &'a HashMap<String, Vec<u8>>,
-}
-
-impl Files for Counting<'_> {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(name).map(Vec::as_slice)
-    }
-}
-
-fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
+/// Phrase search over the whole corpus: latency with every file at hand, and what a reader that
+/// starts cold loads per query (the parts each round names). Also writes the queries and passages
+/// for `scripts/bench-phrase-peers.py` (tantivy and SQLite FTS5 on the same data) and the queries as
+/// request paths for `scripts/bench-reads.sh`.
+fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<String, Vec<u8>>) {
     let started = Instant::now();
     let mut builder = IndexBuilder::default();
     for episode in corpus {
@@ -214,13 +215,30 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
     let built = builder.finish();
     let build_s = started.elapsed().as_secs_f64();
     let total_bytes: usize = built.files.iter().map(|f| f.bytes.len()).sum();
+    let manifest_bytes = serde_json::to_vec(&built.manifest).unwrap().len();
+    let mut sizes: Vec<String> = built
+        .files
+        .iter()
+        .map(|f| format!("{} {:.1} MiB", f.name, f.bytes.len() as f64 / 1048576.0))
+        .collect();
+    sizes.sort();
+    println!("phrase index files: {}", sizes.join(", "));
     let files: HashMap<String, Vec<u8>> = built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
-    let manifest = built.manifest;
+    let whole = WholeFiles(&files);
+    let tables = whole.part(&Index::tables_part(&built.manifest)).unwrap().to_vec();
+    let index = Index::open(built.manifest, &tables).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let peers = root.join("tests/.work/phrase-peers");
+    std::fs::create_dir_all(&peers).unwrap();
+    write_passages(corpus, &peers.join("passages.jsonl"));
+
     let mut times = Vec::new();
     let mut loaded = Vec::new();
+    let (mut n_parts, mut n_rounds) = (Vec::new(), Vec::new());
     let mut hits = 0u64;
     // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
     let mut paths = String::new();
+    let mut peer_queries = String::new();
     for round in 0..600 {
         let episode = &corpus[rng.below(corpus.len())];
         let segment = &episode.canonical.segments[rng.below(episode.canonical.segments.len())];
@@ -233,7 +251,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
         let q = w[at..at + n].join(" ");
         let speaker = (round % 5 == 0).then(|| segment.speaker.clone());
         let Ok(query) = phrase::parse_query(
-            [("q", q.as_str())].into_iter().chain(speaker.as_deref().map(|s| ("speaker", s))),
+            [("q", q.as_str()), ("limit", "10")]
+                .into_iter()
+                .chain(speaker.as_deref().map(|s| ("speaker", s))),
         ) else {
             continue;
         };
@@ -242,44 +262,255 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) {
             paths.push_str(&format!("&speaker={}", url_encode(speaker)));
         }
         paths.push('\n');
-        // The bytes a Worker would load: every file the search asks for, round by round.
-        let mut have: HashMap<String, Vec<u8>> = HashMap::new();
-        loop {
-            match phrase::search(&manifest, &query, &Counting { files: &have }) {
-                Ok(_) => break,
-                Err(SearchError::Need(need)) => {
-                    for name in need.0 {
-                        have.insert(name.clone(), files[&name].clone());
+        // What a cold reader loads: every part the search asks for, round by round.
+        let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
+        let mut rounds = 0;
+        let answer = loop {
+            match phrase::search(&index, &query, &have) {
+                Ok(answer) => break answer,
+                Err(PhraseError::Need(need)) => {
+                    rounds += 1;
+                    for part in need {
+                        let bytes = whole.part(&part).unwrap().to_vec();
+                        have.insert(part, bytes);
                     }
                 }
-                Err(SearchError::Corrupt(c)) => panic!("{}", c.0),
+                Err(PhraseError::Corrupt(c)) => panic!("{}", c.0),
             }
-        }
+        };
         loaded.push(have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0);
+        n_parts.push(have.len() as f64);
+        n_rounds.push(rounds as f64);
         let started = Instant::now();
-        let answer = phrase::search(&manifest, &query, &files).unwrap();
+        let timed = phrase::search(&index, &query, &whole).unwrap();
         times.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(timed, answer, "a cold and a warm search answer the same");
         hits += answer.total;
+        let normalised = |text: &str| domain::quote::normalise::normalised(text);
+        peer_queries.push_str(
+            &serde_json::json!({
+                "q": normalised(&q),
+                "speaker": speaker.as_deref().map(domain::quote::views::fold_name),
+                "total": answer.total,
+            })
+            .to_string(),
+        );
+        peer_queries.push('\n');
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     std::fs::write(root.join("tests/.work/phrase-queries.txt"), paths).unwrap();
-    times.sort_by(f64::total_cmp);
-    loaded.sort_by(f64::total_cmp);
+    std::fs::write(peers.join("queries.jsonl"), peer_queries).unwrap();
+    for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
+        list.sort_by(f64::total_cmp);
+    }
     println!(
-        "phrase search, {} episodes, {} passages (index built in {:.1} s, {:.0} MiB in {} files): {} queries of 2-4 words \
-         (1 in 5 with a speaker), p50 {:.3} ms, p99 {:.3} ms; loaded per query p50 {:.0} KiB, p99 {:.0} KiB; mean hits {:.1}",
-        manifest.n_episodes,
-        manifest.n_passages,
+        "phrase search, {} episodes, {} passages (index built in {:.1} s, {:.0} MiB in {} files; a reader loads \
+         {} + {} bytes once): {} queries of 2-4 words (1 in 5 with a speaker, top 10 with the total), \
+         p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; read per query p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB \
+         in p50 {} / max {} parts and p50 {} / max {} rounds; mean total {:.1}",
+        index.manifest.n_episodes,
+        index.manifest.n_passages,
         build_s,
         total_bytes as f64 / 1048576.0,
         files.len(),
+        manifest_bytes,
+        tables.len(),
+        times.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times.last().unwrap(),
+        percentile(&loaded, 0.5),
+        percentile(&loaded, 0.99),
+        loaded.last().unwrap(),
+        percentile(&n_parts, 0.5),
+        n_parts.last().unwrap(),
+        percentile(&n_rounds, 0.5),
+        n_rounds.last().unwrap(),
+        hits as f64 / times.len() as f64
+    );
+    (index, files)
+}
+
+/// Runs `step` as a cold reader would, reading the parts each round names: the answer and the bytes.
+fn cold<T>(
+    index: &Index,
+    whole: &WholeFiles,
+    step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+) -> (T, usize) {
+    let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
+    loop {
+        match step(index, &have) {
+            Ok(answer) => return (answer, have.values().map(Vec::len).sum()),
+            Err(PhraseError::Need(need)) => {
+                for part in need {
+                    let bytes = whole.part(&part).unwrap().to_vec();
+                    have.insert(part, bytes);
+                }
+            }
+            Err(PhraseError::Corrupt(c)) => panic!("{}", c.0),
+        }
+    }
+}
+
+/// "Who said this?" without the episode: quotes cut from random episodes, verbatim, perturbed as in
+/// [`bench_accuracy`], and two pieces of one passage joined by an ellipsis, attributed over the whole
+/// corpus through the phrase index. "Wrong" = another episode, another speaker, a start more than
+/// 2 s from the quote's, or any `high` on a quote across speakers or an edited one.
+fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>, rng: &mut Rng) {
+    use domain::quote::corpus::{attribute_corpus, split_edits};
+    let whole = WholeFiles(files);
+    let kinds =
+        ["verbatim", "curly quotes", "case", "no punctuation", "changed tail", "across speakers", "ellipsis"];
+    let filler = ["purple", "giraffe", "seventeen", "umbrella", "quietly", "marmalade", "tractor", "violin"];
+    #[derive(Default)]
+    struct Tally {
+        asked: usize,
+        found: usize,
+        right_episode: usize,
+        right_speaker: usize,
+        high: usize,
+        high_wrong: usize,
+    }
+    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
+    let (mut times, mut loaded) = (Vec::new(), Vec::new());
+    let mut examples_wrong = Vec::new();
+    let mut episodes = std::collections::BTreeSet::new();
+    while episodes.len() < 400 {
+        let episode = &corpus[rng.below(corpus.len())];
+        if !episodes.insert(&episode.path) {
+            continue;
+        }
+        let segments = &episode.canonical.segments;
+        for kind in kinds {
+            let idx = rng.below(segments.len());
+            let segment = &segments[idx];
+            let w = words(&segment.text);
+            let (quote, expected_start, crossing) = match kind {
+                "across speakers" => {
+                    let Some(next) = segments.get(idx + 1).filter(|n| n.speaker != segment.speaker) else {
+                        continue;
+                    };
+                    let nw = words(&next.text);
+                    if w.len() < 6 || nw.len() < 6 {
+                        continue;
+                    }
+                    let quote = format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" "));
+                    (quote, expected_start(segment, w.len() - 6), true)
+                }
+                "ellipsis" => {
+                    if w.len() < 24 {
+                        continue;
+                    }
+                    let at = rng.below(w.len() - 23);
+                    let quote = format!("{} … {}", w[at..at + 6].join(" "), w[at + 14..at + 22].join(" "));
+                    (quote, expected_start(segment, at), false)
+                }
+                _ => {
+                    if w.len() < 12 {
+                        continue;
+                    }
+                    let n = 10 + rng.below(16).min(w.len() - 10);
+                    let at = rng.below(w.len() - n + 1);
+                    let quote = perturb(kind, &w[at..at + n].join(" "), rng, &filler);
+                    (quote, expected_start(segment, at), false)
+                }
+            };
+            let tally = tallies.entry(kind).or_default();
+            tally.asked += 1;
+            let started = Instant::now();
+            let pieces: Vec<Vec<String>> = split_edits(&quote)
+                .pieces
+                .iter()
+                .map(|p| domain::quote::normalise::tokens(p).into_iter().map(|t| t.norm).collect())
+                .collect();
+            let quote_words: Vec<String> =
+                domain::quote::normalise::tokens(&quote).into_iter().map(|t| t.norm).collect();
+            let (places, bytes) =
+                cold(index, &whole, |index, parts| phrase::places(index, &quote_words, &pieces, parts));
+            let answer = attribute_corpus(&places, &quote);
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            loaded.push(bytes as f64 / 1024.0);
+            let Some(found) = answer.found_at else { continue };
+            tally.found += 1;
+            let right_episode = answer.episode.as_ref().is_some_and(|e| e.id == episode.path);
+            let right_speaker = right_episode && found.speaker == segment.speaker;
+            tally.right_episode += usize::from(right_episode);
+            tally.right_speaker += usize::from(right_speaker);
+            if found.trust == domain::quote::Trust::High {
+                tally.high += 1;
+                let wrong = crossing
+                    || kind == "ellipsis"
+                    || !right_speaker
+                    || (found.start_s - expected_start).abs() > 2.0;
+                if wrong {
+                    tally.high_wrong += 1;
+                    if examples_wrong.len() < 5 {
+                        examples_wrong.push(format!(
+                            "{} [{kind}] {quote:?} → {:?} {} at {}",
+                            episode.path,
+                            answer.episode.map(|e| e.id),
+                            found.speaker,
+                            found.start_s
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    loaded.sort_by(f64::total_cmp);
+    println!(
+        "attribution over the whole corpus (no source_url), quotes from {} random episodes: {} quotes, \
+         p50 {:.3} ms, p99 {:.3} ms (domain code, index at hand); read per quote p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB",
+        episodes.len(),
         times.len(),
         percentile(&times, 0.5),
         percentile(&times, 0.99),
         percentile(&loaded, 0.5),
         percentile(&loaded, 0.99),
-        hits as f64 / times.len() as f64
+        loaded.last().unwrap()
     );
+    println!(
+        "  {:<16} {:>6} {:>8} {:>14} {:>14} {:>10} {:>10}",
+        "perturbation", "quotes", "found", "right episode", "right speaker", "trust=high", "high wrong"
+    );
+    let (mut high, mut high_wrong) = (0, 0);
+    for kind in kinds {
+        let t = &tallies[kind];
+        let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+        println!(
+            "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>13.1}% {:>9.1}% {:>10}",
+            kind,
+            t.asked,
+            pct(t.found, t.asked),
+            pct(t.right_episode, t.found),
+            pct(t.right_speaker, t.found),
+            pct(t.high, t.found),
+            t.high_wrong
+        );
+        high += t.high;
+        high_wrong += t.high_wrong;
+    }
+    println!("  trust=high answers: {high}, wrong: {high_wrong}");
+    for example in examples_wrong {
+        println!("  wrong with high trust: {example}");
+    }
+}
+
+/// Every passage as the index cuts them (normalised words, folded speaker name), for the peers.
+fn write_passages(corpus: &[Episode], path: &Path) {
+    let mut out = String::new();
+    for episode in corpus {
+        for segment in &episode.canonical.segments {
+            let tokens = domain::quote::normalise::tokens(&segment.text);
+            for chunk in tokens.chunks(phrase::MAX_PASSAGE_TOKENS) {
+                let text: Vec<&str> = chunk.iter().map(|t| t.norm.as_str()).collect();
+                let speaker = domain::quote::views::fold_name(&segment.speaker);
+                out.push_str(&serde_json::json!({ "text": text.join(" "), "speaker": speaker }).to_string());
+                out.push('\n');
+            }
+        }
+    }
+    std::fs::write(path, out).unwrap();
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -487,11 +718,17 @@ fn main() {
     if "attribution".contains(&filter) {
         bench_attribution_latency(&corpus, &mut rng);
     }
-    if "search".contains(&filter) {
-        bench_phrase_search(&corpus, &mut rng);
-    }
+    let phrase_index = ["search", "everywhere"]
+        .iter()
+        .any(|part| part.contains(&filter))
+        .then(|| bench_phrase_search(&corpus, &mut rng));
     if "accuracy".contains(&filter) {
         bench_accuracy(&corpus, &mut rng);
         bench_start_error(&corpus, &mut rng);
+    }
+    if let Some((index, files)) = &phrase_index
+        && "everywhere".contains(&filter)
+    {
+        bench_corpus_accuracy(&corpus, index, files, &mut rng);
     }
 }

@@ -10,11 +10,14 @@
 //! filesystem and its wasm build is several MiB, while ours must answer from a few static files.
 
 pub mod ai;
+pub mod api;
+pub mod card;
 pub mod clean;
 pub mod cooking;
 pub mod diagnostic;
 pub mod diet;
 pub mod host;
+pub mod index;
 pub mod layout;
 pub mod limits;
 pub mod mcp;

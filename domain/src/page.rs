@@ -19,10 +19,10 @@ use minijinja::{Environment, context};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::clean;
 use crate::cooking::Adjusted;
 use crate::recipe::{Course, Lang, Published, Text};
 use crate::search::Card;
+use crate::{card, clean};
 
 pub type Result<T> = std::result::Result<T, minijinja::Error>;
 
@@ -88,40 +88,6 @@ fn language_name(lang: Lang) -> &'static str {
         Lang::En => "English",
         Lang::He => "עברית",
         Lang::Pt => "Português",
-    }
-}
-
-fn difficulty_word(lang: Lang, difficulty: u8) -> &'static str {
-    match (lang, difficulty) {
-        (Lang::En, 1) => "easy",
-        (Lang::En, 2) => "medium",
-        (Lang::En, _) => "hard",
-        (Lang::He, 1) => "קל",
-        (Lang::He, 2) => "בינוני",
-        (Lang::He, _) => "מאתגר",
-        (Lang::Pt, 1) => "fácil",
-        (Lang::Pt, 2) => "média",
-        (Lang::Pt, _) => "difícil",
-    }
-}
-
-fn flag_badge(lang: Lang, flag: &str) -> &'static str {
-    match (lang, flag) {
-        (Lang::En, "gf") => "gluten-free",
-        (Lang::En, "vegan") => "vegan",
-        (Lang::En, "vegetarian") => "vegetarian",
-        (Lang::En, "dairy_free") => "dairy-free",
-        (Lang::En, _) => "nut-free",
-        (Lang::He, "gf") => "ללא גלוטן",
-        (Lang::He, "vegan") => "טבעוני",
-        (Lang::He, "vegetarian") => "צמחוני",
-        (Lang::He, "dairy_free") => "ללא חלב",
-        (Lang::He, _) => "ללא אגוזים",
-        (Lang::Pt, "gf") => "sem glúten",
-        (Lang::Pt, "vegan") => "vegan",
-        (Lang::Pt, "vegetarian") => "vegetariano",
-        (Lang::Pt, "dairy_free") => "sem lactose",
-        (Lang::Pt, _) => "sem frutos secos",
     }
 }
 
@@ -251,8 +217,64 @@ fn minutes(n: u32) -> String {
     format!("PT{n}M")
 }
 
+/// The recipe's images as schema.org `ImageObject`s, first the one link previews show: its photo with
+/// licence and credit, or else its three cards (`domain::card`), which credit the emoji art. URLs are
+/// absolute (`site` is the page's origin): link previews and crawlers take them as they stand.
+pub fn images(published: &Published, site: &str, cards: card::Format) -> Vec<Value> {
+    if let Some(photo) = &published.server.photo {
+        return vec![json!({
+            "@type": "ImageObject",
+            "url": format!("{site}/{}", photo.published_path(&published.slug)),
+            "license": licence_url(&photo.licence),
+            "creditText": photo.credit,
+        })];
+    }
+    card::Ratio::ALL
+        .iter()
+        .map(|ratio| {
+            let (width, height) = ratio.size();
+            json!({
+                "@type": "ImageObject",
+                "url": format!("{site}/{}", card::path(&published.slug, *ratio, cards)),
+                "width": width,
+                "height": height,
+                "creditText": card::EMOJI_CREDIT,
+            })
+        })
+        .collect()
+}
+
+/// A licence's page: CC0 by its deed, any other SPDX id by its SPDX page.
+fn licence_url(spdx: &str) -> String {
+    if spdx == crate::recipe::DEFAULT_LICENCE {
+        "https://creativecommons.org/publicdomain/zero/1.0/".to_string()
+    } else {
+        format!("https://spdx.org/licenses/{spdx}.html")
+    }
+}
+
+/// Words a search may know the recipe by, beyond its category and cuisine (Google's `keywords`):
+/// its diet flags, how hard it is, and "quick" when it takes half an hour or less.
+fn keywords(published: &Published, lang: Lang) -> String {
+    let recipe = &published.recipe;
+    let mut words: Vec<&str> = crate::recipe::FLAGS
+        .iter()
+        .filter(|f| recipe.flag(f))
+        .map(|f| crate::recipe::flag_word(lang, f))
+        .collect();
+    words.push(crate::recipe::difficulty_word(lang, recipe.difficulty));
+    if recipe.total_min() <= 30 {
+        words.push(match lang {
+            Lang::En => "quick",
+            Lang::He => "מהיר",
+            Lang::Pt => "rápido",
+        });
+    }
+    words.join(", ")
+}
+
 /// schema.org Recipe for one language of a recipe.
-fn json_ld(published: &Published, lang: Lang, text: &Text) -> Value {
+fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str, cards: card::Format) -> Value {
     let recipe = &published.recipe;
     let diets: Vec<&str> =
         [("gf", "GlutenFreeDiet"), ("vegan", "VeganDiet"), ("vegetarian", "VegetarianDiet")]
@@ -260,11 +282,7 @@ fn json_ld(published: &Published, lang: Lang, text: &Text) -> Value {
             .filter(|(flag, _)| recipe.flag(flag))
             .map(|(_, diet)| *diet)
             .collect();
-    let licence = if recipe.licence == crate::recipe::DEFAULT_LICENCE {
-        "https://creativecommons.org/publicdomain/zero/1.0/".to_string()
-    } else {
-        format!("https://spdx.org/licenses/{}.html", recipe.licence)
-    };
+    let licence = licence_url(&recipe.licence);
     let mut ld = json!({
         "@context": "https://schema.org",
         "@type": "Recipe",
@@ -281,7 +299,20 @@ fn json_ld(published: &Published, lang: Lang, text: &Text) -> Value {
         "recipeInstructions": text.steps.iter().map(|s| json!({"@type": "HowToStep", "text": s.t})).collect::<Vec<_>>(),
         "license": licence,
         "author": {"@type": "Person", "name": published.server.owner},
+        "image": images(published, site, cards),
+        "keywords": keywords(published, lang),
     });
+    if let Some(cuisine) = &recipe.cuisine {
+        ld["recipeCuisine"] = json!(cuisine);
+    }
+    // When the recipe was first published: the API's creation time, or for a recipe from the content
+    // repo the commit that added its file (the builder sets `created_at` from git).
+    if let Some(created) = &published.server.created_at {
+        ld["datePublished"] = json!(created);
+    }
+    if let Some(updated) = &published.server.updated_at {
+        ld["dateModified"] = json!(updated);
+    }
     if !diets.is_empty() {
         ld["suitableForDiet"] =
             json!(diets.iter().map(|d| format!("https://schema.org/{d}")).collect::<Vec<_>>());
@@ -305,13 +336,11 @@ impl Renderer {
         Ok(Renderer { env })
     }
 
-    pub fn recipe_page(&self, published: &Published) -> Result<String> {
-        self.recipe_page_adjusted(&crate::cooking::adjust(published, Default::default()))
-    }
-
-    /// The page of a recipe scaled or converted (`/r/{slug}?servings=&units=`), with its servings
-    /// control and cook mode (`cook.html`).
-    pub fn recipe_page_adjusted(&self, adjusted: &Adjusted) -> Result<String> {
+    /// The page of one recipe as a reader asked for it (`/r/{slug}?servings=&units=`: scaled or
+    /// converted, `domain::cooking`), with its servings control and cook mode (`cook.html`); `site` is
+    /// the origin its absolute links start with (`https://host`), and `cards` says whether the build
+    /// drew its cards or the Worker draws them.
+    pub fn recipe_page(&self, adjusted: &Adjusted, site: &str, cards: card::Format) -> Result<String> {
         let published = &adjusted.published;
         let recipe = &published.recipe;
         let (page_lang, page_text) = recipe.text_for(Lang::En);
@@ -328,8 +357,8 @@ impl Renderer {
                     "summary": text.summary,
                     "tips": text.tips,
                     "labels": labels(lang),
-                    "difficulty": difficulty_word(lang, recipe.difficulty),
-                    "badges": crate::recipe::FLAGS.iter().filter(|f| recipe.flag(f)).map(|f| flag_badge(lang, f)).collect::<Vec<_>>(),
+                    "difficulty": crate::recipe::difficulty_word(lang, recipe.difficulty),
+                    "badges": crate::recipe::FLAGS.iter().filter(|f| recipe.flag(f)).map(|f| crate::recipe::flag_word(lang, f)).collect::<Vec<_>>(),
                     "ingredients": text.ingredients.iter().enumerate().map(|(line, i)| json!({
                         "amount": amount(i.q, i.u.as_deref()), "name": i.i, "check": i.check,
                         "note": adjusted.rounded.iter().find(|r| r.lang == lang && r.line == line).map(|r| &r.note),
@@ -342,7 +371,11 @@ impl Renderer {
             })
             .collect();
         let ld: Vec<Value> =
-            recipe.texts.iter().map(|(lang, text)| json_ld(published, *lang, text)).collect();
+            recipe.texts.iter().map(|(lang, text)| json_ld(published, *lang, text, site, cards)).collect();
+        let image = images(published, site, cards)
+            .into_iter()
+            .next()
+            .and_then(|image| image["url"].as_str().map(String::from));
         let owner = (published.server.owner != crate::recipe::SITE_OWNER).then_some(&published.server.owner);
         let html = self.env.get_template("recipe.html")?.render(context! {
             lang => page_lang.code(),
@@ -353,6 +386,8 @@ impl Renderer {
             tagline => "open recipes",
             footer => "Commonplace recipes are open data.",
             json_ld => script_safe(&json!(ld)),
+            og_image => image,
+            og_url => format!("{site}/r/{}", published.slug),
             sections,
             emoji => recipe.emoji,
             prep_min => recipe.prep_min,
@@ -405,6 +440,7 @@ mod tests {
         let doc = json!({
             "emoji": "🍲", "course": "soup", "difficulty": 1, "prep_min": 5, "cook_min": 20, "servings": 2,
             "gf": 1, "vegan": 1, "vegetarian": 1, "dairy_free": 1, "nut_free": 1, "owner": "ana",
+            "cuisine": "Portuguese", "created_at": "2025-03-01T10:00:00Z",
             "texts": {
                 "en": {"title": "Soup", "summary": "Warm.", "ingredients": [{"q": 1, "u": "l", "i": "water"}],
                     "steps": [{"t": "Simmer.", "min": 20}]},
@@ -415,7 +451,14 @@ mod tests {
         let (mut recipe, server) = validate(&doc, Source::ContentFile).unwrap();
         recipe.texts.get_mut(&Lang::En).unwrap().title = title.to_string();
         let published = Published { slug: "soup".into(), recipe, server };
-        Renderer::new().unwrap().recipe_page(&published).unwrap()
+        Renderer::new()
+            .unwrap()
+            .recipe_page(
+                &crate::cooking::adjust(&published, Default::default()),
+                "https://example.org",
+                card::Format::Png,
+            )
+            .unwrap()
     }
 
     #[test]
@@ -438,6 +481,64 @@ mod tests {
         ] {
             assert!(page.contains(isolated), "{isolated} is not on the page");
         }
+    }
+
+    /// The JSON-LD objects of a page, one per language.
+    fn json_ld_of(page: &str) -> Vec<Value> {
+        let start = page.find("application/ld+json\">").unwrap() + "application/ld+json\">".len();
+        let end = start + page[start..].find("</script>").unwrap();
+        serde_json::from_str(&page[start..end]).unwrap()
+    }
+
+    #[test]
+    fn every_recipe_has_images_keywords_and_a_publication_date_for_rich_results() {
+        let page = page_with_title("Soup");
+        let ld = json_ld_of(&page);
+        assert_eq!(ld.len(), 2);
+        let urls: Vec<&str> =
+            ld[0]["image"].as_array().unwrap().iter().map(|i| i["url"].as_str().unwrap()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://example.org/r/soup.16x9.png",
+                "https://example.org/r/soup.4x3.png",
+                "https://example.org/r/soup.1x1.png"
+            ]
+        );
+        // minijinja escapes `/` in attributes (`&#x2f;`), which every HTML parser reads back.
+        assert!(page.contains(r#"<meta property="og:image" content="https:&#x2f;&#x2f;example.org&#x2f;r&#x2f;soup.16x9.png">"#), "{page}");
+        assert_eq!(ld[0]["keywords"], "gluten-free, vegan, vegetarian, dairy-free, nut-free, easy, quick");
+        assert_eq!(ld[1]["inLanguage"], "he");
+        assert_eq!(ld[0]["datePublished"], "2025-03-01T10:00:00Z");
+        assert_eq!(ld[0]["recipeCuisine"], "Portuguese");
+    }
+
+    #[test]
+    fn a_photo_replaces_the_cards_and_carries_its_licence_and_credit() {
+        let doc = json!({
+            "emoji": "🍲", "course": "soup", "difficulty": 1, "prep_min": 5, "cook_min": 20, "servings": 2,
+            "gf": 0, "vegan": 0, "vegetarian": 0, "dairy_free": 0, "nut_free": 0,
+            "photo": {"file": "photos/soup.jpg", "licence": "CC-BY-4.0", "credit": "Photo: Ana Lima"},
+            "texts": {"en": {"title": "Soup", "summary": "Warm.", "ingredients": [{"q": 1, "u": "l", "i": "water"}],
+                "steps": [{"t": "Simmer."}]}}
+        });
+        let (recipe, server) = validate(&doc, Source::ContentFile).unwrap();
+        let published = Published { slug: "soup".into(), recipe, server };
+        let page = Renderer::new()
+            .unwrap()
+            .recipe_page(
+                &crate::cooking::adjust(&published, Default::default()),
+                "https://example.org",
+                card::Format::Png,
+            )
+            .unwrap();
+        let ld = json_ld_of(&page);
+        assert_eq!(
+            ld[0]["image"],
+            json!([{"@type": "ImageObject", "url": "https://example.org/r/soup.photo.jpg",
+                    "license": "https://spdx.org/licenses/CC-BY-4.0.html", "creditText": "Photo: Ana Lima"}])
+        );
+        assert!(ld[0].get("datePublished").is_none(), "no date is made up");
     }
 
     #[test]

@@ -15,6 +15,18 @@ use serde::Serialize;
 /// The byte budget of one page: 1 MiB of serialized items.
 pub const PAGE_BYTES: usize = 1024 * 1024;
 
+/// An opaque paging cursor: the offset of the next page, so pages stay stable for one index (or
+/// one transcript, or one episode list).
+pub fn encode_cursor(offset: usize) -> String {
+    data_encoding::BASE64URL_NOPAD.encode(format!("o{offset}").as_bytes())
+}
+
+/// The offset an [`encode_cursor`] cursor holds; `None` for any other text.
+pub fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = data_encoding::BASE64URL_NOPAD.decode(cursor.as_bytes()).ok()?;
+    std::str::from_utf8(&bytes).ok()?.strip_prefix('o')?.parse().ok()
+}
+
 /// The length of `value` as compact JSON (what `serde_json::to_string` gives), counted without
 /// building the text.
 pub fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
@@ -84,6 +96,12 @@ pub fn more_after(kept: usize, listed: usize, limit: usize) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn cursors_round_trip_and_reject_junk() {
+        assert_eq!(decode_cursor(&encode_cursor(40)), Some(40));
+        assert_eq!(decode_cursor("not a cursor"), None);
+    }
 
     #[test]
     fn json_len_is_the_length_of_the_compact_text() {

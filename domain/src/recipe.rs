@@ -20,6 +20,9 @@ pub const MAX_STEPS: usize = 60;
 pub const MAX_MINUTES: u32 = 7 * 24 * 60;
 pub const MAX_SERVINGS: u32 = 100;
 pub const MAX_TEXT_CHARS: usize = 4000;
+pub const MAX_CUISINE_CHARS: usize = 60;
+/// A photo's credit line.
+pub const MAX_CREDIT_CHARS: usize = 200;
 
 /// A language a recipe can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -187,6 +190,10 @@ pub struct Recipe {
     pub nut_free: u8,
     #[serde(default = "default_licence")]
     pub licence: String,
+    /// The cooking tradition the dish comes from, in English (`Portuguese`, `Middle Eastern`), when
+    /// one is known; schema.org's `recipeCuisine`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuisine: Option<String>,
     pub texts: BTreeMap<Lang, Text>,
 }
 
@@ -234,6 +241,42 @@ impl Recipe {
     }
 }
 
+/// The difficulty as a cook says it, in `lang`.
+pub fn difficulty_word(lang: Lang, difficulty: u8) -> &'static str {
+    match (lang, difficulty) {
+        (Lang::En, 1) => "easy",
+        (Lang::En, 2) => "medium",
+        (Lang::En, _) => "hard",
+        (Lang::He, 1) => "קל",
+        (Lang::He, 2) => "בינוני",
+        (Lang::He, _) => "מאתגר",
+        (Lang::Pt, 1) => "fácil",
+        (Lang::Pt, 2) => "média",
+        (Lang::Pt, _) => "difícil",
+    }
+}
+
+/// A diet flag's name in `lang`.
+pub fn flag_word(lang: Lang, flag: &str) -> &'static str {
+    match (lang, flag) {
+        (Lang::En, "gf") => "gluten-free",
+        (Lang::En, "vegan") => "vegan",
+        (Lang::En, "vegetarian") => "vegetarian",
+        (Lang::En, "dairy_free") => "dairy-free",
+        (Lang::En, _) => "nut-free",
+        (Lang::He, "gf") => "ללא גלוטן",
+        (Lang::He, "vegan") => "טבעוני",
+        (Lang::He, "vegetarian") => "צמחוני",
+        (Lang::He, "dairy_free") => "ללא חלב",
+        (Lang::He, _) => "ללא אגוזים",
+        (Lang::Pt, "gf") => "sem glúten",
+        (Lang::Pt, "vegan") => "vegan",
+        (Lang::Pt, "vegetarian") => "vegetariano",
+        (Lang::Pt, "dairy_free") => "sem lactose",
+        (Lang::Pt, _) => "sem frutos secos",
+    }
+}
+
 /// Which diet version of another recipe this one is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -267,6 +310,39 @@ pub struct ServerFields {
     pub version: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated_by: Option<GeneratedBy>,
+    /// A photo of the dish from the content repo. Only content files carry one (the API takes no
+    /// uploads), so like the server-set fields an API body's `photo` is ignored, and a change through
+    /// the API keeps the photo the recipe had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub photo: Option<Photo>,
+}
+
+/// A photo named by a recipe file: the image, its licence and whose it is. Open data must say whose
+/// photo it is, so all three are required.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Photo {
+    /// The image in the content repo: `photos/<name>.jpg` (or `.jpeg`, `.png`, `.webp`).
+    pub file: String,
+    /// The photo's licence, an SPDX id such as `CC-BY-4.0`.
+    pub licence: String,
+    /// Whom to credit, as the licence wants it: `Photo: Ana Lima`.
+    pub credit: String,
+}
+
+/// Image files a photo may be.
+pub const PHOTO_EXTENSIONS: [&str; 4] = ["jpg", "jpeg", "png", "webp"];
+
+impl Photo {
+    /// The file's extension, lower case (validation admits only [`PHOTO_EXTENSIONS`]).
+    pub fn extension(&self) -> &str {
+        self.file.rsplit_once('.').map(|(_, ext)| ext).unwrap_or_default()
+    }
+
+    /// Where the build publishes the photo of recipe `slug`, relative to the site root.
+    pub fn published_path(&self, slug: &str) -> String {
+        format!("r/{slug}.photo.{}", self.extension())
+    }
 }
 
 /// The owner of recipes that came in through pull requests rather than the API.
@@ -282,6 +358,7 @@ impl Default for ServerFields {
             updated_at: None,
             version: 1,
             generated_by: None,
+            photo: None,
         }
     }
 }
@@ -297,9 +374,19 @@ pub struct Published {
     pub server: ServerFields,
 }
 
-/// Server-set fields: allowed in content files (sync writes them), ignored in API bodies.
-pub const SERVER_FIELDS: [&str; 8] =
-    ["slug", "owner", "forked_from", "variant_of", "created_at", "updated_at", "version", "generated_by"];
+/// Server-set fields, and the content-only `photo`: allowed in content files (sync writes them),
+/// ignored in API bodies.
+pub const SERVER_FIELDS: [&str; 9] = [
+    "slug",
+    "owner",
+    "forked_from",
+    "variant_of",
+    "created_at",
+    "updated_at",
+    "version",
+    "generated_by",
+    "photo",
+];
 
 /// Where a document comes from decides which fields it may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,7 +408,15 @@ pub fn validate(value: &Value, source: Source) -> Result<(Recipe, ServerFields),
     for key in obj.keys() {
         let known = matches!(
             key.as_str(),
-            "emoji" | "course" | "difficulty" | "prep_min" | "cook_min" | "servings" | "texts" | "licence"
+            "emoji"
+                | "course"
+                | "difficulty"
+                | "prep_min"
+                | "cook_min"
+                | "servings"
+                | "texts"
+                | "licence"
+                | "cuisine"
         ) || FLAGS.contains(&key.as_str());
         let server = SERVER_FIELDS.contains(&key.as_str());
         if source == Source::ContentFile && key == "slug" {
@@ -350,6 +445,9 @@ pub fn validate(value: &Value, source: Source) -> Result<(Recipe, ServerFields),
             Some(id) if is_spdx_id(id) => {}
             _ => v.push("licence", "must be an SPDX licence id such as CC0-1.0 or CC-BY-4.0"),
         }
+    }
+    if let Some(cuisine) = obj.get("cuisine") {
+        v.string_at(Some(cuisine), "cuisine", TextField::line(MAX_CUISINE_CHARS));
     }
     let flag = |name: &str| obj.get(name).and_then(Value::as_i64) == Some(1);
     if flag("vegan") && obj.get("vegetarian").and_then(Value::as_i64) == Some(0) {
@@ -630,6 +728,9 @@ impl Validator<'_> {
                 self.push("variant_of", "must be {\"slug\": …, \"kind\": \"gf\" | \"vegan\" | \"both\"}");
             }
         }
+        if let Some(photo) = obj.get("photo") {
+            self.photo(photo);
+        }
         if let Some(generated) = obj.get("generated_by") {
             let ok = generated.get("model").is_some_and(Value::is_string)
                 && generated.get("prompt_sha256").is_some_and(Value::is_string);
@@ -638,6 +739,53 @@ impl Validator<'_> {
             }
         }
     }
+
+    /// A content file's `photo`: every problem of it, each at its own field.
+    fn photo(&mut self, photo: &Value) {
+        let Some(obj) = photo.as_object() else {
+            self.push(
+                "photo",
+                "must be {\"file\": \"photos/<name>.jpg\", \"licence\": <SPDX id>, \"credit\": …}",
+            );
+            return;
+        };
+        for key in obj.keys().filter(|key| !matches!(key.as_str(), "file" | "licence" | "credit")) {
+            self.push(format!("photo.{key}"), "unknown field");
+        }
+        match obj.get("file").map(Value::as_str) {
+            None => self.push("photo.file", "is required"),
+            Some(Some(file)) if is_photo_file(file) => {}
+            Some(_) => self.push(
+                "photo.file",
+                format!(
+                    "must name an image under photos/: lower-case letters, digits, `-`, `_` and `.`, ending in .{}",
+                    PHOTO_EXTENSIONS.join(", .")
+                ),
+            ),
+        }
+        match obj.get("licence").map(Value::as_str) {
+            None => {
+                self.push("photo.licence", "is required: open data must say under which licence the photo is")
+            }
+            Some(Some(id)) if is_spdx_id(id) => {}
+            Some(_) => self.push("photo.licence", "must be an SPDX licence id such as CC-BY-4.0 or CC0-1.0"),
+        }
+        match obj.get("credit") {
+            None => self.push("photo.credit", "is required: open data must say whose photo it is"),
+            credit => self.string_at(credit, "photo.credit", TextField::line(MAX_CREDIT_CHARS)),
+        }
+    }
+}
+
+/// `photos/<name>.<ext>`: one folder deep, a plain file name, an image extension.
+fn is_photo_file(file: &str) -> bool {
+    let Some(name) = file.strip_prefix("photos/") else { return false };
+    let Some((stem, ext)) = name.rsplit_once('.') else { return false };
+    !stem.is_empty()
+        && name.len() <= 120
+        && name.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'))
+        && PHOTO_EXTENSIONS.contains(&ext)
 }
 
 /// Whether a title is written in the script its language uses.

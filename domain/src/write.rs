@@ -73,10 +73,6 @@ pub struct ChangePage {
     pub next_since: Option<u64>,
 }
 
-/// The most items one page of a recipe's history holds, and how many it holds unless asked.
-pub const HISTORY_MAX_LIMIT: usize = 1000;
-pub const HISTORY_DEFAULT_LIMIT: usize = 100;
-
 /// Where the next page of a recipe's history (`GET /api/r/{slug}/history`, newest first) goes on:
 /// after an API change (the feed's `seq`), or after a commit of the built history. Both stay put when
 /// new writes arrive, which come first in the list, so following cursors meets no item twice. Given
@@ -182,6 +178,7 @@ pub fn created(slug: &str, mut recipe: Recipe, owner: &str, now: &str) -> Publis
             updated_at: Some(now.to_string()),
             version: 1,
             generated_by: None,
+            photo: None,
         },
     }
 }
@@ -212,6 +209,7 @@ pub fn forked(source: &Published, slug: &str, owner: &str, now: &str) -> Publish
             updated_at: Some(now.to_string()),
             version: 1,
             generated_by: source.server.generated_by.clone(),
+            photo: None,
         },
     }
 }
@@ -229,12 +227,14 @@ pub fn parse_if_match(header: &str) -> Option<u64> {
     value.parse().ok()
 }
 
-/// Whether an `If-None-Match` header names the current entity tag `etag` (RFC 9110 §13.1.2): `*`,
-/// or a comma-separated list of tags compared weakly (a `W/` prefix is ignored on both sides).
-pub fn none_match(header: &str, etag: &str) -> bool {
+/// Whether an `If-None-Match` header matches the current representation (RFC 9110 §13.1.2): `*`
+/// matches any representation that exists; otherwise a comma-separated list of tags matches when one
+/// equals `etag` compared weakly (a `W/` prefix is ignored on both sides). A representation with no
+/// entity tag matches only `*`.
+pub fn none_match(header: &str, etag: Option<&str>) -> bool {
     let strip = |tag: &str| tag.trim().trim_start_matches("W/").to_string();
-    let current = strip(etag);
-    header.split(',').map(strip).any(|tag| tag == "*" || tag == current)
+    let current = etag.map(strip);
+    header.split(',').map(strip).any(|tag| tag == "*" || Some(&tag) == current.as_ref())
 }
 
 #[cfg(test)]
@@ -243,10 +243,18 @@ mod none_match_tests {
 
     #[test]
     fn lists_stars_and_weak_tags_match_the_current_tag() {
-        assert!(none_match("\"x\", \"abc\"", "\"abc\""));
-        assert!(none_match("*", "\"abc\""));
-        assert!(none_match("W/\"abc\"", "\"abc\""));
-        assert!(!none_match("\"x\", \"y\"", "\"abc\""));
+        assert!(none_match("\"x\", \"abc\"", Some("\"abc\"")));
+        assert!(none_match("*", Some("\"abc\"")));
+        assert!(none_match("W/\"abc\"", Some("\"abc\"")));
+        assert!(none_match("\"abc\"", Some("W/\"abc\"")));
+        assert!(!none_match("\"x\", \"y\"", Some("\"abc\"")));
+    }
+
+    #[test]
+    fn a_representation_without_a_tag_matches_only_the_star() {
+        assert!(none_match("*", None));
+        assert!(!none_match("\"abc\"", None));
+        assert!(!none_match("", None));
     }
 }
 

@@ -1,6 +1,10 @@
-//! Architecture invariants, checked rather than hoped for (see ARCHITECTURE.md):
-//! `domain` does no IO and reads no clock, environment or randomness; only `edge` knows the Worker
-//! runtime; every module says what it is for in a `//!` line.
+//! Architecture invariants, checked rather than hoped for (see ARCHITECTURE.md): `domain` depends
+//! only on an allow-list of crates, and its clippy configuration keeps rejecting IO, clock and
+//! environment calls; only `edge` knows the Worker runtime; every module says what it is for in a
+//! `//!` line.
+
+// This test reads the repository's files: domain/clippy.toml's IO rules are for the library.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::path::{Path, PathBuf};
 
@@ -22,61 +26,60 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// Non-test code without comments: everything before a file's `#[cfg(test)]` module; none of a
-/// `tests.rs` module file (declared under `#[cfg(test)]` by its parent).
-fn code_of(path: &Path) -> String {
-    if path.file_name().is_some_and(|n| n == "tests.rs") {
-        return String::new();
+/// The IO, clock and environment rule is clippy's (`domain/clippy.toml`, `disallowed-methods` and
+/// `disallowed-types` on resolved paths, run by `scripts/test.sh`); this keeps its list from thinning.
+#[test]
+fn domain_clippy_rejects_io_clock_and_environment() {
+    let config = std::fs::read_to_string(repo().join("domain/clippy.toml")).unwrap();
+    for path in [
+        "std::fs::read",
+        "std::fs::write",
+        "std::fs::File",
+        "std::env::var",
+        "std::net::TcpStream",
+        "std::time::SystemTime::now",
+        "std::time::Instant::now",
+    ] {
+        assert!(
+            config.contains(&format!("path = \"{path}\"")),
+            "domain/clippy.toml no longer rejects {path}"
+        );
     }
-    let text = std::fs::read_to_string(path).unwrap();
-    let code = match text.find("#[cfg(test)]") {
-        Some(at) => &text[..at],
-        None => &text,
-    };
-    code.lines().filter(|line| !line.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
-#[test]
-fn domain_does_no_io_and_reads_no_clock_env_or_randomness() {
-    let forbidden = [
-        "std::fs",
-        "std::net",
-        "std::env",
-        "std::process",
-        "SystemTime",
-        "Instant::now",
-        "std::thread",
-        "tokio",
-        "reqwest",
-        "worker::",
-        "git2",
-        "walkdir",
-        "rand::",
-        "getrandom",
-    ];
-    let mut offences = Vec::new();
-    for path in rust_files(&repo().join("domain/src")) {
-        let code = code_of(&path);
-        for word in forbidden {
-            if code.contains(word) {
-                offences.push(format!("{}: uses {word}", path.display()));
-            }
-        }
-    }
-    assert!(offences.is_empty(), "domain must stay pure:\n{}", offences.join("\n"));
-}
+/// `domain`'s dependencies, each chosen: a new one is added here on purpose (and must do no IO and
+/// run on wasm32), never by accident.
+const DOMAIN_DEPENDENCIES: [&str; 15] = [
+    "serde",
+    "serde_json",
+    "postcard",
+    "roaring",
+    "rust-stemmers",
+    "unicode-normalization",
+    "unicode-segmentation",
+    "unicode-properties",
+    "sha2",
+    "data-encoding",
+    "url",
+    "schemars",
+    "minijinja",
+    // Cooklang in (feature `import`): the format's official parser, and the YAML of its front matter.
+    "cooklang",
+    "serde_yaml",
+];
 
 #[test]
-fn domain_depends_on_no_io_crate() {
+fn domain_depends_only_on_the_allowed_crates() {
     let manifest = std::fs::read_to_string(repo().join("domain/Cargo.toml")).unwrap();
-    let dependencies = manifest.split("[dependencies]").nth(1).unwrap().split("\n[").next().unwrap();
-    for io_crate in ["tokio", "reqwest", "worker", "git2", "walkdir", "hyper", "getrandom", "rand"] {
-        let named = dependencies.lines().any(|line| {
-            line.trim_start().starts_with(&format!("{io_crate} "))
-                || line.trim_start().starts_with(&format!("{io_crate}."))
-        });
-        assert!(!named, "domain must not depend on {io_crate}");
-    }
+    let dependencies = manifest.split("\n[dependencies]").nth(1).unwrap().split("\n[").next().unwrap();
+    let named: Vec<&str> = dependencies
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter_map(|line| line.split(['=', '.', ' ']).next())
+        .collect();
+    let unexpected: Vec<&&str> = named.iter().filter(|name| !DOMAIN_DEPENDENCIES.contains(name)).collect();
+    assert!(unexpected.is_empty(), "domain depends on crates outside its allow-list: {unexpected:?}");
 }
 
 #[test]
@@ -99,4 +102,349 @@ fn every_module_opens_with_a_doc_line() {
         }
     }
     assert!(missing.is_empty(), "modules without a //! line:\n{}", missing.join("\n"));
+}
+
+/// No import cycle between modules: in each of the three crates, sibling modules (with everything
+/// below them) use each other in one direction only, so each can be read, and moved, before the ones
+/// that use it. A module and its own parent may use each other (a parent declares and re-exports its
+/// children); test code is left out. The check reads `use` trees and `crate::`/`super::`/`self::`
+/// paths, and paths through a module the file declares, from the text with comments and literals
+/// blanked.
+#[test]
+fn no_import_cycles_between_modules() {
+    let mut cycles = Vec::new();
+    for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
+        cycles.extend(imports::cycles(&repo().join(krate).join("src"), root));
+    }
+    assert!(cycles.is_empty(), "import cycles between modules:\n{}", cycles.join("\n"));
+}
+
+mod imports {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    type Module = Vec<String>;
+
+    struct File {
+        module: Module,
+        /// The modules this file declares with `mod name;` or `mod name { … }`, test modules left out.
+        children: Vec<String>,
+        code: String,
+    }
+
+    /// Each cycle as `a -> b -> … -> a` with, for every arrow, one file and the path it names.
+    pub fn cycles(src: &Path, root: &str) -> Vec<String> {
+        let files = read_tree(src, root);
+        let modules: BTreeSet<Module> = files.iter().map(|(_, f)| f.module.clone()).collect();
+        // Per parent module, arrows between its children, each with an example.
+        let mut arrows: BTreeMap<Module, BTreeMap<(String, String), String>> = BTreeMap::new();
+        for (path, file) in &files {
+            for named in paths(&file.code) {
+                let Some(target) = resolve(&file.module, &file.children, &named, &modules) else { continue };
+                let common = file.module.iter().zip(&target).take_while(|(a, b)| a == b).count();
+                if common == file.module.len() || common == target.len() {
+                    continue; // a module and one of its ancestors
+                }
+                let parent = file.module[..common].to_vec();
+                let arrow = (file.module[common].clone(), target[common].clone());
+                let shown = path.strip_prefix(src).unwrap_or(path).display().to_string();
+                arrows
+                    .entry(parent)
+                    .or_default()
+                    .entry(arrow)
+                    .or_insert(format!("{shown}: {}", named.join("::")));
+            }
+        }
+        let mut found = Vec::new();
+        for (parent, arrows) in arrows {
+            let reaches = |from: &str, to: &str| {
+                let mut seen = BTreeSet::from([from.to_string()]);
+                let mut todo = vec![from.to_string()];
+                while let Some(node) = todo.pop() {
+                    for (a, b) in arrows.keys() {
+                        if *a == node && seen.insert(b.clone()) {
+                            todo.push(b.clone());
+                        }
+                    }
+                }
+                seen.contains(to)
+            };
+            let mut reported = BTreeSet::new();
+            for ((a, b), example) in &arrows {
+                if reaches(b, a) && reported.insert((a.clone(), b.clone())) {
+                    let place = if parent.is_empty() { "crate".to_string() } else { parent.join("::") };
+                    let krate = src.parent().and_then(Path::file_name).unwrap_or_default().display();
+                    found.push(format!("  {krate}, in {place}: {a} -> {b}, e.g. {example}"));
+                }
+            }
+        }
+        found
+    }
+
+    fn read_tree(src: &Path, root: &str) -> Vec<(PathBuf, File)> {
+        let mut files = Vec::new();
+        let mut todo = vec![(src.join(root), Module::new())];
+        while let Some((path, module)) = todo.pop() {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let code = without_tests(&blanked(&text));
+            let children = declared_modules(&code);
+            let dir = if module.is_empty() || path.ends_with("mod.rs") {
+                path.parent().unwrap().to_path_buf()
+            } else {
+                path.with_extension("")
+            };
+            for (name, in_file) in &children {
+                if *in_file {
+                    continue;
+                }
+                let mut child = module.clone();
+                child.push(name.clone());
+                let flat = dir.join(format!("{name}.rs"));
+                todo.push((if flat.exists() { flat } else { dir.join(name).join("mod.rs") }, child));
+            }
+            let children = children.into_iter().map(|(name, _)| name).collect();
+            files.push((path, File { module, children, code }));
+        }
+        files
+    }
+
+    /// The text with comments, string literals and character literals replaced by spaces.
+    fn blanked(text: &str) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = String::with_capacity(text.len());
+        let mut i = 0;
+        let at = |i: usize| chars.get(i).copied().unwrap_or(' ');
+        while i < chars.len() {
+            let start = i;
+            if chars[i] == '/' && at(i + 1) == '/' {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            } else if chars[i] == '/' && at(i + 1) == '*' {
+                let mut depth = 0;
+                while i < chars.len() {
+                    if chars[i] == '/' && at(i + 1) == '*' {
+                        depth += 1;
+                        i += 2;
+                    } else if chars[i] == '*' && at(i + 1) == '/' {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            } else if (chars[i] == 'r' || (chars[i] == 'b' && at(i + 1) == 'r'))
+                && !(i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'))
+                && {
+                    let from = if chars[i] == 'b' { i + 2 } else { i + 1 };
+                    let hashes = chars[from..].iter().take_while(|c| **c == '#').count();
+                    chars.get(from + hashes) == Some(&'"')
+                }
+            {
+                let from = if chars[i] == 'b' { i + 2 } else { i + 1 };
+                let hashes = chars[from..].iter().take_while(|c| **c == '#').count();
+                i = from + hashes + 1;
+                let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                while i < chars.len() && !chars[i..].starts_with(&close) {
+                    i += 1;
+                }
+                i += close.len();
+            } else if chars[i] == '"' {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+            } else if chars[i] == '\'' && (at(i + 2) == '\'' || at(i + 1) == '\\') {
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+            } else {
+                out.push(chars[i]);
+                i += 1;
+                continue;
+            }
+            let end = i.min(chars.len());
+            out.extend(chars[start..end].iter().map(|c| if *c == '\n' { '\n' } else { ' ' }));
+            i = end;
+        }
+        out
+    }
+
+    /// Blanks every item under `#[cfg(test)]`: up to its `;`, or through its braces.
+    fn without_tests(code: &str) -> String {
+        let mut code = code.to_string();
+        while let Some(at) = code.find("#[cfg(test)]") {
+            let bytes = code.as_bytes();
+            let mut end = at;
+            let mut depth = 0;
+            while end < bytes.len() {
+                match bytes[end] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    b';' if depth == 0 => break,
+                    _ => {}
+                }
+                end += 1;
+            }
+            let blank: String = code[at..=end.min(bytes.len() - 1)]
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' })
+                .collect();
+            code.replace_range(at..=end.min(bytes.len() - 1), &blank);
+        }
+        code
+    }
+
+    fn tokens(code: &str) -> Vec<&str> {
+        let mut tokens = Vec::new();
+        let mut i = 0;
+        let bytes = code.as_bytes();
+        while i < bytes.len() {
+            let c = bytes[i];
+            if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
+                let start = i;
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                tokens.push(&code[start..i]);
+            } else if code[i..].starts_with("::") {
+                tokens.push("::");
+                i += 2;
+            } else {
+                if !c.is_ascii_whitespace() {
+                    tokens.push(&code[i..i + 1]);
+                }
+                i += 1;
+            }
+        }
+        tokens
+    }
+
+    /// `(name, declared inline)` for each `mod name;` and `mod name { … }`.
+    fn declared_modules(code: &str) -> Vec<(String, bool)> {
+        let tokens = tokens(code);
+        tokens
+            .windows(3)
+            .filter(|w| w[0] == "mod" && (w[2] == ";" || w[2] == "{"))
+            .map(|w| (w[1].to_string(), w[2] == "{"))
+            .collect()
+    }
+
+    /// Every path the code names: each leaf of each `use` tree, and each other path of two or more
+    /// segments.
+    fn paths(code: &str) -> Vec<Vec<String>> {
+        let tokens = tokens(code);
+        let mut found = Vec::new();
+        let mut i = 0;
+        while i < tokens.len() {
+            if tokens[i] == "use" && (i == 0 || matches!(tokens[i - 1], ";" | "{" | "}" | "pub" | ")" | "]"))
+            {
+                let end = tokens[i..].iter().position(|t| *t == ";").map_or(tokens.len(), |n| i + n);
+                use_tree(&tokens[i + 1..end], Vec::new(), &mut found);
+                i = end;
+                continue;
+            }
+            let is_ident = |t: &str| t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
+            if is_ident(tokens[i]) && tokens.get(i + 1) == Some(&"::") && (i == 0 || tokens[i - 1] != "::") {
+                let mut path = vec![tokens[i].to_string()];
+                let mut j = i + 1;
+                while tokens.get(j) == Some(&"::") && tokens.get(j + 1).is_some_and(|t| is_ident(t)) {
+                    path.push(tokens[j + 1].to_string());
+                    j += 2;
+                }
+                found.push(path);
+                i = j;
+                continue;
+            }
+            i += 1;
+        }
+        found
+    }
+
+    fn use_tree(tokens: &[&str], prefix: Vec<String>, found: &mut Vec<Vec<String>>) {
+        let mut path = prefix;
+        let mut i = 0;
+        while i < tokens.len() {
+            match tokens[i] {
+                "::" => {}
+                "{" => {
+                    let mut depth = 0;
+                    let mut start = i + 1;
+                    for j in i..tokens.len() {
+                        match tokens[j] {
+                            "{" => depth += 1,
+                            "}" => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    use_tree(&tokens[start..j], path.clone(), found);
+                                    break;
+                                }
+                            }
+                            "," if depth == 1 => {
+                                use_tree(&tokens[start..j], path.clone(), found);
+                                start = j + 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                    return;
+                }
+                "as" | "*" => break,
+                "self" if !path.is_empty() => {}
+                name => path.push(name.to_string()),
+            }
+            i += 1;
+        }
+        if !path.is_empty() {
+            found.push(path);
+        }
+    }
+
+    /// The module a path leads into, or `None` for another crate's.
+    fn resolve(
+        module: &Module,
+        children: &[String],
+        path: &[String],
+        modules: &BTreeSet<Module>,
+    ) -> Option<Module> {
+        let mut at = module.clone();
+        let mut rest = path;
+        match path.first()?.as_str() {
+            "crate" => {
+                at.clear();
+                rest = &path[1..];
+            }
+            "self" => rest = &path[1..],
+            "super" => {
+                while rest.first().is_some_and(|s| s == "super") {
+                    at.pop();
+                    rest = &rest[1..];
+                }
+            }
+            first if children.iter().any(|c| c == first) => {}
+            _ => return None,
+        }
+        for segment in rest {
+            let mut deeper = at.clone();
+            deeper.push(segment.clone());
+            if !modules.contains(&deeper) {
+                break;
+            }
+            at = deeper;
+        }
+        Some(at)
+    }
 }

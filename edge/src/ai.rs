@@ -383,8 +383,7 @@ pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
         headers.set("Location", &format!("/r/{}.json", outcome.published.slug))?;
     }
     if let Some(rate) = &outcome.rate {
-        headers.set("RateLimit", &rate.header())?;
-        headers.set("RateLimit-Policy", &rate.policy_header())?;
+        crate::headers::rate_limit(headers, rate);
     }
     http::cors(headers);
     Ok(response)
@@ -393,7 +392,7 @@ pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
 /// The `{prompt, lang}` body of an AI route, or 415 / 413 / 400 / 422.
 async fn ai_body(req: &mut Request) -> Result<AiRequest, ApiError> {
     let value = writes::json_body(req).await?;
-    ai::parse_request(&value).map_err(ApiError::Invalid)
+    domain::api::from_json::<domain::api::AiWrite>(&value).map_err(ApiError::Invalid)
 }
 
 /// `POST /api/ai/write`.

@@ -1,115 +1,22 @@
 //! Built files: static assets through the ASSETS binding, and packed files (`domain::layout`) through
 //! [`crate::packs`]. [`fetch_bytes`] and [`serve`] are the one way the Worker reads a built file, so
 //! no handler knows which of the two holds it.
-//!
-//! Search index files have content-hashed names, so an isolate keeps the ones it has loaded for as long
-//! as it lives (bounded by [`CACHE_MAX_BYTES`]); a deploy brings new names and a new isolate.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use domain::layout;
-use domain::search::{Files, Manifest};
 use futures::TryStreamExt as _;
-use futures::future::try_join_all;
 use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
 use crate::{http, packs};
-
-const CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
-const INDEX_DIR: &str = "search";
-
-/// Index files loaded so far in this isolate.
-#[derive(Default)]
-pub struct IndexFiles {
-    files: HashMap<String, Vec<u8>>,
-    bytes: usize,
-}
-
-impl Files for IndexFiles {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(name).map(Vec::as_slice)
-    }
-}
-
-thread_local! {
-    /// The index of one build ([`packs::generation`]) and the files loaded from it.
-    static CACHE: RefCell<Option<(u64, Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
-}
 
 /// A built file's bytes, or `None` when the build has no such file.
 pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, ApiError> {
     if layout::is_packed(&path) {
         return Ok(packs::get(env, &path).await?.map(|(_, bytes)| bytes));
     }
-    fetch_asset(env, &path).await
-}
-
-/// A static asset's bytes, or `None` when there is no such asset.
-pub async fn fetch_asset(env: &Env, path: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    let mut response = env.assets("ASSETS")?.fetch(format!("https://assets.local/{path}"), None).await?;
-    match response.status_code() {
-        200 => Ok(Some(response.bytes().await?)),
-        404 => Ok(None),
-        status => Err(ApiError::Internal(format!("asset {path} answered {status}"))),
-    }
-}
-
-/// The index manifest and the files loaded so far; the caller hands them back with [`put_index`].
-pub async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
-    let generation = packs::generation(env).await?;
-    if let Some((at, manifest, files)) = CACHE.with(|cache| cache.borrow_mut().take())
-        && at == generation
-    {
-        return Ok((manifest, files));
-    }
-    let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
-        .await?
-        .ok_or_else(|| ApiError::Internal("the search index is missing: run the builder".into()))?;
-    let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|err| ApiError::Internal(format!("search manifest: {err}")))?;
-    Ok((Rc::new(manifest), IndexFiles::default()))
-}
-
-pub fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
-    CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        // A concurrent request may have put back its own files meanwhile: keep both, if they are
-        // of the same build.
-        let generation = packs::known_generation();
-        if let Some((at, _, other)) = cache.take()
-            && at == generation
-        {
-            for (name, bytes) in other.files {
-                files.insert(name, bytes);
-            }
-        }
-        *cache = Some((generation, manifest, files));
-    });
-}
-
-impl IndexFiles {
-    fn insert(&mut self, name: String, bytes: Vec<u8>) {
-        if self.bytes + bytes.len() > CACHE_MAX_BYTES {
-            self.files.clear();
-            self.bytes = 0;
-        }
-        self.bytes += bytes.len();
-        self.files.insert(name, bytes);
-    }
-
-    /// Loads the named index files in parallel.
-    pub async fn load(&mut self, env: &Env, names: Vec<String>) -> Result<(), ApiError> {
-        let fetches = names.iter().map(|name| fetch_bytes(env, format!("{INDEX_DIR}/{name}")));
-        let loaded = try_join_all(fetches).await?;
-        for (name, bytes) in names.into_iter().zip(loaded) {
-            let bytes = bytes.ok_or_else(|| ApiError::Internal(format!("index file {name} is missing")))?;
-            self.insert(name, bytes);
-        }
-        Ok(())
-    }
+    packs::fetch_asset(env, &path).await
 }
 
 /// Serves a built file with the headers a public read carries.
@@ -131,6 +38,10 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     for (name, value) in response.headers().entries() {
         headers.set(&name, &value)?;
     }
+    // The assets server names no type for a file it has no extension rule for (`SHA256SUMS`).
+    if !headers.has("Content-Type")? {
+        headers.set("Content-Type", layout::content_type(&path))?;
+    }
     http::cors(&mut headers);
     headers.set("Cache-Control", cache_control(&path))?;
     Ok(response.with_headers(headers))
@@ -139,7 +50,7 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
 /// Content-named index files never change; numbered ones (dict-N, cards-N) and the manifest may.
 fn cache_control(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or_default();
-    let immutable = path.starts_with(&format!("/{INDEX_DIR}/"))
+    let immutable = path.starts_with(&format!("/{}/", domain::search::DIR))
         && ["facet-", "time-", "post-"].iter().any(|kind| name.starts_with(kind));
     if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" }
 }

@@ -2,10 +2,11 @@
 
 use domain::Diagnostic;
 use domain::limits::{self, RateDecision};
+use domain::mcp::Refusal;
 use serde_json::json;
 use worker::Response;
 
-use crate::http;
+use crate::headers;
 
 #[derive(Debug)]
 pub enum ApiError {
@@ -14,15 +15,18 @@ pub enum ApiError {
     NotFound(String),
     /// A request for a host this site does not answer for (neither in `SITE_HOSTS` nor loopback).
     Misdirected(String),
-    MethodNotAllowed(&'static str),
+    /// The methods the path answers (`Allow`).
+    MethodNotAllowed(String),
     /// A body that is not JSON at all.
     Malformed(String),
     /// No key, or one we do not know or that was revoked.
     Unauthorized(String),
     /// A key we know, asking for something that is not theirs.
     Forbidden(String),
-    /// A stale `If-Match`, or a write that lost a race.
+    /// A write that lost a race with no precondition of the caller's, or a slug that could not be had.
     Conflict(String),
+    /// The request's `If-Match` names a version that is no longer current (RFC 9110 §13.1.1: 412).
+    PreconditionFailed(String),
     TooLarge(usize),
     UnsupportedMediaType(String),
     /// A document with problems: every one of them, each naming its field.
@@ -74,6 +78,9 @@ impl ApiError {
             ApiError::Unauthorized(detail) => (401, "unauthorized", "An API key is needed", detail.clone()),
             ApiError::Forbidden(detail) => (403, "forbidden", "Not yours", detail.clone()),
             ApiError::Conflict(detail) => (409, "conflict", "Conflict", detail.clone()),
+            ApiError::PreconditionFailed(detail) => {
+                (412, "precondition-failed", "The version you named is not current", detail.clone())
+            }
             ApiError::TooLarge(max) => {
                 (413, "too-large", "The body is too large", format!("bodies may be at most {max} bytes"))
             }
@@ -126,6 +133,36 @@ impl ApiError {
         response
     }
 
+    /// What the refusal means to an agent (`/mcp` words its next step from it).
+    pub fn refusal(&self) -> Refusal {
+        match self {
+            ApiError::BadParameters(problems) => Refusal::BadArguments(problems.clone()),
+            ApiError::Malformed(_) | ApiError::TooLarge(_) | ApiError::UnsupportedMediaType(_) => {
+                Refusal::BadArguments(Vec::new())
+            }
+            ApiError::Invalid(problems) => Refusal::Invalid(problems.clone()),
+            ApiError::AiRefused(_) => Refusal::Invalid(Vec::new()),
+            ApiError::NotFound(_) => Refusal::NotFound,
+            ApiError::Unauthorized(_) => Refusal::NoKey,
+            ApiError::Forbidden(_) => Refusal::NotYours,
+            // 412: the `version` sent is no longer current; 409: another writer won a race.
+            ApiError::Conflict(_) | ApiError::PreconditionFailed(_) | ApiError::TooManyKeys(_) => {
+                Refusal::Stale
+            }
+            ApiError::RateLimited(_) => Refusal::RateLimited,
+            ApiError::AiUnavailable(_) => Refusal::AiUnavailable,
+            ApiError::Upstream(_) | ApiError::UpstreamInvalid(_) => Refusal::AiFailed,
+            ApiError::Misdirected(_) | ApiError::MethodNotAllowed(_) | ApiError::Internal(_) => {
+                Refusal::Failed
+            }
+        }
+    }
+
+    /// The problem's `detail`: what happened, in a sentence.
+    pub fn detail(&self) -> String {
+        self.parts().3
+    }
+
     /// The RFC 9457 problem body of this error; MCP tool errors carry it too.
     pub fn problem(&self, instance: &str) -> serde_json::Value {
         let (status, kind, title, detail) = self.parts();
@@ -158,11 +195,10 @@ impl ApiError {
             }
             ApiError::RateLimited(decision) => {
                 let _ = headers.set("Retry-After", &decision.reset_s.to_string());
-                let _ = headers.set("RateLimit", &decision.header());
-                let _ = headers.set("RateLimit-Policy", &decision.policy_header());
+                headers::rate_limit(headers, decision);
             }
             _ => {}
         }
-        http::cors(headers);
+        headers::cors(headers);
     }
 }

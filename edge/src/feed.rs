@@ -4,38 +4,13 @@
 //! 1 MiB of items, and its cursor says where the next one starts.
 
 use domain::paging::{self, PAGE_BYTES};
-use domain::write::{
-    Change, ChangeKind, ChangePage, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, HistoryCursor,
-};
+use domain::write::{Change, ChangeKind, ChangePage, HistoryCursor};
 use serde_json::{Value, json};
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 use crate::error::ApiError;
 use crate::store::{self, ChangeRow};
 use crate::{assets, http, overlay};
-
-pub const DEFAULT_LIMIT: u32 = 100;
-pub const MAX_LIMIT: u32 = 1000;
-
-fn parse_params(req: &Request) -> Result<(u64, u32), ApiError> {
-    let url = req.url()?;
-    let (mut since, mut limit) = (0, DEFAULT_LIMIT);
-    let mut problems = Vec::new();
-    for (key, value) in url.query_pairs() {
-        match key.as_ref() {
-            "since" | "cursor" => match value.parse() {
-                Ok(n) => since = n,
-                Err(_) => problems.push(domain::Diagnostic::new(key, "must be a change sequence number")),
-            },
-            "limit" => match value.parse() {
-                Ok(n) if (1..=MAX_LIMIT).contains(&n) => limit = n,
-                _ => problems.push(domain::Diagnostic::new("limit", format!("must be 1 to {MAX_LIMIT}"))),
-            },
-            other => problems.push(domain::Diagnostic::new(other, "unknown parameter")),
-        }
-    }
-    if problems.is_empty() { Ok((since, limit)) } else { Err(ApiError::BadParameters(problems)) }
-}
 
 fn change(row: ChangeRow) -> Result<Change, ApiError> {
     let kind = ChangeKind::parse(&row.kind)
@@ -56,8 +31,7 @@ fn change(row: ChangeRow) -> Result<Change, ApiError> {
 
 /// `GET /api/changes?since=<seq>&limit=<n>`: changes after `since`, oldest first, at most `limit` and
 /// 1 MiB of them; `next_since` / `next_cursor` is the last `seq` of a page that has more after it.
-pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let (since, limit) = parse_params(req)?;
+pub async fn changes(env: &Env, (since, limit): (u64, u32)) -> Result<Response, ApiError> {
     let db = store::db(env)?;
     // The sizes first, from a small table: the documents of rows the page cannot hold are never read.
     let sizes = store::change_sizes_since(&db, since, limit).await?;
@@ -79,30 +53,13 @@ pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
     http::public_json(&body, 0)
 }
 
-fn history_params(req: &Request) -> Result<(Option<HistoryCursor>, usize), ApiError> {
-    let (mut cursor, mut limit) = (None, HISTORY_DEFAULT_LIMIT);
-    let mut problems = Vec::new();
-    for (key, value) in req.url()?.query_pairs() {
-        match key.as_ref() {
-            "cursor" => match HistoryCursor::decode(&value) {
-                Some(after) => cursor = Some(after),
-                None => problems.push(domain::Diagnostic::new("cursor", "is not a cursor this API gave out")),
-            },
-            "limit" => match value.parse() {
-                Ok(n) if (1..=HISTORY_MAX_LIMIT).contains(&n) => limit = n,
-                _ => problems
-                    .push(domain::Diagnostic::new("limit", format!("must be 1 to {HISTORY_MAX_LIMIT}"))),
-            },
-            other => problems.push(domain::Diagnostic::new(other, "unknown parameter")),
-        }
-    }
-    if problems.is_empty() { Ok((cursor, limit)) } else { Err(ApiError::BadParameters(problems)) }
-}
-
 /// `GET /api/r/{slug}/history?limit=<n>&cursor=<c>`: newest first; API changes not yet built, then
 /// the git history; at most `limit` items and 1 MiB a page, `next_cursor` for the rest.
-pub async fn history(req: &Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
-    let (cursor, limit) = history_params(req)?;
+pub async fn history(
+    env: &Env,
+    (slug, cursor, limit): (String, Option<HistoryCursor>, usize),
+) -> Result<Response, ApiError> {
+    let slug = slug.as_str();
     let built = overlay::built(env).await?;
     let built_version = built.version(slug);
     let before_seq = match &cursor {

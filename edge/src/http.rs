@@ -1,9 +1,10 @@
 //! What every request passes and every public answer carries: the site-host check, CORS, caching,
 //! and the `RateLimit` headers of a counted request.
 
+use domain::api::{self, Input};
 use domain::host::SiteHosts;
 use domain::limits::RateDecision;
-use worker::{Env, Headers, Request, Response};
+use worker::{Env, Headers, Method, Request, Response};
 
 use crate::error::ApiError;
 
@@ -21,11 +22,17 @@ pub fn check_host(req: &Request, env: &Env) -> Result<(), ApiError> {
     if SiteHosts::parse(&hosts).admits(&host) { Ok(()) } else { Err(ApiError::Misdirected(host)) }
 }
 
-/// Public reads may be used from any origin.
-pub fn cors(headers: &mut Headers) {
-    let _ = headers.set("Access-Control-Allow-Origin", "*");
-    let _ = headers
-        .set("Access-Control-Expose-Headers", "Location, ETag, RateLimit, RateLimit-Policy, Retry-After");
+pub use crate::headers::cors;
+
+/// An operation's input from the route's path parameters and the query (`domain::api`), every
+/// problem named.
+pub fn input<I: Input>(req: &Request, path: &[(&'static str, String)]) -> Result<I::Valid, ApiError> {
+    let url = req.url()?;
+    let query: Vec<(String, String)> =
+        url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+    let params =
+        path.iter().map(|(k, v)| (*k, v.as_str())).chain(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    api::from_query::<I>(params).map_err(ApiError::BadParameters)
 }
 
 /// Answers a CORS preflight for any route.
@@ -54,7 +61,48 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
 
 /// Whether the request's `If-None-Match` names the current representation (`domain::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
-    Ok(req.headers().get("If-None-Match")?.is_some_and(|header| domain::write::none_match(&header, etag)))
+    Ok(req
+        .headers()
+        .get("If-None-Match")?
+        .is_some_and(|header| domain::write::none_match(&header, Some(etag))))
+}
+
+/// The method the routes match on. workers-rs reads a method it does not know (`QUERY`, say) as GET;
+/// such a request becomes TRACE, which no route answers, so it gets 405 with the path's `Allow`
+/// instead of a GET's answer.
+pub fn routed_method(req: &Request) -> Method {
+    let raw = req.inner().method();
+    let known = Method::from(raw.clone());
+    if known == Method::Get && !raw.eq_ignore_ascii_case("GET") { Method::Trace } else { known }
+}
+
+/// `If-None-Match` on every successful GET or HEAD (RFC 9110 §13.1.2), whichever route answered it:
+/// a match becomes 304 Not Modified with the headers the 200 would have carried and no body. Routes
+/// that know their entity tag before reading a body check it themselves; this catches the rest (a
+/// list of tags against a static asset, `*`, an API-written recipe).
+pub fn not_modified_if_matched(
+    req_method: &Method,
+    if_none_match: Option<&str>,
+    response: Response,
+) -> Response {
+    let Some(header) = if_none_match else { return response };
+    if !matches!(req_method, Method::Get | Method::Head) || response.status_code() != 200 {
+        return response;
+    }
+    let etag = response.headers().get("ETag").ok().flatten();
+    if !domain::write::none_match(header, etag.as_deref()) {
+        return response;
+    }
+    let headers = Headers::new();
+    for (name, value) in response.headers().entries() {
+        if name != "content-length" {
+            let _ = headers.set(&name, &value);
+        }
+    }
+    match Response::empty() {
+        Ok(empty) => empty.with_status(304).with_headers(headers),
+        Err(_) => response,
+    }
 }
 
 /// Every answer after a limit's count carries the limit's state (`RateLimit`, `RateLimit-Policy`),
@@ -65,8 +113,6 @@ pub fn rated(
     instance: &str,
 ) -> Result<Response, ApiError> {
     let mut response = result.unwrap_or_else(|err| err.into_response(instance));
-    let headers = response.headers_mut();
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    crate::headers::rate_limit(response.headers_mut(), rate);
     Ok(response)
 }

@@ -21,6 +21,7 @@
 //! `GITHUB_CLIENT_SECRET`.
 
 use domain::Diagnostic;
+use domain::api::SignIn;
 use domain::cooking::import;
 use domain::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
 use minijinja::{Environment, context};
@@ -442,19 +443,13 @@ struct GitHubUser {
 }
 
 /// `GET /kitchen/callback/github?code&state`: trade the code for a token, read the user, sign in.
-pub async fn github_callback(req: Request, env: &Env) -> Result<Response, ApiError> {
-    let url = req.url()?;
-    let param = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
-    if let Some(error) = param("error") {
-        let extra =
-            Extra { message: Some(format!("GitHub sign-in did not complete: {error}")), ..Extra::default() };
-        return page(&req, env, None, extra).await;
-    }
-    let (Some(code), Some(state)) = (param("code"), param("state")) else {
-        return Err(ApiError::BadParameters(vec![domain::Diagnostic::new(
-            "code",
-            "GitHub sends code and state",
-        )]));
+pub async fn github_callback(req: Request, env: &Env, sign_in: SignIn) -> Result<Response, ApiError> {
+    let (code, state) = match sign_in {
+        SignIn::Code { code, state } => (code, state),
+        SignIn::Refused(error) => {
+            let message = format!("GitHub sign-in did not complete: {error}");
+            return page(&req, env, None, Extra { message: Some(message), ..Extra::default() }).await;
+        }
     };
     let expected = cookie(&req, STATE_COOKIE).unwrap_or_default();
     if expected.is_empty() || !auth::same_secret(&state, &expected) {

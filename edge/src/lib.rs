@@ -1,4 +1,5 @@
-//! The Commonplace Worker: every route in one table ([`route`]); handlers parse, call `domain`, render.
+//! The Commonplace Worker: every route in one table (`domain::api::routes`, read by [`route`] and by
+//! the builder's `openapi.json`); handlers parse, call `domain`, render.
 //!
 //! Static files (recipe JSON, pages, search index, dumps) are Workers static assets built by `builder`;
 //! the Worker runs first for every request so that headers, errors and (later) the D1 overlay are
@@ -12,7 +13,9 @@ mod auth;
 mod cooking;
 mod error;
 mod feed;
+mod headers;
 mod http;
+mod index;
 mod kitchen;
 mod mcp;
 mod overlay;
@@ -22,8 +25,11 @@ mod recipes;
 mod speakers;
 mod store;
 mod variants;
+mod waiting;
 mod writes;
 
+use domain::api::routes::{self, Found, Op};
+use domain::api::{self};
 use worker::{Context, Env, Method, Request, Response, event};
 
 use crate::error::ApiError;
@@ -31,6 +37,8 @@ use crate::error::ApiError;
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let instance = req.path();
+    let method = http::routed_method(&req);
+    let if_none_match = req.headers().get("If-None-Match").ok().flatten();
     let answer = match http::check_host(&req, &env) {
         Ok(()) => route(req, &env).await,
         Err(refused) => Err(refused),
@@ -39,75 +47,81 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
         Ok(response) => response,
         Err(err) => err.into_response(&instance),
     };
-    Ok(response)
+    Ok(http::not_modified_if_matched(&method, if_none_match.as_deref(), response))
 }
 
-/// Every route of the service.
+/// Every route of the service: the request is matched against `domain::api::routes::ROUTES` (the
+/// table `openapi.json` is written from), and each [`Op`] runs its handler.
 async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let method = http::routed_method(&req);
+    if method == Method::Options {
+        return http::preflight();
+    }
     let path = req.path();
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    match (req.method(), segments.as_slice()) {
-        (Method::Options, _) => http::preflight(),
-        (Method::Get | Method::Head, ["api", "recipes"]) => recipes::search(&req, env).await,
-        // Accounts and recipe writes (issue 3).
-        (Method::Post, ["api", "recipes"]) => writes::create(req, env).await,
-        (_, ["api", "recipes"]) => Err(ApiError::MethodNotAllowed("GET, POST")),
-        (Method::Get | Method::Head, ["api", "me"]) => writes::me(&req, env).await,
-        (Method::Put, ["api", "r", slug]) => writes::change(req, env, slug).await,
-        (_, ["api", "r", _]) => Err(ApiError::MethodNotAllowed("PUT")),
+    let (route, params) = match routes::find(method.as_ref(), &path) {
+        Found::Route(route, params) => (route, params),
+        Found::NotAllowed(allowed) => return Err(ApiError::MethodNotAllowed(allowed)),
+        Found::None if !matches!(method, Method::Get | Method::Head) => {
+            return Err(ApiError::MethodNotAllowed("GET, HEAD".into()));
+        }
+        Found::None if path.starts_with("/api/") => {
+            return Err(ApiError::NotFound(format!("no API route {path}")));
+        }
+        Found::None => return assets::serve(req, env).await,
+    };
+    let param = |name: &str| params.iter().find(|(n, _)| *n == name).map_or("", |(_, value)| value.as_str());
+    match route.op {
+        Op::SearchRecipes => {
+            recipes::search(&req, env, http::input::<api::RecipeSearch>(&req, &params)?).await
+        }
+        Op::CreateRecipe => writes::create(req, env).await,
+        // Scaled, converted or as Cooklang: what cooks expect (issue 16).
+        Op::RecipeJson => {
+            let (slug, request) = http::input::<api::RecipeView>(&req, &params)?;
+            cooking::recipe_json(req, env, &slug, request).await
+        }
+        Op::RecipeCooklang => {
+            cooking::recipe_cook(&req, env, http::input::<api::RecipeCooklang>(&req, &params)?).await
+        }
+        Op::RecipePage => {
+            let (slug, request) = http::input::<api::RecipeView>(&req, &params)?;
+            overlay::recipe_page(req, env, &slug, request).await
+        }
+        Op::RecipeCard => overlay::card_svg(req, env, &format!("{}.svg", param("card"))).await,
+        Op::ChangeRecipe => writes::change(req, env, param("slug")).await,
+        Op::ForkRecipe => writes::fork(req, env, param("slug")).await,
+        Op::RecipeHistory => feed::history(env, http::input::<api::HistoryQuery>(&req, &params)?).await,
+        Op::Changes => feed::changes(env, http::input::<api::FeedQuery>(&req, &params)?).await,
+        Op::Me => writes::me(&req, env).await,
         // The site's AI (issue 4).
-        (Method::Post, ["api", "ai", "write"]) => ai::write_route(req, env).await,
-        (Method::Post, ["api", "r", slug, "ai"]) => ai::change_route(req, env, slug).await,
-        (Method::Post, ["api", "r", slug, "variant", kind]) => variants::route(req, env, slug, kind).await,
-        (Method::Post, ["api", "r", slug, "fork"]) => writes::fork(req, env, slug).await,
-        (Method::Get | Method::Head, ["api", "r", slug, "history"]) => feed::history(&req, env, slug).await,
-        (Method::Get | Method::Head, ["api", "changes"]) => feed::changes(&req, env).await,
-        (Method::Get | Method::Head, ["kitchen"]) => kitchen::show(req, env).await,
-        (Method::Get, ["kitchen", "login", "github"]) => kitchen::github_login(req, env).await,
-        (Method::Get, ["kitchen", "callback", "github"]) => kitchen::github_callback(req, env).await,
-        (Method::Post, ["kitchen", "login", "dev"]) => kitchen::dev_login(req, env).await,
-        (Method::Post, ["kitchen", "logout"]) => kitchen::logout(req, env).await,
-        (Method::Post, ["kitchen", "keys"]) => kitchen::new_key(req, env).await,
-        (Method::Post, ["kitchen", "keys", id, "revoke"]) => kitchen::revoke_key(req, env, id).await,
-        // Recipes in from Cooklang or schema.org (issue 16).
-        (Method::Post, ["kitchen", "import"]) => kitchen::import(req, env).await,
-        (Method::Post, ["kitchen", "recipes"]) => kitchen::save_draft(req, env).await,
-        (Method::Get | Method::Head, ["r", file]) if file.ends_with(".json") => {
-            let slug = file.trim_end_matches(".json").to_string();
-            cooking::recipe_json(req, env, &slug).await
-        }
-        // What cooks expect (issue 16): Cooklang out.
-        (Method::Get | Method::Head, ["r", file]) if file.ends_with(".cook") => {
-            let slug = file.trim_end_matches(".cook").to_string();
-            cooking::recipe_cook(req, env, &slug).await
-        }
-        (Method::Get | Method::Head, ["r", slug]) if !slug.contains('.') => {
-            let slug = slug.to_string();
-            overlay::recipe_page(req, env, &slug).await
-        }
-        // Quote attribution (issue 5).
-        (Method::Get | Method::Head, ["api", "attribute"]) => quotes::attribute(&req, env).await,
-        (Method::Get | Method::Head, ["api", "shows"]) => quotes::shows(env).await,
-        (Method::Get | Method::Head, ["api", "episodes"]) => quotes::episodes(&req, env).await,
-        // Speaker names set by editors (issue 7); `changes` is not an episode id, so it goes first.
-        (Method::Get | Method::Head, ["api", "episodes", "changes"]) => speakers::changes(&req, env).await,
-        (Method::Put, ["api", "episodes", id, "speakers", label]) => {
-            speakers::decide(req, env, id, label).await
-        }
-        (_, ["api", "episodes", _, "speakers", _]) => Err(ApiError::MethodNotAllowed("PUT")),
-        (Method::Get | Method::Head, ["api", "episodes", id]) => quotes::episode(env, id).await,
-        (Method::Get | Method::Head, ["api", "episodes", id, "transcript"]) => {
-            quotes::transcript(&req, env, id).await
-        }
-        (Method::Get | Method::Head, ["api", "episodes", id, "speakers"]) => {
-            quotes::speakers(&req, env, id).await
-        }
-        (Method::Get | Method::Head, ["api", "search"]) => quotes::search(&req, env).await,
+        Op::AiWrite => ai::write_route(req, env).await,
+        Op::AiChange => ai::change_route(req, env, param("slug")).await,
+        Op::DietVersion => variants::route(req, env, param("slug"), param("kind")).await,
+        // Quote attribution (issue 5) and speaker names set by editors (issue 7).
+        Op::Attribute => quotes::attribute(env, http::input::<api::QuoteAttribution>(&req, &params)?).await,
+        Op::Shows => quotes::shows(env).await,
+        Op::Episodes => quotes::episodes(env, http::input::<api::EpisodeList>(&req, &params)?).await,
+        Op::SpeakerDecisions => speakers::changes(env, http::input::<api::FeedQuery>(&req, &params)?).await,
+        Op::Episode => quotes::episode(env, param("episode_id")).await,
+        Op::Transcript => quotes::transcript(env, http::input::<api::TranscriptQuery>(&req, &params)?).await,
+        Op::Speakers => quotes::speakers(env, http::input::<api::SpeakerStats>(&req, &params)?).await,
+        Op::PhraseSearch => quotes::search(env, http::input::<api::TranscriptSearch>(&req, &params)?).await,
+        Op::DecideSpeaker => speakers::decide(req, env, param("episode_id"), param("label")).await,
         // Agents (issue 6): one JSON-RPC message per POST; no SSE stream to GET.
-        (Method::Post, ["mcp"]) => mcp::post(req, env).await,
-        (_, ["mcp"]) => Err(ApiError::MethodNotAllowed("POST")),
-        (Method::Get | Method::Head, ["api", ..]) => Err(ApiError::NotFound(format!("no API route {path}"))),
-        (Method::Get | Method::Head, _) => assets::serve(req, env).await,
-        _ => Err(ApiError::MethodNotAllowed("GET, HEAD")),
+        Op::Mcp => mcp::post(req, env).await,
+        Op::Kitchen => kitchen::show(req, env).await,
+        Op::KitchenGithubLogin => kitchen::github_login(req, env).await,
+        Op::KitchenGithubCallback => {
+            let sign_in = http::input::<api::GithubCallback>(&req, &params)?;
+            kitchen::github_callback(req, env, sign_in).await
+        }
+        Op::KitchenDevLogin => kitchen::dev_login(req, env).await,
+        Op::KitchenLogout => kitchen::logout(req, env).await,
+        Op::KitchenNewKey => kitchen::new_key(req, env).await,
+        Op::KitchenRevokeKey => kitchen::revoke_key(req, env, param("key_id")).await,
+        // Recipes in from Cooklang or schema.org (issue 16).
+        Op::KitchenImport => kitchen::import(req, env).await,
+        Op::KitchenSaveDraft => kitchen::save_draft(req, env).await,
+        Op::BuiltFile => assets::serve(req, env).await,
     }
 }

@@ -13,7 +13,7 @@ use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::store::KeyOwner;
-use crate::{ai, auth, cooking, http, overlay, quotes, recipes, store, variants, writes};
+use crate::{ai, auth, http, overlay, quotes, recipes, store, variants, writes};
 
 const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 const INSTANCE: &str = "/mcp";
@@ -50,9 +50,9 @@ pub async fn post(mut req: Request, env: &Env) -> Result<Response, ApiError> {
             let outcome = match &call.input {
                 Ok(input) => match run(&req, env, input).await {
                     Ok(value) => ToolOutcome::Done(value),
-                    Err(err) => mcp::failure(call.tool, slug_of(input), err.problem(INSTANCE)),
+                    Err(err) => refused(call.tool, slug_of(input), &err),
                 },
-                Err(reason) => mcp::bad_arguments(call.tool, reason),
+                Err(problems) => refused(call.tool, None, &ApiError::BadParameters(problems.clone())),
             };
             match mcp::tool_reply(&call, outcome, SERVER_VERSION) {
                 Step::Reply { status, body } => reply(status, Some(&body)),
@@ -88,14 +88,18 @@ fn reply(status: u16, body: Option<&Value>) -> Result<Response, ApiError> {
     Ok(response)
 }
 
+/// A refused call as the agent reads it: the typed refusal words the next step, and the problem the
+/// HTTP route would have answered goes along.
+fn refused(tool: &mcp::ToolSpec, slug: Option<&str>, err: &ApiError) -> ToolOutcome {
+    mcp::failure(tool, slug, &err.refusal(), &err.detail(), err.problem(INSTANCE))
+}
+
 /// The recipe a tool call is about, for the next-step message of a refusal.
 fn slug_of(input: &ToolInput) -> Option<&str> {
     match input {
-        ToolInput::GetRecipe(args) => Some(&args.slug),
-        ToolInput::ForkRecipe(args) => Some(&args.slug),
-        ToolInput::UpdateRecipe(args) => Some(&args.slug),
-        ToolInput::AiChangeRecipe(args) => Some(&args.slug),
-        ToolInput::MakeDietVersion(args) => Some(&args.slug),
+        ToolInput::GetRecipe((slug, _)) | ToolInput::ForkRecipe(slug) => Some(slug),
+        ToolInput::UpdateRecipe(update) => Some(&update.slug),
+        ToolInput::AiChangeRecipe((slug, _)) | ToolInput::MakeDietVersion((slug, _)) => Some(slug),
         _ => None,
     }
 }
@@ -111,54 +115,49 @@ async fn writer(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
     Ok(caller)
 }
 
-/// Runs one tool: each arm is the function its HTTP route calls.
+/// Runs one tool: each arm is the function its HTTP route calls, with the input its route reads.
 async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiError> {
     match input {
-        ToolInput::SearchRecipes(args) => {
-            structured(recipes::search_page(env, &args.params(), req.headers().has("Authorization")?).await?)
+        ToolInput::SearchRecipes(query) => {
+            structured(recipes::search_page(env, query, req.headers().has("Authorization")?).await?)
         }
-        ToolInput::GetRecipe(args) => {
+        ToolInput::GetRecipe((slug, request)) => {
             let db = store::db(env)?;
-            let (published, _) = overlay::current(env, &db, &args.slug)
+            let (published, _) = overlay::current(env, &db, slug)
                 .await?
-                .ok_or_else(|| ApiError::NotFound(format!("no recipe `{}`", args.slug)))?;
-            structured(domain::cooking::adjust(&published, cooking::params(&args.params())?))
+                .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?;
+            structured(domain::cooking::adjust(&published, *request))
         }
-        ToolInput::CreateRecipe(args) => {
+        ToolInput::CreateRecipe(recipe) => {
             let caller = writer(req, env).await?;
-            structured(writes::create_recipe(env, &caller, args.recipe.clone()).await?)
+            structured(writes::create_recipe(env, &caller, recipe.clone()).await?)
         }
-        ToolInput::ForkRecipe(args) => {
+        ToolInput::ForkRecipe(slug) => {
             let caller = writer(req, env).await?;
-            structured(writes::fork_recipe(env, &caller, &args.slug).await?)
+            structured(writes::fork_recipe(env, &caller, slug).await?)
         }
-        ToolInput::UpdateRecipe(args) => {
+        ToolInput::UpdateRecipe(update) => {
             let caller = writer(req, env).await?;
-            let (body, if_match) = args.body_and_if_match();
-            structured(writes::change_recipe(env, &caller, &args.slug, body, if_match.as_deref()).await?)
+            let if_match = update.version.map(|version| format!("\"{version}\""));
+            let body = update.body.clone();
+            structured(writes::change_recipe(env, &caller, &update.slug, body, if_match.as_deref()).await?)
         }
-        ToolInput::AiWriteRecipe(args) => {
+        ToolInput::AiWriteRecipe(request) => {
             let caller = auth::caller(req, env).await?;
-            let request = domain::ai::parse_request(&args.body()).map_err(ApiError::Invalid)?;
-            structured(ai::ai_write(env, &caller, &request).await?.published)
+            structured(ai::ai_write(env, &caller, request).await?.published)
         }
-        ToolInput::AiChangeRecipe(args) => {
+        ToolInput::AiChangeRecipe((slug, request)) => {
             let caller = auth::caller(req, env).await?;
-            let request = domain::ai::parse_request(&args.body()).map_err(ApiError::Invalid)?;
-            structured(ai::ai_change(env, &caller, &args.slug, &request).await?.published)
+            structured(ai::ai_change(env, &caller, slug, request).await?.published)
         }
-        ToolInput::MakeDietVersion(args) => {
+        ToolInput::MakeDietVersion((slug, kind)) => {
             let caller = auth::caller(req, env).await?;
-            structured(variants::diet_version(env, &caller, &args.slug, args.kind.code()).await?.published)
+            structured(variants::diet_version(env, &caller, slug, kind.code()).await?.published)
         }
-        ToolInput::AttributeQuote(args) => structured(quotes::attribution(env, &args.params()).await?),
-        ToolInput::SearchTranscripts(args) => structured(quotes::phrase_search(env, &args.params()).await?),
-        ToolInput::GetTranscript(args) => {
-            structured(quotes::transcript_view(env, &args.episode_id, &args.params()).await?)
-        }
-        ToolInput::SpeakerStats(args) => {
-            structured(quotes::speakers_view(env, &args.episode_id, &args.params()).await?)
-        }
-        ToolInput::ListEpisodes(args) => structured(quotes::episode_page(env, &args.params()).await?),
+        ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input).await?),
+        ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query).await?),
+        ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input).await?),
+        ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input).await?),
+        ToolInput::ListEpisodes(input) => structured(quotes::episode_page(env, input.clone()).await?),
     }
 }

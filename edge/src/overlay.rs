@@ -3,7 +3,7 @@
 //! has published its version (`domain::write::overlay_is_live`), and the built file answers again.
 //!
 //! A public read does not ask D1 about a recipe that nothing waits for there: each isolate keeps the
-//! set of slugs with a live overlay row ([`Waiting`]), learnt from the change feed and brought up to
+//! set of slugs with a live overlay row ([`crate::waiting::Waiting`]), learnt from the change feed and brought up to
 //! date at most every [`WAITING_REFRESH_MS`] by one query for the feed items it has not seen. A read
 //! of any other slug costs no D1 query at all. A write shows at once in the isolate that took it and
 //! in every read that carries a key (the writer's read-your-writes); a reader elsewhere sees it within
@@ -17,13 +17,17 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 use std::rc::Rc;
 
+use domain::card::{self, Format};
 use domain::recipe::Published;
+use domain::search::FACETS_VERSION;
 use domain::search::overlay::Entry;
+use domain::text::Stemmers;
 use domain::write::{etag, overlay_is_live};
 use worker::{D1Database, Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::store::{self, OverlayRow};
+use crate::waiting::WAITING;
 use crate::{assets, http, packs};
 
 /// The built recipes: by slug, the search document id and the version.
@@ -60,6 +64,7 @@ impl Built {
 }
 
 thread_local! {
+    static STEMMERS: Stemmers = Stemmers::default();
     static RENDERER: domain::page::Renderer =
         domain::page::Renderer::new().expect("the compiled-in templates parse");
     /// `slugs.json` of one build ([`packs::generation`]).
@@ -128,25 +133,9 @@ pub fn parse(row: &OverlayRow) -> Result<Published, ApiError> {
         .map_err(|err| ApiError::Internal(format!("overlay row {} does not parse: {err}", row.slug)))
 }
 
-/// How long an isolate trusts its [`Waiting`] map before asking the feed what is new: the longest a
+/// How long an isolate trusts its [`crate::waiting::Waiting`] map before asking the feed what is new: the longest a
 /// reader on another isolate waits to see a write.
 const WAITING_REFRESH_MS: u64 = 1_000;
-
-/// The recipes written through the API, as far as this isolate knows: each slug's newest version,
-/// and the last feed item seen. A slug is live in the overlay while its version is newer than the
-/// build's. Also a copy of the overlay search's dictionary, so a search whose words no overlay
-/// recipe holds asks D1 nothing.
-#[derive(Debug, Default)]
-struct Waiting {
-    versions: HashMap<String, u64>,
-    seq: u64,
-    checked_ms: Option<u64>,
-    /// Every term of `overlay_dict` up to `term_id`, while there are at most [`MAX_DICTIONARY_TERMS`].
-    terms: BTreeSet<String>,
-    term_id: u64,
-    /// The dictionary grew past [`MAX_DICTIONARY_TERMS`]: searches look terms up in D1 instead.
-    terms_in_d1: bool,
-}
 
 /// The most overlay dictionary terms an isolate keeps a copy of (about 10 MiB at most).
 const MAX_DICTIONARY_TERMS: usize = 300_000;
@@ -154,32 +143,7 @@ const MAX_DICTIONARY_TERMS: usize = 300_000;
 /// The most dictionary terms one refresh reads.
 const TERMS_PER_REFRESH: u32 = 50_000;
 
-thread_local! {
-    static WAITING: RefCell<Waiting> = RefCell::new(Waiting::default());
-}
-
-/// Notes a write this isolate just made, so its next read or search of `slug` finds it without
-/// waiting for a refresh.
-pub fn note_waiting(slug: &str, version: u64) {
-    WAITING.with(|waiting| {
-        let mut waiting = waiting.borrow_mut();
-        let known = waiting.versions.entry(slug.to_string()).or_default();
-        *known = (*known).max(version);
-    });
-}
-
-/// Adds the terms of a document this isolate is about to write to its dictionary copy, so its next
-/// search finds them without waiting for a refresh.
-pub fn note_terms(entry: &Entry) {
-    WAITING.with(|waiting| {
-        let mut waiting = waiting.borrow_mut();
-        if !waiting.terms_in_d1 {
-            waiting.terms.extend(entry.terms.iter().map(|(term, _)| term.clone()));
-        }
-    });
-}
-
-/// Brings the [`Waiting`] map up to date with the feed if it is older than [`WAITING_REFRESH_MS`],
+/// Brings the [`crate::waiting::Waiting`] map up to date with the feed if it is older than [`WAITING_REFRESH_MS`],
 /// or at once with `now`.
 async fn refresh_waiting(env: &Env, now: bool) -> Result<(), ApiError> {
     let now_ms = worker::Date::now().as_millis();
@@ -259,30 +223,53 @@ pub async fn recipe_json(req: Request, env: &Env, slug: &str) -> Result<Response
     Ok(response)
 }
 
-/// The document a public read of `slug` answers with: the live overlay row's, else the built one.
-/// Asks D1 only when [`may_wait`] says a row may wait there.
-pub async fn public_document(req: &Request, env: &Env, slug: &str) -> Result<Published, ApiError> {
-    let row = if may_wait(req, env, slug).await? { live_row(env, slug).await? } else { None };
-    match row {
-        Some(row) => parse(&row),
-        None => {
-            built_document(env, slug).await?.ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))
-        }
-    }
-}
-
 /// `GET /r/{slug}`: the recipe page, rendered here from the recipe's current document (the builder
 /// stores no pages: one per recipe would not fit a deploy's static files at scale). `servings` and
 /// `units` in the query show it scaled and converted (`domain::cooking`).
-pub async fn recipe_page(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
-    let published = public_document(&req, env, slug).await?;
-    let request = crate::cooking::request_of(&req)?;
+pub async fn recipe_page(
+    req: Request,
+    env: &Env,
+    slug: &str,
+    request: domain::cooking::Request,
+) -> Result<Response, ApiError> {
+    let (published, cards) = current_document(&req, env, slug).await?;
     let adjusted = domain::cooking::adjust(&published, request);
+    // Images and `og:url` are absolute, on the origin the page was asked for.
+    let site = req.url()?.origin().ascii_serialization();
     let html = RENDERER
-        .with(|renderer| renderer.recipe_page_adjusted(&adjusted))
+        .with(|renderer| renderer.recipe_page(&adjusted, &site, cards))
         .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
     let mut response = Response::from_html(html)?;
     let headers = response.headers_mut();
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// The document a public read of `slug` answers with (the live overlay row's, else the built one;
+/// D1 is asked only when [`may_wait`] says a row may wait there), and how its cards are served: drawn
+/// by the build (PNG) for a built recipe, drawn here (SVG) for one the D1 overlay holds, whose built
+/// cards (if any) are out of date.
+pub async fn current_document(req: &Request, env: &Env, slug: &str) -> Result<(Published, Format), ApiError> {
+    let row = if may_wait(req, env, slug).await? { live_row(env, slug).await? } else { None };
+    match row {
+        Some(row) => Ok((parse(&row)?, Format::Svg)),
+        None => built_document(env, slug)
+            .await?
+            .map(|published| (published, Format::Png))
+            .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`"))),
+    }
+}
+
+/// `GET /r/{slug}.{ratio}.svg`: the card of a recipe, drawn from its current document by the same
+/// template the build draws its PNGs with (`domain::card`).
+pub async fn card_svg(req: Request, env: &Env, name: &str) -> Result<Response, ApiError> {
+    let (slug, ratio) =
+        card::parse_svg_name(name).ok_or_else(|| ApiError::NotFound(format!("nothing at /r/{name}")))?;
+    let (published, _) = current_document(&req, env, slug).await?;
+    let mut response = Response::from_bytes(card::svg(&published, ratio).into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "image/svg+xml")?;
     headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
     http::cors(headers);
     Ok(response)
@@ -297,7 +284,7 @@ pub struct SearchView {
     pub live: usize,
 }
 
-/// The overlay as a search sees it, from the isolate's [`Waiting`] map (brought up to date at once
+/// The overlay as a search sees it, from the isolate's [`crate::waiting::Waiting`] map (brought up to date at once
 /// for a request that carries a key, so a writer finds their own write); costs no D1 query when it is
 /// fresh. Also sweeps the search rows a new build has published, once per build ([`sweep`]).
 pub async fn search_view(env: &Env, keyed: bool) -> Result<SearchView, ApiError> {
@@ -369,7 +356,8 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
         return Ok(());
     }
     let db = store::db(env)?;
-    let marker = format!("{generation:016x}");
+    // A Worker with other facet rules sweeps again, to give the live rows its keys.
+    let marker = format!("{generation:016x}-facets-{FACETS_VERSION}");
     if !store::claim_sweep(&db, &marker).await? {
         SWEPT.with(|swept| *swept.borrow_mut() = Some(generation));
         return Ok(());
@@ -401,7 +389,12 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Runs `f` with this isolate's stemmers (the built search's and the overlay's).
+pub fn with_stemmers<T>(f: impl FnOnce(&Stemmers) -> T) -> T {
+    STEMMERS.with(f)
+}
+
 /// What the overlay search stores of a recipe document.
 pub fn search_entry(published: &Published) -> Entry {
-    crate::recipes::with_stemmers(|stemmers| Entry::of(&published.slug, &published.recipe, stemmers))
+    with_stemmers(|stemmers| Entry::of(&published.slug, &published.recipe, stemmers))
 }

@@ -1,5 +1,6 @@
 //! Packed built files (`domain::layout`): the directory this isolate has loaded, and ranged reads
-//! from the `PACKS` R2 bucket.
+//! from the `PACKS` R2 bucket; and [`fetch_asset`], a static asset through `ASSETS` (the layout's
+//! root is one).
 //!
 //! `root.json` names the build: an isolate looks at it again at most every [`ROOT_RECHECK_MS`], and
 //! when it changed (a local rebuild beside a running server; in production a deploy also brings a new
@@ -20,7 +21,6 @@ use std::rc::Rc;
 use domain::layout::{self, Entry, Root, Shard, ShardPlace};
 use worker::{ByteStream, Env, Range, Response};
 
-use crate::assets::fetch_asset;
 use crate::error::ApiError;
 
 const SHARDS_MAX_BYTES: usize = 24 * 1024 * 1024;
@@ -211,9 +211,29 @@ async fn read_range(env: &Env, pack: u64, offset: u64, len: u64) -> Result<Vec<u
     Ok(bytes)
 }
 
+/// Bytes `offset..offset + len` of the packed file `path`: one ranged read, whatever the file's size
+/// (the phrase index reads its files this way, a bucket or a block at a time).
+pub async fn get_part(env: &Env, path: &str, offset: u64, len: u64) -> Result<Option<Vec<u8>>, ApiError> {
+    let Some(entry) = entry(env, path).await? else { return Ok(None) };
+    if offset.checked_add(len).is_none_or(|end| end > entry.len) {
+        return Err(ApiError::Internal(format!("{path} has no bytes {offset}..+{len}")));
+    }
+    Ok(Some(read_range(env, entry.pack, entry.offset + offset, len).await?))
+}
+
 /// The bytes of the packed file `path`, with its entry.
 pub async fn get(env: &Env, path: &str) -> Result<Option<(Entry, Vec<u8>)>, ApiError> {
     let Some(entry) = entry(env, path).await? else { return Ok(None) };
     let bytes = read(env, &entry).await?;
     Ok(Some((entry, bytes)))
+}
+
+/// A static asset's bytes, or `None` when there is no such asset.
+pub async fn fetch_asset(env: &Env, path: &str) -> Result<Option<Vec<u8>>, ApiError> {
+    let mut response = env.assets("ASSETS")?.fetch(format!("https://assets.local/{path}"), None).await?;
+    match response.status_code() {
+        200 => Ok(Some(response.bytes().await?)),
+        404 => Ok(None),
+        status => Err(ApiError::Internal(format!("asset {path} answered {status}"))),
+    }
 }

@@ -1,7 +1,8 @@
 //! Quote routes (seed 001): attribution, shows, episodes, transcripts, speaker statistics, phrase search.
 //!
 //! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
-//! `episodes.json`, `quotes/…`); each handler parses its parameters, calls `domain`, and renders.
+//! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,
+//! and renders.
 //! An isolate keeps a few prepared transcripts and the phrase index files it has loaded, so repeated
 //! questions about one episode skip the parse and the token index build.
 
@@ -9,15 +10,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use domain::Diagnostic;
-use domain::mcp::EpisodePage;
-use domain::quote::phrase::{self, Manifest};
-use domain::quote::{Attribution, Prepared, attribute as attribute_quote, check_quote, views};
-use domain::search::SearchError;
+use domain::api::EpisodePage;
+use domain::quote::phrase::{self, Index, Manifest, Part, Parts, PhraseError};
+use domain::quote::views::{Filters, Page};
+use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, normalise, views};
 use domain::transcript::url::is_episode_id;
-use domain::transcript::{Canonical, EpisodeSummary, episode_id, normalise_source_url};
+use domain::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
-use worker::{Env, Request, Response};
+use worker::{Env, Response};
 
 use crate::assets::fetch_bytes;
 use crate::error::ApiError;
@@ -29,21 +29,24 @@ const INDEX_CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
 const INDEX_DIR: &str = "quotes";
 
 type Loaded = Rc<(Canonical, Prepared)>;
-/// Phrase index files loaded so far, by name.
-type IndexFiles = HashMap<String, Vec<u8>>;
+
+/// Parts of the phrase index read so far (dictionary buckets, bitmaps, passage blocks).
+#[derive(Default)]
+struct IndexParts {
+    parts: HashMap<Part, Vec<u8>>,
+    bytes: usize,
+}
+
+impl Parts for IndexParts {
+    fn part(&self, part: &Part) -> Option<&[u8]> {
+        self.parts.get(part).map(Vec::as_slice)
+    }
+}
 
 thread_local! {
     /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
     static TRANSCRIPTS: RefCell<(u64, Vec<(String, Loaded)>)> = const { RefCell::new((0, Vec::new())) };
-    static INDEX: RefCell<Option<(u64, Rc<Manifest>, IndexFiles)>> = const { RefCell::new(None) };
-}
-
-fn params(req: &Request) -> Result<Vec<(String, String)>, ApiError> {
-    Ok(req.url()?.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
-}
-
-fn pairs(params: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
-    params.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    static INDEX: RefCell<Option<(u64, Rc<Index>, IndexParts)>> = const { RefCell::new(None) };
 }
 
 /// A built JSON file passed through as it is.
@@ -97,51 +100,40 @@ async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
 }
 
 /// `GET /api/attribute?source_url=…&quote=…`
-pub async fn attribute(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    render(&attribution(env, &params(req)?).await?)
+pub async fn attribute(env: &Env, input: (Option<String>, String)) -> Result<Response, ApiError> {
+    render(&attribution(env, &input).await?)
 }
 
-/// The attribution for the `/api/attribute` parameters; also the `attribute_quote` tool.
-pub async fn attribution(env: &Env, params: &[(String, String)]) -> Result<Attribution, ApiError> {
-    let mut problems = Vec::new();
-    let (mut source_url, mut quote) = (None, None);
-    for (key, value) in pairs(params) {
-        match key {
-            "source_url" => source_url = Some(value),
-            "quote" => quote = Some(value),
-            other => problems.push(Diagnostic::new(other, "unknown parameter")),
-        }
-    }
-    let normalised = match source_url.map(str::trim).filter(|u| !u.is_empty()) {
-        None => {
-            problems.push(Diagnostic::new("source_url", "is required"));
-            None
-        }
-        Some(url) => {
-            let normalised = normalise_source_url(url);
-            if normalised.is_none() {
-                problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
-            }
-            normalised
-        }
-    };
-    let quote = match check_quote(quote) {
-        Ok(quote) => Some(quote),
-        Err(problem) => {
-            problems.push(problem);
-            None
-        }
-    };
-    let (Some(normalised), Some(quote), true) = (normalised, quote, problems.is_empty()) else {
-        return Err(ApiError::BadParameters(problems));
-    };
-    let id = episode_id(&normalised);
+/// The attribution of a quote in the episode at a (normalised) source URL, or, without one, over the
+/// whole corpus through the phrase index; also the `attribute_quote` tool.
+pub async fn attribution(
+    env: &Env,
+    (normalised, quote): &(Option<String>, String),
+) -> Result<Attribution, ApiError> {
+    let Some(normalised) = normalised else { return corpus_attribution(env, quote).await };
+    let id = episode_id(normalised);
     let loaded = load(env, &id).await.map_err(|err| match err {
         ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
         other => other,
     })?;
     let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
     Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
+}
+
+/// "Who said this?" over every episode: the places the phrase index names, with the names editors
+/// decided since the build, attributed by `domain`.
+async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiError> {
+    let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
+    let pieces: Vec<Vec<String>> =
+        corpus::split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
+    let mut places =
+        with_index(env, |index, parts| phrase::places(index, &words(quote), &pieces, parts)).await?;
+    for transcript in &mut places.transcripts {
+        if let Some(decided) = crate::speakers::with_decisions(env, transcript).await? {
+            *transcript = decided;
+        }
+    }
+    Ok(corpus::attribute_corpus(&places, quote))
 }
 
 /// `GET /api/shows`
@@ -154,13 +146,12 @@ pub async fn shows(env: &Env) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/episodes?show=…&limit=…&cursor=…`
-pub async fn episodes(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    render(&episode_page(env, &params(req)?).await?)
+pub async fn episodes(env: &Env, input: (Option<String>, Page)) -> Result<Response, ApiError> {
+    render(&episode_page(env, input).await?)
 }
 
-/// One page of episodes for the `/api/episodes` parameters; also the `list_episodes` tool.
-pub async fn episode_page(env: &Env, params: &[(String, String)]) -> Result<EpisodePage, ApiError> {
-    let (show, page) = views::parse_episode_list(pairs(params)).map_err(ApiError::BadParameters)?;
+/// One page of episodes, of one show or all; also the `list_episodes` tool.
+pub async fn episode_page(env: &Env, (show, page): (Option<String>, Page)) -> Result<EpisodePage, ApiError> {
     let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
     let mut all: Vec<EpisodeSummary> =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
@@ -182,110 +173,126 @@ pub async fn episode(env: &Env, id: &str) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
-pub async fn transcript(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
-    render(&transcript_view(env, id, &params(req)?).await?)
+pub async fn transcript(env: &Env, input: (String, Filters)) -> Result<Response, ApiError> {
+    render(&transcript_view(env, &input).await?)
 }
 
 /// The narrowed transcript; also the `get_transcript` tool.
 pub async fn transcript_view(
     env: &Env,
-    id: &str,
-    params: &[(String, String)],
+    (id, filters): &(String, Filters),
 ) -> Result<views::TranscriptView, ApiError> {
-    let filters = views::parse_filters(pairs(params), true).map_err(ApiError::BadParameters)?;
     let loaded = load(env, id).await?;
     let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
-    Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), &filters))
+    Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
-pub async fn speakers(req: &Request, env: &Env, id: &str) -> Result<Response, ApiError> {
-    render(&speakers_view(env, id, &params(req)?).await?)
+pub async fn speakers(env: &Env, input: (String, Filters)) -> Result<Response, ApiError> {
+    render(&speakers_view(env, &input).await?)
 }
 
 /// Speaker statistics; also the `speaker_stats` tool.
 pub async fn speakers_view(
     env: &Env,
-    id: &str,
-    params: &[(String, String)],
+    (id, filters): &(String, Filters),
 ) -> Result<views::SpeakersView, ApiError> {
-    let filters = views::parse_filters(pairs(params), false).map_err(ApiError::BadParameters)?;
     let loaded = load(env, id).await?;
     let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
-    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), &filters))
+    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
-pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let answer = phrase_search(env, &params(req)?).await?;
+pub async fn search(env: &Env, query: phrase::Query) -> Result<Response, ApiError> {
+    let answer = phrase_search(env, &query).await?;
     let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&value, 60)
 }
 
-/// Phrase search for the `/api/search` parameters; also the `search_transcripts` tool.
-pub async fn phrase_search(env: &Env, params: &[(String, String)]) -> Result<phrase::Answer, ApiError> {
-    let query = phrase::parse_query(pairs(params)).map_err(ApiError::BadParameters)?;
-    let (manifest, mut files) = take_index(env).await?;
-    let answer = loop {
-        match phrase::search(&manifest, &query, &files) {
-            Ok(answer) => break answer,
-            Err(SearchError::Need(need)) => {
-                if let Err(err) = load_files(env, &mut files, need.0).await {
-                    put_index(manifest, files);
-                    return Err(err);
-                }
-            }
-            Err(SearchError::Corrupt(corrupt)) => {
-                put_index(manifest, files);
-                return Err(ApiError::Internal(corrupt.0));
-            }
-        }
-    };
-    put_index(manifest, files);
-    let mut answer = answer;
+/// Phrase search; also the `search_transcripts` tool.
+pub async fn phrase_search(env: &Env, query: &phrase::Query) -> Result<phrase::Answer, ApiError> {
+    let mut answer = with_index(env, |index, parts| phrase::search(index, query, parts)).await?;
     crate::speakers::hits_with_decisions(env, &mut answer).await?;
     Ok(answer)
 }
 
-async fn take_index(env: &Env) -> Result<(Rc<Manifest>, IndexFiles), ApiError> {
+/// Runs `step` against the phrase index, reading the parts it names until it answers.
+async fn with_index<T>(
+    env: &Env,
+    step: impl Fn(&Index, &IndexParts) -> Result<T, PhraseError>,
+) -> Result<T, ApiError> {
+    let (index, mut parts) = take_index(env).await?;
+    let outcome = loop {
+        match step(&index, &parts) {
+            Ok(answer) => break Ok(answer),
+            Err(PhraseError::Need(need)) => {
+                if let Err(err) = load_parts(env, &mut parts, need).await {
+                    break Err(err);
+                }
+            }
+            Err(PhraseError::Corrupt(corrupt)) => break Err(ApiError::Internal(corrupt.0)),
+        }
+    };
+    put_index(index, parts);
+    outcome
+}
+
+async fn take_index(env: &Env) -> Result<(Rc<Index>, IndexParts), ApiError> {
     let generation = crate::packs::generation(env).await?;
-    if let Some((at, manifest, files)) = INDEX.with(|cache| cache.borrow_mut().take())
+    if let Some((at, index, parts)) = INDEX.with(|cache| cache.borrow_mut().take())
         && at == generation
     {
-        return Ok((manifest, files));
+        return Ok((index, parts));
     }
     let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
         .await?
         .ok_or_else(|| ApiError::Internal("the quote index is missing: run the builder".into()))?;
     let manifest: Manifest =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("quote manifest: {err}")))?;
-    Ok((Rc::new(manifest), HashMap::new()))
+    let tables = fetch_bytes(env, format!("{INDEX_DIR}/{}", manifest.tables))
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("quote index file {} is missing", manifest.tables)))?;
+    let index = Index::open(manifest, &tables).map_err(|corrupt| ApiError::Internal(corrupt.0))?;
+    Ok((Rc::new(index), IndexParts::default()))
 }
 
-fn put_index(manifest: Rc<Manifest>, mut files: IndexFiles) {
+fn put_index(index: Rc<Index>, mut parts: IndexParts) {
     INDEX.with(|cache| {
         let mut cache = cache.borrow_mut();
-        // A concurrent request may have put back its own files meanwhile: keep both, if they are of
+        // A concurrent request may have put back its own parts meanwhile: keep both, if they are of
         // the same build.
         let generation = crate::packs::known_generation();
         if let Some((at, _, other)) = cache.take()
             && at == generation
         {
-            files.extend(other);
+            for (part, bytes) in other.parts {
+                parts.insert(part, bytes);
+            }
         }
-        if files.values().map(Vec::len).sum::<usize>() > INDEX_CACHE_MAX_BYTES {
-            files.clear();
-        }
-        *cache = Some((generation, manifest, files));
+        *cache = Some((generation, index, parts));
     });
 }
 
-async fn load_files(env: &Env, files: &mut IndexFiles, names: Vec<String>) -> Result<(), ApiError> {
-    let fetches = names.iter().map(|name| fetch_bytes(env, format!("{INDEX_DIR}/{name}")));
-    let loaded = futures::future::try_join_all(fetches).await?;
-    for (name, bytes) in names.into_iter().zip(loaded) {
-        let bytes = bytes.ok_or_else(|| ApiError::Internal(format!("quote index file {name} is missing")))?;
-        files.insert(name, bytes);
+impl IndexParts {
+    fn insert(&mut self, part: Part, bytes: Vec<u8>) {
+        if self.bytes + bytes.len() > INDEX_CACHE_MAX_BYTES {
+            self.parts.clear();
+            self.bytes = 0;
+        }
+        self.bytes += bytes.len();
+        self.parts.insert(part, bytes);
+    }
+}
+
+async fn load_parts(env: &Env, parts: &mut IndexParts, need: Vec<Part>) -> Result<(), ApiError> {
+    let paths: Vec<String> = need.iter().map(|part| format!("{INDEX_DIR}/{}", part.file)).collect();
+    let reads =
+        need.iter().zip(&paths).map(|(part, path)| crate::packs::get_part(env, path, part.offset, part.len));
+    let loaded = futures::future::try_join_all(reads).await?;
+    for (part, bytes) in need.into_iter().zip(loaded) {
+        let bytes =
+            bytes.ok_or_else(|| ApiError::Internal(format!("quote index file {} is missing", part.file)))?;
+        parts.insert(part, bytes);
     }
     Ok(())
 }

@@ -1,42 +1,27 @@
 //! Recipe routes: search over the static index.
 
-use domain::mcp::RecipePage;
-use domain::paging::{self, PAGE_BYTES};
+use domain::api::RecipePage;
+use domain::paging::{self, PAGE_BYTES, encode_cursor};
 use domain::search::overlay::{Listing, Plan, merge, rank};
-use domain::search::{self as index, Outcome, Query, SearchError, encode_cursor};
-use domain::text::Stemmers;
+use domain::search::{self, Outcome, Query};
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::http;
-use crate::{assets, overlay, store};
-
-thread_local! {
-    static STEMMERS: Stemmers = Stemmers::default();
-}
+use crate::overlay::with_stemmers;
+use crate::{index, overlay, store};
 
 /// `GET /api/recipes`: DESIGN.md §2's search, over the built index and the live D1 overlay.
-pub async fn search(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let url = req.url()?;
-    let pairs: Vec<(String, String)> =
-        url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
     let keyed = req.headers().has("Authorization")?;
-    let page = search_page(env, &pairs, keyed).await?;
+    let page = search_page(env, &query, keyed).await?;
     let body = serde_json::to_value(&page).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&body, 60)
 }
 
-/// Runs `f` with this isolate's stemmers.
-pub fn with_stemmers<T>(f: impl FnOnce(&Stemmers) -> T) -> T {
-    STEMMERS.with(f)
-}
-
-/// One page of search results for the `GET /api/recipes` parameters; also the `search_recipes` tool.
+/// One page of search results for a `GET /api/recipes` query; also the `search_recipes` tool.
 /// `keyed`: the request carries a key, so the caller's own writes must show at once.
-pub async fn search_page(env: &Env, pairs: &[(String, String)], keyed: bool) -> Result<RecipePage, ApiError> {
-    let query = Query::from_params(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .map_err(ApiError::BadParameters)?;
-
+pub async fn search_page(env: &Env, query: &Query, keyed: bool) -> Result<RecipePage, ApiError> {
     let view = overlay::search_view(env, keyed).await?;
     let mut built_query = query.clone();
     if view.live > 0 {
@@ -46,7 +31,7 @@ pub async fn search_page(env: &Env, pairs: &[(String, String)], keyed: bool) -> 
         built_query.filters.exclude.extend(view.replaced.iter().copied());
     }
     let built = search_built(env, &built_query).await?;
-    let outcome = if view.live > 0 { with_overlay(env, &query, built, view.live).await? } else { built };
+    let outcome = if view.live > 0 { with_overlay(env, query, built, view.live).await? } else { built };
 
     let mut items: Vec<_> = outcome.cards.iter().map(|card| card.view(query.lang)).collect();
     // A page stops at the byte budget as well as the count; the cursor then resumes after the last
@@ -59,26 +44,12 @@ pub async fn search_page(env: &Env, pairs: &[(String, String)], keyed: bool) -> 
     Ok(RecipePage { items, total: outcome.total, next_cursor: next_offset.map(encode_cursor) })
 }
 
-/// The built index's answer to `query`, loading the index files it names.
+/// The built index's answer to `query`.
 async fn search_built(env: &Env, query: &Query) -> Result<Outcome, ApiError> {
-    let (manifest, mut files) = assets::take_index(env).await?;
-    let outcome = loop {
-        match STEMMERS.with(|stemmers| index::search(&manifest, query, stemmers, &files)) {
-            Ok(outcome) => break outcome,
-            Err(SearchError::Need(need)) => {
-                if let Err(err) = files.load(env, need.0).await {
-                    assets::put_index(manifest, files);
-                    return Err(err);
-                }
-            }
-            Err(SearchError::Corrupt(corrupt)) => {
-                assets::put_index(manifest, files);
-                return Err(ApiError::Internal(corrupt.0));
-            }
-        }
-    };
-    assets::put_index(manifest, files);
-    Ok(outcome)
+    index::answer(env, |manifest, files| {
+        with_stemmers(|stemmers| search::search(manifest, query, stemmers, files))
+    })
+    .await
 }
 
 /// Merges the overlay's matches into `built` (the built list up to the end of the page): the D1 rows
@@ -90,7 +61,7 @@ async fn with_overlay(
     n_overlay: usize,
 ) -> Result<Outcome, ApiError> {
     let db = store::db(env)?;
-    let plan = STEMMERS.with(|stemmers| Plan::of(query, stemmers));
+    let plan = with_stemmers(|stemmers| Plan::of(query, stemmers));
     let merged = if plan.has_words() {
         let dictionary = overlay::dictionary(env, &plan.exact(), &plan.ranges()).await?;
         let wanted = plan.wanted(&dictionary);
@@ -98,21 +69,18 @@ async fn with_overlay(
             if wanted.is_empty() { Vec::new() } else { store::overlay_postings(&db, &wanted).await? };
         let built_list = overlay::built(env).await?;
         let window = query.offset + query.limit;
-        let fresh = STEMMERS
-            .with(|stemmers| {
-                rank(query, stemmers, &postings, n_overlay, window, |slug, version| {
-                    overlay::is_live(&built_list, slug, version)
-                })
+        let fresh = with_stemmers(|stemmers| {
+            rank(query, stemmers, &postings, n_overlay, window, |slug, version| {
+                overlay::is_live(&built_list, slug, version)
             })
-            .map_err(|err| ApiError::Internal(format!("overlay search: {err:?}")))?;
+        })
+        .map_err(|err| ApiError::Internal(format!("overlay search: {err:?}")))?;
         merge(built, fresh, query.offset, query.limit)
     } else {
         let listing = Listing::of(query, built.total);
-        let (rows, total) = if listing.limit == 0 {
-            (Vec::new(), store::overlay_count(&db).await?)
-        } else {
-            store::overlay_listing(&db, &listing).await?
-        };
+        // Also for a page that the built recipes fill: the total counts the overlay recipes the
+        // filters admit.
+        let (rows, total) = store::overlay_listing(&db, &listing).await?;
         let built_list = overlay::built(env).await?;
         let slugs = rows
             .into_iter()

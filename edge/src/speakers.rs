@@ -30,8 +30,6 @@ use crate::writes::json_body;
 
 /// Roles that may set speaker names.
 const EDITOR_ROLES: &[&str] = &["editor", "admin"];
-const DEFAULT_LIMIT: u32 = 100;
-const MAX_LIMIT: u32 = 1000;
 
 /// `%xx` escapes of a path segment decoded (labels such as `Ana Lima` arrive as `Ana%20Lima`).
 fn decode_segment(segment: &str) -> Result<String, ApiError> {
@@ -228,33 +226,14 @@ pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Resul
     let headers = response.headers_mut();
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", "no-store")?;
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    crate::headers::rate_limit(headers, &rate);
     http::cors(headers);
     Ok(response)
 }
 
 /// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first, at
 /// most `limit` and 1 MiB of them a page (`domain::paging`).
-pub async fn changes(req: &Request, env: &Env) -> Result<Response, ApiError> {
-    let (mut since, mut limit) = (0u64, DEFAULT_LIMIT);
-    let mut problems = Vec::new();
-    for (key, value) in req.url()?.query_pairs() {
-        match key.as_ref() {
-            "since" | "cursor" => match value.parse() {
-                Ok(n) => since = n,
-                Err(_) => problems.push(domain::Diagnostic::new(key, "must be a decision sequence number")),
-            },
-            "limit" => match value.parse() {
-                Ok(n) if (1..=MAX_LIMIT).contains(&n) => limit = n,
-                _ => problems.push(domain::Diagnostic::new("limit", format!("must be 1 to {MAX_LIMIT}"))),
-            },
-            other => problems.push(domain::Diagnostic::new(other, "unknown parameter")),
-        }
-    }
-    if !problems.is_empty() {
-        return Err(ApiError::BadParameters(problems));
-    }
+pub async fn changes(env: &Env, (since, limit): (u64, u32)) -> Result<Response, ApiError> {
     let rows: Vec<DecisionRow> = store::all(
         &store::db(env)?,
         "SELECT seq, episode_id, label, name, note, editor, at FROM speaker_decisions \

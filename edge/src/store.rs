@@ -3,8 +3,8 @@
 
 use domain::limits::LIVE_KEYS_PER_ACCOUNT;
 use domain::recipe::Published;
-use domain::search::Card;
 use domain::search::overlay::{Entry, Listing, Posting};
+use domain::search::{Card, FACETS_VERSION};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use worker::wasm_bindgen::JsValue;
@@ -398,7 +398,7 @@ pub async fn insert_recipe(db: &D1Database, row: NewRow<'_>) -> Result<(), worke
     let mut statements = vec![insert, feed];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1);
+    crate::waiting::note_waiting(row.slug, 1);
     Ok(())
 }
 
@@ -473,7 +473,7 @@ pub async fn update_recipe(db: &D1Database, update: Update<'_>) -> Result<bool, 
     statements.extend(search_rows(db, update.slug, update.expected + 1, update.search, Guard::Chained)?);
     let changed = batch(db, statements).await?.first().copied() == Some(1);
     if changed {
-        crate::overlay::note_waiting(update.slug, update.expected + 1);
+        crate::waiting::note_waiting(update.slug, update.expected + 1);
     }
     Ok(changed)
 }
@@ -533,31 +533,39 @@ fn search_rows(
     entry: Entry,
     guard: Guard,
 ) -> Result<Vec<D1PreparedStatement>, ApiError> {
-    crate::overlay::note_terms(&entry);
+    crate::waiting::note_terms(&entry);
     let guard = match guard {
         Guard::Always => "1",
         Guard::Chained => "changes() = 1",
         Guard::Current => "EXISTS (SELECT 1 FROM recipes WHERE slug = ?1 AND version = ?2)",
     };
     let card = serde_json::to_string(&entry.card).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let facets = entry.facets();
     let terms = serde_json::to_string(&entry.terms).map_err(|err| ApiError::Internal(err.to_string()))?;
     let version = version as i64;
     let upsert = stmt(
         db,
         &format!(
-            "INSERT INTO overlay_search (slug, version, live, flags, course, total_min, card) \
-             SELECT ?1, ?2, 1, ?3, ?4, ?5, ?6 WHERE {guard} \
+            "INSERT INTO overlay_search \
+             (slug, version, live, flags, course, total_min, card, facets, facets_version) \
+             SELECT ?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8 WHERE {guard} \
              ON CONFLICT (slug) DO UPDATE SET version = excluded.version, live = 1, flags = excluded.flags, \
-             course = excluded.course, total_min = excluded.total_min, card = excluded.card \
-             WHERE excluded.version > overlay_search.version"
+             course = excluded.course, total_min = excluded.total_min, card = excluded.card, \
+             facets = excluded.facets, facets_version = excluded.facets_version \
+             WHERE excluded.version > overlay_search.version \
+             OR (excluded.version = overlay_search.version AND overlay_search.live = 1 \
+                 AND excluded.facets_version <> overlay_search.facets_version)"
         ),
         &[
             Arg::Text(slug),
             Arg::Int(version),
+            // Read by no search since migration 0006; the Worker before it still wrote them.
             Arg::Int(i64::from(entry.card.flags)),
             Arg::Text(entry.card.course.code()),
             Arg::Int(i64::from(entry.total_min())),
             Arg::Text(&card),
+            Arg::Text(&facets),
+            Arg::Int(i64::from(FACETS_VERSION)),
         ],
     )?;
     let postings = stmt(
@@ -582,17 +590,6 @@ fn search_rows(
         &[Arg::Text(slug)],
     )?;
     Ok(vec![upsert, postings, dictionary, older])
-}
-
-/// How many overlay recipes the search table holds as live (some may wait for the sweep).
-pub async fn overlay_count(db: &D1Database) -> Result<u64, ApiError> {
-    #[derive(Deserialize)]
-    struct Count {
-        n: u64,
-    }
-    let count: Option<Count> =
-        first(db, "SELECT count(*) AS n FROM overlay_search WHERE live = 1", &[]).await?;
-    Ok(count.map_or(0, |count| count.n))
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -663,7 +660,7 @@ pub async fn overlay_postings(db: &D1Database, terms: &[String]) -> Result<Vec<P
     let terms = serde_json::to_string(terms).map_err(|err| ApiError::Internal(err.to_string()))?;
     all(
         db,
-        "SELECT p.term, p.slug, p.version, p.field, s.flags, s.course, s.total_min \
+        "SELECT p.term, p.slug, p.version, p.field, s.facets, s.total_min \
          FROM overlay_terms p JOIN overlay_search s ON s.slug = p.slug AND s.version = p.version AND s.live = 1 \
          WHERE p.term IN (SELECT value FROM json_each(?1))",
         &[Arg::Text(&terms)],
@@ -683,38 +680,28 @@ pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<
     struct Count {
         n: u64,
     }
-    let filter =
-        "live = 1 AND (flags & ?1) = ?1 AND (?2 IS NULL OR course = ?2) AND (?3 IS NULL OR total_min <= ?3)";
-    let flags = i64::from(listing.flags);
-    let count = stmt(
-        db,
-        &format!("SELECT count(*) AS n FROM overlay_search WHERE {filter}"),
-        &[Arg::Int(flags), course_arg(listing), max_arg(listing)],
-    )?;
+    // One condition per facet key, whatever filter asked for it (`domain::search::Filters::keys`).
+    let mut filter = "live = 1 AND (?1 IS NULL OR total_min <= ?1)".to_string();
+    let mut args = vec![listing.max_min.map_or(Arg::Null, |max| Arg::Int(i64::from(max)))];
+    for key in &listing.keys {
+        args.push(Arg::Text(key));
+        filter.push_str(&format!(" AND instr(facets, ?{}) > 0", args.len()));
+    }
+    let count = stmt(db, &format!("SELECT count(*) AS n FROM overlay_search WHERE {filter}"), &args)?;
+    let (limit, offset) = (args.len() + 1, args.len() + 2);
+    args.extend([Arg::Int(listing.limit as i64), Arg::Int(listing.offset as i64)]);
     let page = stmt(
         db,
-        &format!("SELECT slug, version FROM overlay_search WHERE {filter} ORDER BY slug LIMIT ?4 OFFSET ?5"),
-        &[
-            Arg::Int(flags),
-            course_arg(listing),
-            max_arg(listing),
-            Arg::Int(listing.limit as i64),
-            Arg::Int(listing.offset as i64),
-        ],
+        &format!(
+            "SELECT slug, version FROM overlay_search WHERE {filter} ORDER BY slug LIMIT ?{limit} OFFSET ?{offset}"
+        ),
+        &args,
     )?;
     let results = db.batch(vec![count, page]).await?;
     let n =
         results.first().map(|r| r.results::<Count>()).transpose()?.and_then(|rows| rows.into_iter().next());
     let rows = results.get(1).map(|r| r.results::<ListedRow>()).transpose()?.unwrap_or_default();
     Ok((rows, n.map_or(0, |count| count.n)))
-}
-
-fn course_arg(listing: &Listing) -> Arg<'static> {
-    listing.course.map_or(Arg::Null, Arg::Text)
-}
-
-fn max_arg(listing: &Listing) -> Arg<'static> {
-    listing.max_min.map_or(Arg::Null, |max| Arg::Int(i64::from(max)))
 }
 
 /// The stored cards of `slugs`.
@@ -771,14 +758,15 @@ pub async fn overlay_versions(db: &D1Database) -> Result<Vec<ListedRow>, ApiErro
     all(db, "SELECT slug, version FROM overlay_search WHERE live = 1", &[]).await
 }
 
-/// Overlay rows whose current version the search table does not hold (written before it existed).
+/// Overlay rows whose current version the search table does not hold (written before it existed),
+/// or holds as live with facet keys of another [`FACETS_VERSION`].
 pub async fn unindexed_overlay(db: &D1Database, limit: u32) -> Result<Vec<OverlayRow>, ApiError> {
     all(
         db,
         "SELECT r.slug, r.account_id, r.version, r.doc FROM recipes r \
          LEFT JOIN overlay_search s ON s.slug = r.slug AND s.version >= r.version \
-         WHERE s.slug IS NULL LIMIT ?1",
-        &[Arg::Int(i64::from(limit))],
+         WHERE s.slug IS NULL OR (s.live = 1 AND s.version = r.version AND s.facets_version <> ?2) LIMIT ?1",
+        &[Arg::Int(i64::from(limit)), Arg::Int(i64::from(FACETS_VERSION))],
     )
     .await
 }
@@ -1017,6 +1005,6 @@ pub async fn insert_diet_version(
     let mut statements = vec![insert, feed, made];
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
-    crate::overlay::note_waiting(row.slug, 1);
+    crate::waiting::note_waiting(row.slug, 1);
     Ok(())
 }

@@ -170,6 +170,7 @@ async fn make(
                         model: provider.model().to_string(),
                         prompt_sha256: domain::ai::prompt_sha256(&digest_of),
                     }),
+                    photo: None,
                 },
             };
             let doc = writes::to_json(&published)?;

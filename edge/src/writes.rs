@@ -3,8 +3,9 @@
 //! store, and writes the overlay row and its change-feed item in one D1 transaction.
 //!
 //! Order of checks: key (401), rate limit (429), media type (415), size (413), JSON (400), document
-//! (422), slug (404), owner (403), version (409). A request that fails any of them writes nothing but
-//! its rate-limit count.
+//! (422), slug (404), owner (403), version (412 for a stale `If-Match`, RFC 9110 §13.1.1). A request
+//! that fails any of them writes nothing but its rate-limit count. `If-Match` is optional (no 428): a
+//! change without it applies to whatever version is current, and a lost race is then a 409.
 
 use domain::Diagnostic;
 use domain::limits::RateDecision;
@@ -109,8 +110,7 @@ fn written(
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", "no-store")?;
     headers.set("ETag", &etag(version))?;
-    headers.set("RateLimit", &rate.header())?;
-    headers.set("RateLimit-Policy", &rate.policy_header())?;
+    crate::headers::rate_limit(headers, rate);
     if let Some(location) = location {
         headers.set("Location", location)?;
     }
@@ -315,15 +315,22 @@ pub async fn change_recipe(
         search,
     };
     if !store::update_recipe(&db, update).await? {
-        return Err(ApiError::Conflict(format!(
+        let detail = format!(
             "`{slug}` changed while you were writing: version {expected} is no longer current; read it again"
-        )));
+        );
+        // Losing the race breaks the caller's `If-Match` when they sent one (412); otherwise it is a
+        // plain conflict with another writer (409).
+        return Err(if if_match.is_some_and(|h| h.trim() != "*") {
+            ApiError::PreconditionFailed(detail)
+        } else {
+            ApiError::Conflict(detail)
+        });
     }
     Ok(next)
 }
 
 fn stale(slug: &str, expected: u64, current: u64) -> ApiError {
-    ApiError::Conflict(format!(
+    ApiError::PreconditionFailed(format!(
         "If-Match names version {expected} of `{slug}` but the current version is {current}; read it again"
     ))
 }

@@ -14,8 +14,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use anyhow::Result;
+use domain::index::{Need, SearchError};
 use domain::recipe::{Source, validate};
-use domain::search::{Card, DocTerms, Filters, IndexBuilder, Manifest, Need, Query, SearchError, search};
+use domain::search::{Card, DocTerms, Filters, IndexBuilder, Manifest, Query, search};
 use domain::text::Stemmers;
 use serde_json::Value;
 use tests::corpus::{Rng, generate, templates};

@@ -57,6 +57,10 @@ fn a_bad_content_folder_lists_every_problem_and_writes_nothing() {
     let expected = expect_test::expect![[r#"
         tests/data/bad-content/recipes/Bad_Name.json: (file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
         tests/data/bad-content/recipes/Bad_Name.json:2:1: (json): EOF while parsing an object
+        tests/data/bad-content/recipes/bad-photo.json:13:58: photo.size: unknown field
+        tests/data/bad-content/recipes/bad-photo.json:13:13: photo.file: must name an image under photos/: lower-case letters, digits, `-`, `_` and `.`, ending in .jpg, .jpeg, .png, .webp
+        tests/data/bad-content/recipes/bad-photo.json:13:3: photo.licence: is required: open data must say under which licence the photo is
+        tests/data/bad-content/recipes/bad-photo.json:13:44: photo.credit: must not be empty
         tests/data/bad-content/recipes/hidden-text.json:2:3: emoji: must be exactly one emoji character, such as 🍲
         tests/data/bad-content/recipes/hidden-text.json:15:7: texts.en.title: character 5 is the control character U+0000; a single line takes none
         tests/data/bad-content/recipes/hidden-text.json:16:7: texts.en.summary: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line
@@ -79,6 +83,10 @@ fn check_for_github_reports_each_problem_as_an_annotation_on_its_file_and_line()
     let expected = expect_test::expect![[r#"
         ::error file=tests/data/bad-content/recipes/Bad_Name.json::(file name): `Bad_Name` is not a slug: use 3-80 lower-case letters, digits and single hyphens
         ::error file=tests/data/bad-content/recipes/Bad_Name.json,line=2,col=1::(json): EOF while parsing an object
+        ::error file=tests/data/bad-content/recipes/bad-photo.json,line=13,col=58::photo.size: unknown field
+        ::error file=tests/data/bad-content/recipes/bad-photo.json,line=13,col=13::photo.file: must name an image under photos/: lower-case letters, digits, `-`, `_` and `.`, ending in .jpg, .jpeg, .png, .webp
+        ::error file=tests/data/bad-content/recipes/bad-photo.json,line=13,col=3::photo.licence: is required: open data must say under which licence the photo is
+        ::error file=tests/data/bad-content/recipes/bad-photo.json,line=13,col=44::photo.credit: must not be empty
         ::error file=tests/data/bad-content/recipes/hidden-text.json,line=2,col=3::emoji: must be exactly one emoji character, such as 🍲
         ::error file=tests/data/bad-content/recipes/hidden-text.json,line=15,col=7::texts.en.title: character 5 is the control character U+0000; a single line takes none
         ::error file=tests/data/bad-content/recipes/hidden-text.json,line=16,col=7::texts.en.summary: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line

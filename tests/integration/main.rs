@@ -3,6 +3,7 @@
 
 mod ai;
 mod cooking;
+mod http;
 mod kitchen;
 mod layout;
 mod limits;
@@ -32,6 +33,11 @@ fn main() -> std::process::ExitCode {
         recipes_read::unknown_routes_and_methods_are_problems,
         recipes_read::preflight_allows_any_origin,
         recipes_read::a_dump_in_parts_still_reads_as_one_file,
+        // RFC 9110 on every answer, and Google's Recipe rich results through extruct (issue 15).
+        http::if_none_match_lists_and_star_answer_304_on_every_get,
+        http::every_published_file_has_a_content_type,
+        http::unknown_methods_are_405_with_allow_never_another_method,
+        http::recipe_pages_qualify_for_google_recipe_rich_results,
         layout::packed_files_read_whole_from_the_start_middle_and_end_of_a_pack,
         layout::a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version,
         layout::a_full_build_beside_a_running_worker_keeps_every_read_200,
@@ -44,6 +50,7 @@ fn main() -> std::process::ExitCode {
         quotes::attribute_lands_on_word_times,
         quotes::attribute_flags_tails_speaker_changes_and_misses,
         quotes::attribute_on_a_real_changelog_episode_keeps_its_licence,
+        quotes::attribute_without_source_url_searches_every_episode,
         quotes::attribute_bad_input_is_problem_json,
         quotes::shows_list_episode_counts_and_licences,
         quotes::episodes_page_with_a_cursor,
@@ -61,6 +68,7 @@ fn main() -> std::process::ExitCode {
         recipes_write::bad_input_is_a_problem_naming_what_is_wrong,
         recipes_write::unclean_text_is_422_naming_the_field,
         recipes_write::search_shows_overlay_recipes_and_hides_replaced_versions,
+        recipes_write::a_listing_filters_overlay_recipes_by_the_facets_the_build_filters_by,
         recipes_write::a_search_answers_alike_before_and_after_two_thousand_writes_that_do_not_match_it,
         recipes_write::fifty_concurrent_changes_with_one_if_match_make_exactly_one_200,
         recipes_write::twenty_concurrent_forks_get_twenty_distinct_slugs,
@@ -108,5 +116,7 @@ fn main() -> std::process::ExitCode {
         // Speaker names set by editors (issue 7).
         speakers::speaker_names_need_a_key_and_the_editor_role,
         speakers::an_editors_speaker_name_shows_at_once_and_syncs_to_git,
+        // Last: schemathesis signs in and posts forms at random, which counts against per-address limits.
+        mcp::schemathesis_finds_every_valid_request_accepted_and_every_status_described,
     ])
 }

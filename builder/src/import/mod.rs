@@ -166,6 +166,7 @@ fn write_changelog_records(
         licence: Some(CHANGELOG_LICENCE.into()),
         attribution: Some(CHANGELOG_ATTRIBUTION.into()),
         derived_from: Some(format!("https://github.com/thechangelog/transcripts/blob/master/{corpus_path}")),
+        audio_url: None,
     };
     let names = Names {
         labels: speakers

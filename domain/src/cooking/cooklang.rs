@@ -1,12 +1,13 @@
 //! Cooklang out: one language of a recipe as a `.cook` file (<https://cooklang.org/docs/spec/>).
 //!
-//! Metadata goes in YAML front matter (title, description, servings, times, course, difficulty,
-//! diet, locale, licence, source URL, author, emoji). Our recipes list their ingredients apart from
-//! their steps, and Cooklang has no such list: so the file opens with a section of ingredient lines,
-//! each a paragraph holding one ingredient and nothing else (`@strong white bread flour{500%g}`),
-//! then a section of the steps, each a paragraph with its text as written and, when it has a timer,
-//! the timer at its end (`~{10%min}`). Tips close the file as a note. Grown-up flags and gluten
-//! checks have no Cooklang form: they are comments, which a parser drops and a reader sees.
+//! Metadata goes in YAML front matter (title, description, servings, times, course, cuisine,
+//! difficulty, diet, locale, licence, source URL, author, emoji). Our recipes list their
+//! ingredients apart from their steps, and Cooklang has no such list: so the file opens with a
+//! section of ingredient lines, each a paragraph holding one ingredient and nothing else (`@strong
+//! white bread flour{500%g}`), then a section of the steps, each a paragraph with its text as
+//! written and, when it has a timer, the timer at its end (`~{10%min}`). Tips close the file as a
+//! note. Grown-up flags and gluten checks have no Cooklang form: they are comments, which a parser
+//! drops and a reader sees.
 //!
 //! The reading rule that brings this back, which `builder import-recipe` applies to any `.cook`
 //! file: a step made of one ingredient and nothing else is an ingredient line, not a step; a timer
@@ -64,6 +65,9 @@ pub fn export(published: &Published, lang: Lang, site: &str) -> String {
     field("cook time", format!("{} minutes", recipe.cook_min));
     field("time", format!("{} minutes", recipe.total_min()));
     field("course", recipe.course.code().to_string());
+    if let Some(cuisine) = &recipe.cuisine {
+        field("cuisine", yaml_string(cuisine));
+    }
     field("difficulty", DIFFICULTIES[usize::from(recipe.difficulty.clamp(1, 3)) - 1].to_string());
     let diets: Vec<String> =
         DIETS.iter().filter(|(flag, _)| recipe.flag(flag)).map(|(_, name)| yaml_string(name)).collect();

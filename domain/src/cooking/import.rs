@@ -104,6 +104,9 @@ pub fn from_cooklang(source: &str, lang: Option<Lang>) -> Draft {
         },
         None => draft.ask("course", format!("which course is it? add `course:` with one of {COURSES}")),
     }
+    if let Some(cuisine) = meta("cuisine") {
+        draft.set("cuisine", json!(cuisine));
+    }
     match meta("difficulty").as_deref().and_then(difficulty_of) {
         Some(n) => draft.set("difficulty", json!(n)),
         None => draft.ask("difficulty", "how hard is it? add `difficulty: easy` (or medium, hard)"),
@@ -532,6 +535,9 @@ pub fn from_schema_org(json_ld: &Value, lang: Option<Lang>) -> Draft {
                 categories.join(", ")
             ),
         ),
+    }
+    if let Some(cuisine) = list_of(recipe.get("recipeCuisine")).into_iter().next() {
+        draft.set("cuisine", json!(cuisine));
     }
     draft.ask("difficulty", "schema.org has no difficulty; set `difficulty` to 1 (easy), 2 or 3");
     draft.ask("emoji", "schema.org has no emoji; set `emoji` to one emoji for the dish");

@@ -16,12 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use super::quantity::Rounding;
 use super::units::{self, Dimension, Measure, System, Unit};
-use crate::Diagnostic;
-use crate::diagnostic::once_each;
-use crate::recipe::{Ingredient, Lang, MAX_SERVINGS, Published};
+use crate::recipe::{Ingredient, Lang, Published};
 use crate::text;
 
-/// What a reader asked for: `servings` (1–100) and `units`.
+/// What a reader asked for: `servings` (1–100) and `units` (read and checked by
+/// `crate::api::RecipeView` and `crate::api::RecipeCooklang`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Request {
     pub servings: Option<u32>,
@@ -29,32 +28,6 @@ pub struct Request {
 }
 
 impl Request {
-    /// From query parameters; other parameters are not this function's business and are left alone.
-    /// Every bad value is a problem naming its parameter.
-    pub fn from_params<'a>(
-        params: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Result<Request, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let ours = params.into_iter().filter(|(key, _)| matches!(*key, "servings" | "units"));
-        let mut request = Request::default();
-        for (key, value) in once_each(ours, &mut problems) {
-            match key {
-                "servings" => match value.parse::<u32>() {
-                    Ok(n) if (1..=MAX_SERVINGS).contains(&n) => request.servings = Some(n),
-                    _ => problems.push(Diagnostic::new(
-                        "servings",
-                        format!("must be a whole number from 1 to {MAX_SERVINGS}"),
-                    )),
-                },
-                _ => match System::parse(value) {
-                    Some(system) => request.units = Some(system),
-                    None => problems.push(Diagnostic::new("units", "must be `metric` or `us`")),
-                },
-            }
-        }
-        if problems.is_empty() { Ok(request) } else { Err(problems) }
-    }
-
     /// Whether the reader asked for the recipe as it is.
     pub fn is_plain(&self) -> bool {
         self.servings.is_none() && self.units.is_none()

@@ -174,38 +174,42 @@ fn tool_calls_are_typed_and_bad_arguments_become_tool_errors() {
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_recipes","arguments":{"q":"soup","vegan":true,"course":"soup"}}}"#,
         &none(),
         expect![[
-            r#"call search_recipes Handshake Ok(SearchRecipes(SearchRecipes { q: Some("soup"), gf: None, vegan: Some(true), vegetarian: None, dairy_free: None, nut_free: None, course: Some(Soup), max_min: None, lang: None, limit: None, cursor: None }))"#
+            r#"call search_recipes Handshake Ok(SearchRecipes(Query { q: "soup", filters: Filters { flags: ["vegan"], course: Some(Soup), max_min: None, exclude: [] }, lang: None, offset: 0, limit: 20 }))"#
         ]],
     );
     check(
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"make_diet_version","arguments":{"slug":"hummus","kind":"keto"}}}"#,
         &none(),
         expect![[
-            r#"call make_diet_version Handshake Err("the arguments do not fit the input schema: unknown variant `keto`, expected one of `gf`, `vegan`, `both`")"#
+            r#"call make_diet_version Handshake Err([Diagnostic { field: "kind", reason: "must be gf, vegan or both" }])"#
         ]],
-    );
-    let params = SearchRecipes {
-        q: Some("soup".into()),
-        gf: Some(true),
-        vegan: Some(false),
-        limit: Some(5),
-        ..Default::default()
-    }
-    .params();
-    assert_eq!(
-        params,
-        [("q", "soup"), ("gf", "1"), ("limit", "5")].map(|(k, v)| (k.to_string(), v.to_string()))
     );
 }
 
 #[test]
 fn failures_tell_the_agent_its_next_step() {
     let update = tool("update_recipe").expect("listed");
-    let problem = json!({"status": 403, "detail": "`hummus` belongs to commonplace"});
-    let ToolOutcome::Failed { message, .. } = failure(update, Some("hummus"), problem) else { panic!() };
+    let detail = "`hummus` belongs to commonplace";
+    let ToolOutcome::Failed { message, .. } =
+        failure(update, Some("hummus"), &Refusal::NotYours, detail, json!({"status": 403}))
+    else {
+        panic!()
+    };
     assert!(message.contains("Call fork_recipe with {\"slug\": \"hummus\"}"), "{message}");
     let create = tool("create_recipe").expect("listed");
-    let problem = json!({"status": 401, "detail": "send `Authorization: Bearer <key>`"});
-    let ToolOutcome::Failed { message, .. } = failure(create, None, problem) else { panic!() };
+    let detail = "send `Authorization: Bearer <key>`";
+    let ToolOutcome::Failed { message, .. } =
+        failure(create, None, &Refusal::NoKey, detail, json!({"status": 401}))
+    else {
+        panic!()
+    };
+    let search = tool("search_recipes").expect("listed");
+    let problems = vec![Diagnostic::new("limit", "must be a whole number from 1 to 100")];
+    let ToolOutcome::Failed { message: bad, .. } =
+        failure(search, None, &Refusal::BadArguments(problems), "", json!({"status": 400}))
+    else {
+        panic!()
+    };
+    assert!(bad.contains("limit: must be a whole number from 1 to 100"), "{bad}");
     assert!(message.contains("/kitchen"), "{message}");
 }

@@ -8,7 +8,10 @@
 //! We rejected character-level fuzzy search over the whole text: it is slower by orders of magnitude on
 //! a three-hour transcript and puts `start_s` between words instead of on them.
 
-pub mod normalise;
+pub mod cite;
+pub mod corpus;
+// The tokeniser lives with the transcripts it reads.
+pub use crate::transcript::normalise;
 pub mod phrase;
 pub mod views;
 
@@ -179,10 +182,18 @@ pub struct Match {
     pub speakers: Vec<SpeakerPart>,
     pub pipeline: String,
     pub trust: Trust,
-    /// The transcript's words that matched.
+    /// The transcript's words that matched (each piece of an edited quote, joined by ` … `).
     pub text: String,
     pub matched_words: usize,
     pub quote_words: usize,
+    /// The quote was edited the way quotes are in print: pieces joined by an ellipsis (`…`, `...`),
+    /// or a `[bracketed]` word standing for the original ones. Each piece was found, in order,
+    /// close together; `trust` is then `review`.
+    pub edited: bool,
+    /// A plain-text citation: speaker, episode, show, date, and the start as `h:mm:ss`.
+    pub cite: String,
+    /// The audio at the quote's start when the episode's audio is known, else the episode's page.
+    pub listen_url: String,
 }
 
 /// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` (DESIGN.md §3).
@@ -192,9 +203,20 @@ pub struct Attribution {
     pub found: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    pub episode: EpisodeRef,
+    /// The episode asked about, or the one the quote was found in; absent when a search of the whole
+    /// corpus found nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episode: Option<EpisodeRef>,
     #[serde(flatten)]
     pub found_at: Option<Match>,
+    /// A search of the whole corpus (no `source_url`): how many passages hold the quote (its
+    /// longest piece) word for word; at least 1 when found.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<u64>,
+    /// A search of the whole corpus: other places that hold the quote word for word (a guest
+    /// repeating themselves, a clip replayed later), up to [`corpus::MAX_ALTERNATIVES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alternatives: Option<Vec<corpus::Alternative>>,
 }
 
 /// Checks `quote` as `/api/attribute` receives it.
@@ -225,24 +247,70 @@ struct Alignment {
     edits: usize,
 }
 
-/// Finds `quote` in the transcript.
+/// Finds `quote` in the transcript. A quote with the marks of an edit ([`corpus::split_edits`]) whose
+/// words do not stand so in the transcript is found piece by piece. (Transcripts have ellipses and
+/// bracketed non-speech too: a quote copied from one with them is not an edited quote.)
 pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Attribution {
+    let whole = attribute_pieces(canonical, prepared, &[words_of(quote)], false);
+    let edits = corpus::split_edits(quote);
+    if !edits.edited || whole.found_at.as_ref().is_some_and(|m| m.verbatim) {
+        return whole;
+    }
+    let pieces: Vec<Vec<String>> = edits.pieces.iter().map(|piece| words_of(piece)).collect();
+    let edited = attribute_pieces(canonical, prepared, &pieces, true);
+    if edited.found { edited } else { whole }
+}
+
+/// Finds the pieces of a quote, in order and close together.
+fn attribute_pieces(
+    canonical: &Canonical,
+    prepared: &Prepared,
+    pieces: &[Vec<String>],
+    edited: bool,
+) -> Attribution {
     let not_found = || Attribution {
         found: false,
         reason: Some("quote_not_found".into()),
-        episode: canonical.episode.clone(),
+        episode: Some(canonical.episode.clone()),
         found_at: None,
+        matches: None,
+        alternatives: None,
     };
-    let quote_tokens: Vec<String> = normalise::tokens(quote).into_iter().map(|t| t.norm).collect();
-    let Some(alignment) = best_alignment(prepared, &quote_tokens) else { return not_found() };
-    let n_quote = quote_tokens.len();
-    let matched = alignment.exact + alignment.fuzzy;
-    let needed = if n_quote <= 3 { n_quote } else { 3.max(n_quote.div_ceil(2)) };
-    if matched < needed || alignment.token_end <= alignment.token_start {
+    let Some(longest) = (0..pieces.len()).max_by_key(|&idx| (pieces[idx].len(), usize::MAX - idx)) else {
         return not_found();
+    };
+    let Some(anchor) =
+        best_alignment(prepared, &pieces[longest], None).filter(|a| enough(a, &pieces[longest]))
+    else {
+        return not_found();
+    };
+    // The other pieces, in order, near the longest one.
+    let mut found: Vec<Alignment> = vec![anchor];
+    let near = |a: &Alignment| {
+        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.tokens.len()))
+    };
+    for idx in (0..longest).rev() {
+        let (from, _) = near(&found[0]);
+        let Some(a) = best_alignment(prepared, &pieces[idx], Some((from, found[0].token_start)))
+            .filter(|a| enough(a, &pieces[idx]))
+        else {
+            return not_found();
+        };
+        found.insert(0, a);
+    }
+    for piece in &pieces[longest + 1..] {
+        let last = found.last().expect("the anchor");
+        let (_, to) = near(last);
+        let Some(a) =
+            best_alignment(prepared, piece, Some((last.token_end, to))).filter(|a| enough(a, piece))
+        else {
+            return not_found();
+        };
+        found.push(a);
     }
 
-    let tokens = &prepared.tokens[alignment.token_start..alignment.token_end];
+    let (first_alignment, last_alignment) = (&found[0], &found[found.len() - 1]);
+    let tokens = &prepared.tokens[first_alignment.token_start..last_alignment.token_end];
     let first = &tokens[0];
     let last = &tokens[tokens.len() - 1];
     let segments = &canonical.segments;
@@ -264,26 +332,31 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
     if !crosses_speaker {
         speakers.clear();
     }
-    let exact = alignment.quote_start == 0 && alignment.quote_end == n_quote;
-    let verbatim = exact && alignment.exact == n_quote && alignment.edits == 0;
+    let exact = found.iter().zip(pieces).all(|(a, piece)| a.quote_start == 0 && a.quote_end == piece.len());
+    let verbatim = exact && found.iter().zip(pieces).all(|(a, piece)| a.exact == piece.len() && a.edits == 0);
     let resolved = canonical.speaker(label);
-    let trust = if verbatim && !crosses_speaker && resolved.name_state.is_trustworthy() {
+    let trust = if verbatim && !edited && !crosses_speaker && resolved.name_state.is_trustworthy() {
         Trust::High
     } else {
         Trust::Review
     };
     let segment_start_s =
         segments[..=first.segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
+    let text: Vec<String> =
+        found.iter().map(|a| span_text(segments, &prepared.tokens[a.token_start..a.token_end])).collect();
+    let start_s = round_ms(first.start_s);
 
     Attribution {
         found: true,
         reason: None,
-        episode: canonical.episode.clone(),
+        episode: Some(canonical.episode.clone()),
         found_at: Some(Match {
+            cite: cite::cite(&canonical.episode, resolved.name.as_deref(), label, start_s),
+            listen_url: cite::listen_url(&canonical.episode, start_s),
             name: resolved.name,
             name_state: resolved.name_state,
             speaker: label.clone(),
-            start_s: round_ms(first.start_s),
+            start_s,
             segment_start_s: segment_start_s.map(round_ms),
             end_s: round_ms(last.end_s),
             times_estimated: first.estimated || last.estimated,
@@ -293,11 +366,29 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
             speakers,
             pipeline: canonical.pipeline.clone(),
             trust,
-            text: span_text(segments, tokens),
-            matched_words: matched,
-            quote_words: n_quote,
+            text: text.join(" … "),
+            matched_words: found.iter().map(|a| a.exact + a.fuzzy).sum(),
+            quote_words: pieces.iter().map(Vec::len).sum(),
+            edited,
         }),
+        matches: None,
+        alternatives: None,
     }
+}
+
+/// How far from the longest piece of an edited quote the other pieces may be, in words.
+const NEAR_TOKENS: usize = 300;
+
+fn words_of(text: &str) -> Vec<String> {
+    normalise::tokens(text).into_iter().map(|t| t.norm).collect()
+}
+
+/// Whether an alignment matched enough of its quote to count as found.
+fn enough(alignment: &Alignment, quote: &[String]) -> bool {
+    let n_quote = quote.len();
+    let matched = alignment.exact + alignment.fuzzy;
+    let needed = if n_quote <= 3 { n_quote } else { 3.max(n_quote.div_ceil(2)) };
+    matched >= needed && alignment.token_end > alignment.token_start
 }
 
 /// The transcript text from the first token to the last, across segments.
@@ -313,8 +404,17 @@ fn span_text(segments: &[Segment], tokens: &[TokenAt]) -> String {
     parts.join(" ")
 }
 
-/// Proposes alignments from the quote's rarest tokens and keeps the best-scoring one.
-fn best_alignment(prepared: &Prepared, quote: &[String]) -> Option<Alignment> {
+/// Proposes alignments from the quote's rarest tokens and keeps the best-scoring one; `within`
+/// keeps to a range of tokens.
+fn best_alignment(
+    prepared: &Prepared,
+    quote: &[String],
+    within: Option<(usize, usize)>,
+) -> Option<Alignment> {
+    if let Some((from, to)) = within {
+        let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.vocab.get(word).copied()).collect();
+        return (from < to).then(|| align(prepared, &ids, quote, from, to)).filter(|a| a.score > 0);
+    }
     let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.vocab.get(word).copied()).collect();
     let mut anchors: Vec<(usize, usize)> = ids
         .iter()

@@ -16,43 +16,6 @@ pub struct Filters {
     pub to: Option<f64>,
 }
 
-/// Parses the transcript and speakers parameters; `allow_speaker` is false for the speakers call.
-pub fn parse_filters<'a>(
-    params: impl IntoIterator<Item = (&'a str, &'a str)>,
-    allow_speaker: bool,
-) -> Result<Filters, Vec<Diagnostic>> {
-    let mut filters = Filters::default();
-    let mut problems = Vec::new();
-    for (key, value) in crate::diagnostic::once_each(params, &mut problems) {
-        match key {
-            "speaker" if allow_speaker => {
-                if value.trim().is_empty() {
-                    problems.push(Diagnostic::new("speaker", "must not be empty"));
-                } else {
-                    filters.speaker = Some(value.trim().to_string());
-                }
-            }
-            "from" | "to" => match parse_seconds(value) {
-                Some(seconds) if key == "from" => filters.from = Some(seconds),
-                Some(seconds) => filters.to = Some(seconds),
-                None => problems.push(Diagnostic::new(key, "must be a number of seconds, 0 or more")),
-            },
-            other => problems.push(Diagnostic::new(other, "unknown parameter")),
-        }
-    }
-    if let (Some(from), Some(to)) = (filters.from, filters.to)
-        && from > to
-    {
-        problems.push(Diagnostic::new("from", "must not be after `to`"));
-    }
-    if problems.is_empty() { Ok(filters) } else { Err(problems) }
-}
-
-fn parse_seconds(value: &str) -> Option<f64> {
-    let seconds: f64 = value.trim().parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then_some(seconds)
-}
-
 /// One segment as an answer shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -273,7 +236,7 @@ impl Page {
                 _ => problems
                     .push(Diagnostic::new("limit", format!("must be a whole number from 1 to {MAX_LIMIT}"))),
             },
-            "cursor" => match crate::search::decode_cursor(value) {
+            "cursor" => match crate::paging::decode_cursor(value) {
                 Some(offset) => self.offset = offset,
                 None => problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out")),
             },
@@ -300,25 +263,8 @@ impl Page {
     /// The cursor of what follows the first `kept` items of this page, of `total`; `None` at the end.
     pub fn next_cursor(&self, kept: usize, total: usize) -> Option<String> {
         let end = self.offset.min(total) + kept;
-        (end < total).then(|| crate::search::encode_cursor(end))
+        (end < total).then(|| crate::paging::encode_cursor(end))
     }
-}
-
-/// Parses `/api/episodes` parameters: `show`, `limit`, `cursor`.
-pub fn parse_episode_list<'a>(
-    params: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Result<(Option<String>, Page), Vec<Diagnostic>> {
-    let mut page = Page::default();
-    let mut show = None;
-    let mut problems = Vec::new();
-    for (key, value) in params {
-        if key == "show" {
-            show = Some(value.to_string());
-        } else if !page.read(key, value, &mut problems) {
-            problems.push(Diagnostic::new(key, "unknown parameter"));
-        }
-    }
-    if problems.is_empty() { Ok((show, page)) } else { Err(problems) }
 }
 
 #[cfg(test)]
@@ -352,6 +298,9 @@ mod tests {
                 show: "s".into(),
                 licence: "CC0-1.0".into(),
                 attribution: None,
+                show_title: None,
+                published: None,
+                audio_url: None,
             },
             pipeline: "p".into(),
             kind: RunKind::Asr,
@@ -365,25 +314,27 @@ mod tests {
     }
 
     fn check_transcript(query: &[(&str, &str)], expect: Expect) {
-        let rendered = match parse_filters(query.iter().copied(), true) {
-            Ok(filters) => {
-                let view = transcript(&canonical(), &filters);
-                let mut out = format!("{:?}\n", view.filters);
-                for s in view.segments {
-                    out.push_str(&format!(
-                        "{} {:?} {}-{} {:?}{}\n",
-                        s.speaker,
-                        s.name,
-                        s.start_s,
-                        s.end_s,
-                        s.text,
-                        if s.clipped { " clipped" } else { "" }
-                    ));
+        let params = [("episode_id", "ep_test")].into_iter().chain(query.iter().copied());
+        let rendered =
+            match crate::api::from_query::<crate::api::TranscriptQuery>(params).map(|(_, filters)| filters) {
+                Ok(filters) => {
+                    let view = transcript(&canonical(), &filters);
+                    let mut out = format!("{:?}\n", view.filters);
+                    for s in view.segments {
+                        out.push_str(&format!(
+                            "{} {:?} {}-{} {:?}{}\n",
+                            s.speaker,
+                            s.name,
+                            s.start_s,
+                            s.end_s,
+                            s.text,
+                            if s.clipped { " clipped" } else { "" }
+                        ));
+                    }
+                    out
                 }
-                out
-            }
-            Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
-        };
+                Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
+            };
         expect.assert_eq(&rendered);
     }
 
@@ -406,8 +357,8 @@ mod tests {
         check_transcript(
             &[("from", "9"), ("to", "3"), ("x", "1")],
             expect![[r#"
-                x: unknown parameter
                 from: must not be after `to`
+                x: unknown parameter
             "#]],
         );
     }
@@ -458,12 +409,12 @@ mod tests {
             assert!(!got.is_empty() && got.len() <= 2, "{}", got.len());
             seen.extend(got.iter().map(|item| &item[..1]));
             match next {
-                Some(cursor) => page.offset = crate::search::decode_cursor(&cursor).unwrap(),
+                Some(cursor) => page.offset = crate::paging::decode_cursor(&cursor).unwrap(),
                 None => break,
             }
         }
         assert_eq!(seen, ["0", "1", "2", "3", "4"]);
         let (small, next) = Page { offset: 1, limit: 2 }.slice_within(&["a", "b", "c", "d"]);
-        assert_eq!((small, next.and_then(|c| crate::search::decode_cursor(&c))), (&["b", "c"][..], Some(3)));
+        assert_eq!((small, next.and_then(|c| crate::paging::decode_cursor(&c))), (&["b", "c"][..], Some(3)));
     }
 }

@@ -21,10 +21,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Card, CardText, DocTerms, IndexBuilder, MAX_SHARD_PREFIX, MIN_TYPO_WORD_CHARS, Outcome, Query,
-    SearchError, search,
+    Card, CardText, DocTerms, Filters, IndexBuilder, MAX_SHARD_PREFIX, MIN_TYPO_WORD_CHARS, Outcome, Query,
+    keys_text, search,
 };
-use crate::recipe::{Course, FLAGS, Recipe};
+use crate::index::SearchError;
+use crate::recipe::{Course, Recipe};
 use crate::text::{Stemmers, query_words, within_one_edit};
 
 /// Where in a recipe a term occurs, best first: the built index's three postings.
@@ -57,9 +58,14 @@ impl Entry {
         }
     }
 
-    /// The facet columns a listing filters on.
+    /// The total time a listing filters on.
     pub fn total_min(&self) -> u32 {
         self.card.prep_min + self.card.cook_min
+    }
+
+    /// The facet keys a search filters on ([`keys_text`] of [`super::DocFacets::keys`]).
+    pub fn facets(&self) -> String {
+        keys_text(&self.card.facets().keys())
     }
 }
 
@@ -168,8 +174,8 @@ pub struct Posting {
     pub slug: String,
     pub version: u64,
     pub field: u8,
-    pub flags: u8,
-    pub course: String,
+    /// The recipe's facet keys, as [`Entry::facets`] stored them.
+    pub facets: String,
     pub total_min: u32,
 }
 
@@ -198,13 +204,19 @@ pub fn rank(
         };
         list.push(posting.term.clone());
     }
+    // Every matching recipe is indexed, so a word weighs what it weighs in all of them; the filters
+    // leave out, by document id, those they do not admit.
     let mut builder = IndexBuilder::default();
-    for (slug, (facets, terms)) in &mut docs {
+    let mut excluded = Vec::new();
+    for (doc, (slug, (facets, terms))) in docs.iter_mut().enumerate() {
         for list in [&mut terms.title, &mut terms.ingredients, &mut terms.other] {
             list.sort_unstable();
             list.dedup();
         }
-        builder.add(placeholder(slug, facets), terms);
+        if !query.filters.admit(&facets.facets, facets.total_min) {
+            excluded.push(doc as u32);
+        }
+        builder.add(placeholder(slug), terms);
     }
     let mut index = builder.finish();
     // The recipes that match no query word are not here, but they count in a word's weight. Their
@@ -215,23 +227,22 @@ pub fn rank(
     let mut own = query.clone();
     own.offset = 0;
     own.limit = window.max(1);
-    own.filters.exclude.clear();
+    own.filters = Filters { exclude: excluded, ..Filters::default() };
     debug_assert!(Plan::of(query, stemmers).has_words(), "a listing reads the overlay with `Listing`");
     search(&index.manifest, &own, stemmers, &files)
 }
 
-/// A card holding what ranking and filters read (slug, course, flags, total time), for a recipe
-/// whose real card is read only if it lands on the page.
-fn placeholder(slug: &str, facets: &Posting) -> Card {
+/// A card holding the slug, for a recipe whose real card is read only if it lands on the page.
+fn placeholder(slug: &str) -> Card {
     Card {
         slug: slug.to_string(),
         emoji: String::new(),
-        course: Course::parse(&facets.course).unwrap_or(Course::Main),
+        course: Course::Main,
         difficulty: 0,
-        prep_min: facets.total_min,
+        prep_min: 0,
         cook_min: 0,
         servings: 0,
-        flags: facets.flags,
+        flags: 0,
         texts: BTreeMap::from([(
             crate::recipe::Lang::En,
             CardText { title: String::new(), summary: String::new() },
@@ -239,12 +250,11 @@ fn placeholder(slug: &str, facets: &Posting) -> Card {
     }
 }
 
-/// The filters of a listing (a query without words), as the overlay table's columns hold them.
+/// The filters of a listing (a query without words), as the overlay table holds the facets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listing {
-    /// Diet flags that must all be set, as bits in [`FLAGS`] order.
-    pub flags: u8,
-    pub course: Option<&'static str>,
+    /// Facet keys every recipe listed has, each between spaces: what its stored keys must contain.
+    pub keys: Vec<String>,
     pub max_min: Option<u32>,
     /// Overlay recipes to skip: the page starts this far into the overlay's slug order.
     pub offset: usize,
@@ -254,15 +264,10 @@ pub struct Listing {
 impl Listing {
     /// The overlay part of a listing page, given how many built recipes the listing holds.
     pub fn of(query: &Query, built_total: u64) -> Listing {
-        let flags =
-            query.filters.flags.iter().fold(0u8, |bits, flag| {
-                bits | FLAGS.iter().position(|f| f == flag).map_or(0, |idx| 1 << idx)
-            });
         let built_total = usize::try_from(built_total).unwrap_or(usize::MAX);
         let window = query.offset + query.limit;
         Listing {
-            flags,
-            course: query.filters.course.map(|course| course.code()),
+            keys: query.filters.keys().iter().map(|key| format!(" {key} ")).collect(),
             max_min: query.filters.max_min,
             offset: query.offset.saturating_sub(built_total),
             limit: window.saturating_sub(built_total.max(query.offset)),

@@ -12,10 +12,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{
-    CARDS_PER_SHARD, Card, Corrupt, DictEntry, DocFacets, DocTerms, Files, IndexFile, Manifest, SearchError,
-    Stored, TermPostings, assemble, corrupt, facet_index, layout, require, shard_entries,
-};
+use super::build::{DocTerms, assemble};
+use super::cards::Card;
+use super::codec::{DictEntry, Stored, TermPostings, shard_entries};
+use super::facets::{DocFacets, facet_index};
+use super::layout::{CARDS_PER_SHARD, Manifest, layout};
+use crate::index::{Corrupt, Files, IndexFile, SearchError, corrupt, require};
 
 /// A document that is new or whose recipe changed since the last build.
 #[derive(Debug, Clone, Copy)]

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::quote::normalise::normalised;
+use crate::transcript::normalise::normalised;
 use crate::transcript::{Person, Role, Segment, Vote, VoteSource};
 
 /// At most this many turns go into one prompt: introductions come early, and a long prompt costs more

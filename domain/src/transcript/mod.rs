@@ -11,6 +11,7 @@ pub mod identify;
 pub mod import;
 pub mod llm;
 pub mod names;
+pub mod normalise;
 pub mod url;
 pub mod voice;
 
@@ -99,6 +100,10 @@ pub struct Episode {
     /// Where the text came from, such as the upstream transcript file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub derived_from: Option<String>,
+    /// The episode's audio file or player page (http or https): answers then link to the second
+    /// a quote starts at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_url: Option<String>,
 }
 
 /// How a run was made.
@@ -222,6 +227,9 @@ pub fn validate_episode(episode: &Episode) -> Vec<Diagnostic> {
     }
     if !is_valid_date(&episode.published) {
         problems.push(Diagnostic::new("published", "must be a date YYYY-MM-DD"));
+    }
+    if episode.audio_url.as_deref().is_some_and(|url| normalise_source_url(url).is_none()) {
+        problems.push(Diagnostic::new("audio_url", "must be an http(s) URL with a host"));
     }
     for (idx, person) in episode.roster.iter().enumerate() {
         let field = format!("roster[{idx}].name");
@@ -350,6 +358,15 @@ pub struct EpisodeRef {
     pub licence: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
+    /// The show's title, for a citation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show_title: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    /// The episode's audio, when the content names it: where a `listen_url` points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_url: Option<String>,
 }
 
 /// A speaker label with its resolved name, as answers show it.
@@ -471,6 +488,7 @@ mod tests {
             licence: None,
             attribution: None,
             derived_from: None,
+            audio_url: None,
         }
     }
 

@@ -36,7 +36,8 @@ fn title(lang: &str) -> &'static str {
 /// Each line before and after, with what the answer says about it.
 fn check(lang: &str, lines: &[(f64, Option<&str>, &str)], query: &[(&str, &str)], expect: Expect) {
     let published = recipe(lang, lines);
-    let request = Request::from_params(query.iter().copied()).unwrap();
+    let params = [("slug", "dish")].into_iter().chain(query.iter().copied());
+    let (_, request) = crate::api::from_query::<crate::api::RecipeView>(params).unwrap();
     let adjusted = adjust(&published, request);
     let lang = Lang::parse(lang).unwrap();
     let before = &published.recipe.texts[&lang].ingredients;
@@ -240,32 +241,4 @@ fn the_answer_names_the_original_and_the_servings() {
     let adjusted = adjust(&recipe("en", BAKE), Request { servings: Some(8), units: None });
     assert_eq!(adjusted.published.recipe.servings, 8);
     assert_eq!(adjusted.scaled_from, Some(ScaledFrom { servings: 4, href: "/r/dish.json".into() }));
-}
-
-#[test]
-fn bad_parameters_are_named() {
-    let problems: Vec<String> = [
-        vec![("servings", "0")],
-        vec![("servings", "101")],
-        vec![("servings", "2.5")],
-        vec![("servings", "two")],
-        vec![("units", "imperial")],
-        vec![("servings", "2"), ("servings", "3")],
-    ]
-    .into_iter()
-    .map(|params| match Request::from_params(params) {
-        Ok(request) => format!("{request:?}"),
-        Err(problems) => problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "),
-    })
-    .collect();
-    expect![[r#"
-        servings: must be a whole number from 1 to 100
-        servings: must be a whole number from 1 to 100
-        servings: must be a whole number from 1 to 100
-        servings: must be a whole number from 1 to 100
-        units: must be `metric` or `us`
-        servings: is given more than once"#]]
-    .assert_eq(&problems.join("\n"));
-    let fine = Request::from_params([("servings", "100"), ("units", "us"), ("lang", "he")]).unwrap();
-    assert_eq!(fine, Request { servings: Some(100), units: Some(System::Us) });
 }

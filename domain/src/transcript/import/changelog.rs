@@ -120,6 +120,8 @@ pub fn parse_changelog(markdown: &str) -> Vec<Segment> {
     let mut pieces: Vec<Piece> = Vec::new();
     let mut current: Option<String> = None;
     for paragraph in markdown.split("\n\n") {
+        // A stray control character (the corpus has U+001D) is no text: it separates like a space.
+        let paragraph: String = paragraph.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
         let paragraph = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
         if paragraph.is_empty() {
             continue;

@@ -4,6 +4,8 @@
 use super::*;
 use expect_test::expect_file;
 
+// A test reads its fixture from disk; the rule against IO is for the library (domain/clippy.toml).
+#[allow(clippy::disallowed_methods)]
 fn fixture(name: &str) -> String {
     let path = format!("{}/../tests/data/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"))
@@ -116,4 +118,11 @@ fn changelog_file_names_map_to_episode_pages() {
         changelog_source_url("jsparty/js-party-meet-rachel-white.md", Some("js-party")).as_deref(),
         Some("https://changelog.com/jsparty/meet-rachel-white")
     );
+}
+
+#[test]
+fn changelog_control_characters_separate_words_and_never_reach_the_text() {
+    let segments = parse_changelog("**Ana:** \\[00:01\\] Hello\u{1d}there, \u{1d}friend.\n");
+    let texts: Vec<&str> = segments.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(texts, ["Hello there, friend."]);
 }

@@ -1,4 +1,5 @@
-//! Quote normalisation: the same tokens on the transcript side and the caller's side.
+//! Transcript and quote normalisation: the same tokens on the transcript side and the caller's side
+//! (quote attribution, phrase search, and speaker identification's cues).
 //!
 //! Case, accents, punctuation, curly quotes and dashes vanish (a dash separates words, an apostrophe
 //! joins them: `don’t` = `dont`); bracketed non-speech such as `[laughs]` is skipped; fillers (`um`,

@@ -1,0 +1,214 @@
+//! The quote operations' inputs and answers (seed 001): attribution, phrase search, transcripts,
+//! speaker statistics and the episode list.
+
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "schema")]
+use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
+use super::{Input, done, limit, offset, required};
+use crate::Diagnostic;
+#[cfg(feature = "schema")]
+use crate::quote::MAX_QUOTE_CHARS;
+use crate::quote::views::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Page};
+use crate::quote::{check_quote, phrase};
+use crate::transcript::{normalise, normalise_source_url};
+
+/// `GET /api/attribute`, `attribute_quote`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct QuoteAttribution {
+    /// The episode's source address (its page URL; any spelling of it works). Leave it out to search
+    /// every episode.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^https?://[A-Za-z0-9][A-Za-z0-9.-]{0,62}(/[A-Za-z0-9._~/-]*)?$"))
+    )]
+    pub source_url: Option<String>,
+    /// The quote, as you have it.
+    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = MAX_QUOTE_CHARS), regex(pattern = r"[A-Za-z0-9]{2}")))]
+    pub quote: Option<String>,
+}
+
+impl Input for QuoteAttribution {
+    /// The normalised source URL, if one was given (else the whole corpus), and the quote.
+    type Valid = (Option<String>, String);
+
+    fn validate(self) -> Result<(Option<String>, String), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let url = self.source_url.filter(|url| !url.trim().is_empty());
+        let normalised = url.map(|url| {
+            let normalised = normalise_source_url(&url);
+            if normalised.is_none() {
+                problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
+            }
+            normalised
+        });
+        let quote =
+            check_quote(self.quote.as_deref()).map(str::to_string).map_err(|problem| problems.push(problem));
+        match quote {
+            Ok(quote) if problems.is_empty() => Ok((normalised.flatten(), quote)),
+            _ => Err(problems),
+        }
+    }
+}
+
+/// `GET /api/search`, `search_transcripts`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TranscriptSearch {
+    /// A phrase to find. Give `q`, `speaker`, or both.
+    #[cfg_attr(feature = "schema", schemars(length(max = phrase::MAX_QUERY_CHARS), regex(pattern = r"[A-Za-z0-9]{2}")))]
+    pub q: Option<String>,
+    /// A person's name: only what they said (alone: everything they said).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 200)))]
+    pub speaker: Option<String>,
+    /// Hits per page (default 20).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
+    pub limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
+    pub cursor: Option<String>,
+}
+
+impl Input for TranscriptSearch {
+    type Valid = phrase::Query;
+
+    fn validate(self) -> Result<phrase::Query, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let q = self.q.map(|q| q.trim().to_string()).filter(|q| !q.is_empty());
+        if let Some(q) = &q {
+            if q.chars().count() > phrase::MAX_QUERY_CHARS {
+                let reason = format!("is longer than {} characters", phrase::MAX_QUERY_CHARS);
+                problems.push(Diagnostic::new("q", reason));
+            } else if normalise::tokens(q).is_empty() {
+                problems.push(Diagnostic::new("q", "has no words"));
+            }
+        }
+        let speaker = self.speaker.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let page = page(self.limit, self.cursor.as_deref(), &mut problems);
+        if problems.is_empty() && q.is_none() && speaker.is_none() {
+            problems.push(Diagnostic::new("q", "give a phrase `q`, a `speaker`, or both"));
+        }
+        done(phrase::Query { q, speaker, page }, problems)
+    }
+}
+
+fn page(limit_asked: Option<u32>, cursor: Option<&str>, problems: &mut Vec<Diagnostic>) -> Page {
+    Page { limit: limit(limit_asked, DEFAULT_LIMIT, MAX_LIMIT, problems), offset: offset(cursor, problems) }
+}
+
+/// `GET /api/episodes/{episode_id}/transcript`, `get_transcript`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TranscriptQuery {
+    /// The episode id (`ep_…`, from list_episodes or attribute_quote).
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub episode_id: Option<String>,
+    /// Only the turns of this person (by name).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
+    pub speaker: Option<String>,
+    /// Start of the window, in seconds.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
+    pub from: Option<f64>,
+    /// End of the window, in seconds (not before `from`).
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
+    pub to: Option<f64>,
+}
+
+impl Input for TranscriptQuery {
+    /// The episode id and the filters.
+    type Valid = (String, Filters);
+
+    fn validate(self) -> Result<(String, Filters), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let id = required("episode_id", self.episode_id, &mut problems);
+        let speaker = self.speaker.map(|speaker| speaker.trim().to_string());
+        if speaker.as_ref().is_some_and(String::is_empty) {
+            problems.push(Diagnostic::new("speaker", "must not be empty"));
+        }
+        let filters = window(Filters { speaker, from: self.from, to: self.to }, &mut problems);
+        done((id.unwrap_or_default(), filters), problems)
+    }
+}
+
+/// `GET /api/episodes/{episode_id}/speakers`, `speaker_stats`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SpeakerStats {
+    /// The episode id (`ep_…`).
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub episode_id: Option<String>,
+    /// Start of the window, in seconds.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
+    pub from: Option<f64>,
+    /// End of the window, in seconds (not before `from`).
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
+    pub to: Option<f64>,
+}
+
+impl Input for SpeakerStats {
+    /// The episode id and the window.
+    type Valid = (String, Filters);
+
+    fn validate(self) -> Result<(String, Filters), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let id = required("episode_id", self.episode_id, &mut problems);
+        let filters = window(Filters { speaker: None, from: self.from, to: self.to }, &mut problems);
+        done((id.unwrap_or_default(), filters), problems)
+    }
+}
+
+/// The time window's rules: seconds, 0 or more, `from` not after `to`.
+fn window(filters: Filters, problems: &mut Vec<Diagnostic>) -> Filters {
+    for (field, seconds) in [("from", filters.from), ("to", filters.to)] {
+        if seconds.is_some_and(|s| !(s.is_finite() && s >= 0.0)) {
+            problems.push(Diagnostic::new(field, "must be a number of seconds, 0 or more"));
+        }
+    }
+    if let (Some(from), Some(to)) = (filters.from, filters.to)
+        && from > to
+    {
+        problems.push(Diagnostic::new("from", "must not be after `to`"));
+    }
+    filters
+}
+
+/// `GET /api/episodes`, `list_episodes`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodeList {
+    /// Only episodes of this show (its id, from /api/shows).
+    pub show: Option<String>,
+    /// Episodes per page (default 20).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
+    pub limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
+    pub cursor: Option<String>,
+}
+
+impl Input for EpisodeList {
+    /// The show asked for, and the page.
+    type Valid = (Option<String>, Page);
+
+    fn validate(self) -> Result<(Option<String>, Page), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let page = page(self.limit, self.cursor.as_deref(), &mut problems);
+        done((self.show, page), problems)
+    }
+}
+
+/// The answer of `GET /api/episodes` and `list_episodes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodePage {
+    pub show: Option<String>,
+    pub items: Vec<crate::transcript::EpisodeSummary>,
+    pub total: usize,
+    pub next_cursor: Option<String>,
+}

@@ -1,0 +1,386 @@
+//! The recipe operations' inputs and answers: search, read, writes, the site's AI, diet versions and
+//! the change feeds.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[cfg(feature = "schema")]
+use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
+use super::{Input, done, limit, offset, required};
+use crate::Diagnostic;
+use crate::ai::AiRequest;
+use crate::recipe::{Course, FLAGS, Lang};
+use crate::search::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Query};
+
+/// The longest search words.
+pub const MAX_QUERY_CHARS: usize = 200;
+
+/// `GET /api/recipes`, the `search_recipes` tool (DESIGN.md §2).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RecipeSearch {
+    /// Words to search for, in any of the three languages (case and accents folded, one typo
+    /// tolerated). Leave out to list by filters alone.
+    #[cfg_attr(feature = "schema", schemars(length(max = MAX_QUERY_CHARS)))]
+    pub q: Option<String>,
+    /// Only gluten-free recipes.
+    pub gf: Option<bool>,
+    /// Only vegan recipes.
+    pub vegan: Option<bool>,
+    /// Only vegetarian recipes.
+    pub vegetarian: Option<bool>,
+    /// Only dairy-free recipes.
+    pub dairy_free: Option<bool>,
+    /// Only nut-free recipes.
+    pub nut_free: Option<bool>,
+    /// Only this course.
+    pub course: Option<Course>,
+    /// At most this many minutes of preparation plus cooking.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub max_min: Option<u32>,
+    /// The language of the titles and summaries in the answer (best available otherwise).
+    pub lang: Option<Lang>,
+    /// Cards per page (default 20).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
+    pub limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
+    pub cursor: Option<String>,
+}
+
+impl Input for RecipeSearch {
+    type Valid = Query;
+
+    fn validate(self) -> Result<Query, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let q = self.q.unwrap_or_default();
+        if q.chars().count() > MAX_QUERY_CHARS {
+            problems.push(Diagnostic::new("q", format!("is longer than {MAX_QUERY_CHARS} characters")));
+        }
+        let asked = [self.gf, self.vegan, self.vegetarian, self.dairy_free, self.nut_free];
+        let flags = FLAGS.iter().zip(asked).filter(|(_, asked)| *asked == Some(true)).map(|(flag, _)| *flag);
+        if self.max_min == Some(0) {
+            problems.push(Diagnostic::new("max_min", "must be a whole number of minutes above 0"));
+        }
+        let filters = Filters {
+            flags: flags.collect(),
+            course: self.course,
+            max_min: self.max_min,
+            exclude: Vec::new(),
+        };
+        let limit = limit(self.limit, DEFAULT_LIMIT, MAX_LIMIT, &mut problems);
+        let offset = offset(self.cursor.as_deref(), &mut problems);
+        done(Query { q, filters, lang: self.lang, offset, limit }, problems)
+    }
+}
+
+/// The answer of `GET /api/recipes` and `search_recipes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RecipePage {
+    pub items: Vec<crate::search::CardView>,
+    pub total: u64,
+    pub next_cursor: Option<String>,
+}
+
+/// One recipe by slug: `GET /r/{slug}.json` (`get_recipe`), `POST /api/r/{slug}/fork` (`fork_recipe`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RecipeSlug {
+    /// The recipe's slug, as in `/r/{slug}.json` (from search_recipes).
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub slug: Option<String>,
+}
+
+impl Input for RecipeSlug {
+    type Valid = String;
+
+    fn validate(self) -> Result<String, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let slug = required("slug", self.slug, &mut problems);
+        done(slug.unwrap_or_default(), problems)
+    }
+}
+
+/// `create_recipe` (`POST /api/recipes` takes the document itself as its body).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CreateRecipe {
+    /// The recipe document: emoji, course, difficulty, times, servings, diet flags and `texts` in one or
+    /// more languages. Server-set fields are ignored.
+    #[cfg_attr(feature = "schema", schemars(required, with = "crate::recipe::Recipe"))]
+    pub recipe: Option<Value>,
+}
+
+impl Input for CreateRecipe {
+    type Valid = Value;
+
+    fn validate(self) -> Result<Value, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let recipe = required("recipe", self.recipe, &mut problems);
+        done(recipe.unwrap_or_default(), problems)
+    }
+}
+
+/// `update_recipe` (`PUT /api/r/{slug}` takes the document plus `note` as its body and the version
+/// as `If-Match`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct UpdateRecipe {
+    /// The slug of one of your own recipes.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub slug: Option<String>,
+    /// The whole new recipe document (not a patch).
+    #[cfg_attr(feature = "schema", schemars(required, with = "crate::recipe::Recipe"))]
+    pub recipe: Option<Value>,
+    /// What you changed, in a sentence; it becomes the change's commit message.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub note: Option<String>,
+    /// The version you read (get_recipe's `version`); the change is refused if it is no longer current.
+    pub version: Option<u64>,
+}
+
+/// A change to one's own recipe: what the `PUT /api/r/{slug}` route and `update_recipe` both run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    pub slug: String,
+    /// The document with its `note`, as the route's body has it.
+    pub body: Value,
+    /// The version the caller read, if it named one.
+    pub version: Option<u64>,
+}
+
+impl Input for UpdateRecipe {
+    type Valid = Update;
+
+    fn validate(self) -> Result<Update, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let slug = required("slug", self.slug, &mut problems);
+        let recipe = required("recipe", self.recipe, &mut problems);
+        let note = required("note", self.note, &mut problems);
+        let mut body = recipe.unwrap_or_default();
+        if let (Some(obj), Some(note)) = (body.as_object_mut(), note) {
+            obj.insert("note".into(), Value::String(note));
+        }
+        done(Update { slug: slug.unwrap_or_default(), body, version: self.version }, problems)
+    }
+}
+
+/// `POST /api/ai/write` (its body) and `ai_write_recipe`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct AiWrite {
+    /// What to write, in plain words ("a quick lentil soup for four").
+    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = crate::ai::MAX_PROMPT_CHARS)))]
+    pub prompt: Option<String>,
+    /// The language to write in.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub lang: Option<Lang>,
+}
+
+impl Input for AiWrite {
+    type Valid = AiRequest;
+
+    fn validate(self) -> Result<AiRequest, Vec<Diagnostic>> {
+        crate::ai::check_request(self.prompt, self.lang)
+    }
+}
+
+/// `ai_change_recipe` (`POST /api/r/{slug}/ai` takes the slug from its path and [`AiWrite`] as its body).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct AiChange {
+    /// The recipe to change (someone else's is forked to you first).
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub slug: Option<String>,
+    /// What to change, in plain words ("halve the sugar").
+    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = crate::ai::MAX_PROMPT_CHARS)))]
+    pub prompt: Option<String>,
+    /// The language of the text to change.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub lang: Option<Lang>,
+}
+
+impl Input for AiChange {
+    type Valid = (String, AiRequest);
+
+    fn validate(self) -> Result<(String, AiRequest), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let slug = required("slug", self.slug, &mut problems);
+        let request = crate::ai::check_request(self.prompt, self.lang).map_err(|more| problems.extend(more));
+        match (slug, request) {
+            (Some(slug), Ok(request)) if problems.is_empty() => Ok((slug, request)),
+            _ => Err(problems),
+        }
+    }
+}
+
+/// Which diet version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum DietKind {
+    Gf,
+    Vegan,
+    Both,
+}
+
+impl DietKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            DietKind::Gf => "gf",
+            DietKind::Vegan => "vegan",
+            DietKind::Both => "both",
+        }
+    }
+}
+
+/// `POST /api/r/{slug}/variant/{kind}`, `make_diet_version`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DietVersion {
+    /// The recipe to make a diet version of.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub slug: Option<String>,
+    /// `gf` (gluten-free), `vegan`, or `both`.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub kind: Option<DietKind>,
+}
+
+impl Input for DietVersion {
+    type Valid = (String, DietKind);
+
+    fn validate(self) -> Result<(String, DietKind), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let slug = required("slug", self.slug, &mut problems);
+        let kind = required("kind", self.kind, &mut problems);
+        match (slug, kind) {
+            (Some(slug), Some(kind)) => Ok((slug, kind)),
+            _ => Err(problems),
+        }
+    }
+}
+
+/// The longest page of a feed or a history.
+pub const FEED_MAX_LIMIT: usize = 1000;
+/// A feed page's length when `limit` is left out.
+pub const FEED_DEFAULT_LIMIT: usize = 100;
+
+/// `GET /api/changes` and `GET /api/episodes/changes`: the feeds, oldest first.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FeedQuery {
+    /// The sequence number to start after (0, the default, is from the start).
+    #[cfg_attr(feature = "schema", schemars(range(max = i64::MAX)))]
+    pub since: Option<u64>,
+    /// The same as `since`: the `next_cursor` of the previous page.
+    #[cfg_attr(feature = "schema", schemars(range(max = i64::MAX)))]
+    pub cursor: Option<u64>,
+    /// Items per page (default 100); a page also stops at 1 MiB of items.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = FEED_MAX_LIMIT)))]
+    pub limit: Option<u32>,
+}
+
+impl Input for FeedQuery {
+    /// `(since, limit)`.
+    type Valid = (u64, u32);
+
+    fn validate(self) -> Result<(u64, u32), Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let since = self.cursor.or(self.since).unwrap_or(0);
+        if since > i64::MAX as u64 {
+            let field = if self.cursor.is_some() { "cursor" } else { "since" };
+            problems.push(Diagnostic::new(field, "must be a sequence number this feed gave out"));
+        }
+        let limit = limit(self.limit, FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, &mut problems);
+        done((since, limit as u32), problems)
+    }
+}
+
+/// The longest history cursor: `a` and a sequence number of 18 digits, or `g` and a commit id.
+pub const HISTORY_CURSOR_MAX_CHARS: usize = 56;
+
+/// `GET /api/r/{slug}/history`: a recipe's history, newest first.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HistoryQuery {
+    /// The recipe.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub slug: Option<String>,
+    /// Items per page (default 100); a page also stops at 1 MiB of items.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = FEED_MAX_LIMIT)))]
+    pub limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = super::HISTORY_CURSOR_PATTERN), length(max = HISTORY_CURSOR_MAX_CHARS)))]
+    pub cursor: Option<String>,
+}
+
+impl Input for HistoryQuery {
+    /// `(slug, cursor, limit)`.
+    type Valid = (String, Option<crate::write::HistoryCursor>, usize);
+
+    fn validate(self) -> Result<Self::Valid, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let slug = required("slug", self.slug, &mut problems);
+        let cursor = self.cursor.and_then(|cursor| {
+            let decoded = Some(&cursor)
+                .filter(|cursor| cursor.len() <= HISTORY_CURSOR_MAX_CHARS)
+                .and_then(|cursor| crate::write::HistoryCursor::decode(cursor));
+            if decoded.is_none() {
+                problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out"));
+            }
+            decoded
+        });
+        let limit = limit(self.limit, FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, &mut problems);
+        done((slug.unwrap_or_default(), cursor, limit), problems)
+    }
+}
+
+/// `GET /kitchen/callback/github`: where GitHub sends a person back (OAuth 2.0, RFC 6749 §4.1.2).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct GithubCallback {
+    /// The authorisation code to trade for a token.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub code: Option<String>,
+    /// The state this site set when the sign-in started.
+    #[cfg_attr(feature = "schema", schemars(required))]
+    pub state: Option<String>,
+    /// Why the sign-in did not complete (instead of `code`).
+    pub error: Option<String>,
+    pub error_description: Option<String>,
+    pub error_uri: Option<String>,
+}
+
+/// What GitHub's callback says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SignIn {
+    /// The person signed in at GitHub: the code to trade, and the state to compare.
+    Code { code: String, state: String },
+    /// The sign-in did not complete, in GitHub's words.
+    Refused(String),
+}
+
+impl Input for GithubCallback {
+    type Valid = SignIn;
+
+    fn validate(self) -> Result<SignIn, Vec<Diagnostic>> {
+        if let Some(error) = self.error {
+            return Ok(SignIn::Refused(error));
+        }
+        match (self.code, self.state) {
+            (Some(code), Some(state)) => Ok(SignIn::Code { code, state }),
+            _ => Err(vec![Diagnostic::new("code", "GitHub sends code and state")]),
+        }
+    }
+}

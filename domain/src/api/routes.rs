@@ -1,0 +1,655 @@
+//! Every route the Worker answers, in one table: the Worker's router matches a request against it
+//! ([`find`]) and runs the handler of the route's [`Op`]; the builder writes `openapi.json` and
+//! `llms-full.txt` from it. A route cannot be answered without being described, nor described
+//! without being answered: both read this table, and the edge's `match` over [`Op`] is exhaustive.
+//!
+//! A path template's `{name}` takes one whole path segment; `{name}.json` takes a segment that ends
+//! in `.json` (so `/r/{slug}.json`, like the cards and `/r/{slug}.cook`, stands before `/r/{slug}`).
+//! Literal segments are tried in table order, so `/api/episodes/changes` stands before
+//! `/api/episodes/{episode_id}`. `GET` also answers `HEAD`.
+
+/// What the Worker runs for a route; the edge's router has one arm per variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    SearchRecipes,
+    CreateRecipe,
+    RecipeJson,
+    RecipeCooklang,
+    RecipePage,
+    RecipeCard,
+    ChangeRecipe,
+    ForkRecipe,
+    RecipeHistory,
+    Changes,
+    Me,
+    AiWrite,
+    AiChange,
+    DietVersion,
+    Attribute,
+    Shows,
+    Episodes,
+    SpeakerDecisions,
+    Episode,
+    Transcript,
+    Speakers,
+    PhraseSearch,
+    DecideSpeaker,
+    Mcp,
+    Kitchen,
+    KitchenGithubLogin,
+    KitchenGithubCallback,
+    KitchenDevLogin,
+    KitchenLogout,
+    KitchenNewKey,
+    KitchenRevokeKey,
+    KitchenImport,
+    KitchenSaveDraft,
+    /// A built file (static asset or packed), served as it is.
+    BuiltFile,
+}
+
+/// An HTTP method a route answers (`Get` answers `HEAD` too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+        }
+    }
+
+    fn answers(self, asked: &str) -> bool {
+        asked == self.name() || (self == Method::Get && asked == "HEAD")
+    }
+}
+
+/// What a route's body is on success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// JSON of the named schema (a `components/schemas` entry of `openapi.json`).
+    Json(&'static str),
+    Html,
+    Text,
+    /// An image of the given media type.
+    Image(&'static str),
+    /// JSON Lines: one document a line.
+    JsonLines,
+    /// A redirect (`Location`), no body.
+    Redirect,
+    /// No body (`202 Accepted`, `304 Not Modified`).
+    Empty,
+}
+
+/// What a route takes besides its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    Nothing,
+    /// Query parameters: the properties of the operation's input type that are not path parameters.
+    Query,
+    /// A JSON body of the named schema.
+    Json(&'static str),
+    /// An HTML form (`application/x-www-form-urlencoded`) of a person's browser.
+    Form,
+}
+
+/// One route.
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    pub op: Op,
+    pub method: Method,
+    pub path: &'static str,
+    pub summary: &'static str,
+    /// Needs `Authorization: Bearer <key>`.
+    pub key: bool,
+    pub takes: Takes,
+    /// Success status and its body.
+    pub ok: (u16, Answer),
+    /// Other successes: status, body and what it means.
+    pub also: &'static [(u16, Answer, &'static str)],
+    /// Error statuses it may answer (problem+json).
+    pub errors: &'static [u16],
+    /// A `curl` line; `{base}` is the site's address.
+    pub example: &'static str,
+}
+
+const NOT_MODIFIED: &[(u16, Answer, &str)] =
+    &[(304, Answer::Empty, "not modified (`If-None-Match` names the current ETag)")];
+const WRITE_ERRORS: &[u16] = &[400, 401, 413, 415, 422, 429];
+const AI_ERRORS: &[u16] = &[400, 401, 403, 404, 413, 415, 422, 429, 502, 503];
+const FORM_ERRORS: &[u16] = &[400, 403, 404, 409, 413, 429];
+
+/// A read route: JSON answer, no key.
+const fn read(
+    op: Op,
+    path: &'static str,
+    summary: &'static str,
+    takes: Takes,
+    answer: &'static str,
+    errors: &'static [u16],
+    example: &'static str,
+) -> Route {
+    Route {
+        op,
+        method: Method::Get,
+        path,
+        summary,
+        key: false,
+        takes,
+        ok: (200, Answer::Json(answer)),
+        also: &[],
+        errors,
+        example,
+    }
+}
+
+/// A built file served as it is.
+const fn file(path: &'static str, summary: &'static str, answer: Answer) -> Route {
+    Route {
+        op: Op::BuiltFile,
+        method: Method::Get,
+        path,
+        summary,
+        key: false,
+        takes: Takes::Nothing,
+        ok: (200, answer),
+        also: NOT_MODIFIED,
+        errors: &[404],
+        example: "",
+    }
+}
+
+/// A form post of the kitchen page: a person's browser, answered with a redirect back to the page.
+const fn form(op: Op, path: &'static str, summary: &'static str) -> Route {
+    Route {
+        op,
+        method: Method::Post,
+        path,
+        summary,
+        key: false,
+        takes: Takes::Form,
+        ok: (303, Answer::Redirect),
+        also: &[],
+        errors: FORM_ERRORS,
+        example: "",
+    }
+}
+
+/// Every route, in the order the router tries them.
+pub const ROUTES: &[Route] = &[
+    read(
+        Op::SearchRecipes,
+        "/api/recipes",
+        "Search recipes",
+        Takes::Query,
+        "RecipePage",
+        &[400],
+        "curl -s '{base}/api/recipes?q=lentil+soup&vegan=1&lang=en'",
+    ),
+    Route {
+        op: Op::CreateRecipe,
+        method: Method::Post,
+        path: "/api/recipes",
+        summary: "Create a recipe (CC0, owned by the key's owner); 201 with Location",
+        key: true,
+        takes: Takes::Json("Recipe"),
+        ok: (201, Answer::Json("PublishedRecipe")),
+        also: &[],
+        errors: WRITE_ERRORS,
+        example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' --data @recipe.json {base}/api/recipes",
+    },
+    Route {
+        op: Op::RecipeJson,
+        method: Method::Get,
+        path: "/r/{slug}.json",
+        summary: "One recipe, all languages, with the server-set fields; scaled and converted on request",
+        key: false,
+        takes: Takes::Query,
+        ok: (200, Answer::Json("AdjustedRecipe")),
+        also: NOT_MODIFIED,
+        errors: &[400, 404],
+        example: "curl -s '{base}/r/hummus.json?servings=8&units=us'",
+    },
+    // The cards come before the page, whose `{slug}` would take any name.
+    Route {
+        op: Op::RecipeCard,
+        method: Method::Get,
+        path: "/r/{card}.svg",
+        summary: "A recipe's card (`{slug}.16x9`, `.4x3` or `.1x1`), drawn from its current document: for recipes written through the API",
+        key: false,
+        takes: Takes::Nothing,
+        ok: (200, Answer::Image("image/svg+xml")),
+        also: NOT_MODIFIED,
+        errors: &[404],
+        example: "curl -s {base}/r/hummus.16x9.svg",
+    },
+    file(
+        "/r/{card}.png",
+        "A built recipe's card (`{slug}.16x9`, `.4x3` or `.1x1`), drawn by the build",
+        Answer::Image("image/png"),
+    ),
+    Route {
+        op: Op::RecipeCooklang,
+        method: Method::Get,
+        path: "/r/{slug}.cook",
+        summary: "One language of a recipe as Cooklang, metadata in front matter; scaled and converted on request",
+        key: false,
+        takes: Takes::Query,
+        ok: (200, Answer::Text),
+        also: NOT_MODIFIED,
+        errors: &[400, 404],
+        example: "curl -s '{base}/r/hummus.cook?lang=pt'",
+    },
+    Route {
+        op: Op::RecipePage,
+        method: Method::Get,
+        path: "/r/{slug}",
+        summary: "The recipe page (HTML, right-to-left for Hebrew), with a servings control and cook mode",
+        key: false,
+        takes: Takes::Query,
+        ok: (200, Answer::Html),
+        also: NOT_MODIFIED,
+        errors: &[400, 404],
+        example: "curl -s {base}/r/hummus",
+    },
+    Route {
+        op: Op::ChangeRecipe,
+        method: Method::Put,
+        path: "/api/r/{slug}",
+        summary: "Change your own recipe: the whole document plus `note`; `If-Match: \"<version>\"` guards against lost updates",
+        key: true,
+        takes: Takes::Json("RecipeChange"),
+        ok: (200, Answer::Json("PublishedRecipe")),
+        also: &[],
+        errors: &[400, 401, 403, 404, 409, 412, 413, 415, 422, 429],
+        example: "curl -si -X PUT -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' -H 'If-Match: \"1\"' --data @changed.json {base}/api/r/my-hummus",
+    },
+    Route {
+        op: Op::AiChange,
+        method: Method::Post,
+        path: "/api/r/{slug}/ai",
+        summary: "The site's AI changes a recipe: yours in place (200), anyone else's after forking it to you (201)",
+        key: true,
+        takes: Takes::Json("AiWrite"),
+        ok: (200, Answer::Json("PublishedRecipe")),
+        also: &[(201, Answer::Json("PublishedRecipe"), "a fork of someone else's recipe, changed")],
+        errors: AI_ERRORS,
+        example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' --data '{\"prompt\":\"halve the sugar\",\"lang\":\"en\"}' {base}/api/r/banana-bread/ai",
+    },
+    Route {
+        op: Op::DietVersion,
+        method: Method::Post,
+        path: "/api/r/{slug}/variant/{kind}",
+        summary: "The shared diet version (kind gf, vegan or both): 201 when made, 200 when it already existed",
+        key: true,
+        takes: Takes::Nothing,
+        ok: (201, Answer::Json("PublishedRecipe")),
+        also: &[(200, Answer::Json("PublishedRecipe"), "the diet version already existed")],
+        errors: AI_ERRORS,
+        example: "curl -si -X POST -H \"Authorization: Bearer $KEY\" {base}/api/r/banana-bread/variant/gf",
+    },
+    Route {
+        op: Op::ForkRecipe,
+        method: Method::Post,
+        path: "/api/r/{slug}/fork",
+        summary: "Your own copy of any recipe (forked_from set); 201",
+        key: true,
+        takes: Takes::Nothing,
+        ok: (201, Answer::Json("PublishedRecipe")),
+        also: &[],
+        errors: &[401, 404, 429],
+        example: "curl -si -X POST -H \"Authorization: Bearer $KEY\" {base}/api/r/shakshuka/fork",
+    },
+    read(
+        Op::RecipeHistory,
+        "/api/r/{slug}/history",
+        "A recipe's history, newest first: the API changes the build does not have yet, then its git \
+         history; a page stops at `limit` items or 1 MiB of them",
+        Takes::Query,
+        "Object",
+        &[400, 404],
+        "curl -s {base}/api/r/hummus/history",
+    ),
+    read(
+        Op::Changes,
+        "/api/changes",
+        "The public change feed of API writes, oldest first; a page stops at `limit` items or 1 MiB of \
+         them, and `next_since` (also as the string `next_cursor`) is where the next page starts",
+        Takes::Query,
+        "Object",
+        &[400],
+        "curl -s '{base}/api/changes?since=0&limit=100'",
+    ),
+    Route {
+        op: Op::Me,
+        method: Method::Get,
+        path: "/api/me",
+        summary: "Who the key belongs to: handle, display name, key label, role",
+        key: true,
+        takes: Takes::Nothing,
+        ok: (200, Answer::Json("Me")),
+        also: &[],
+        errors: &[401],
+        example: "curl -s -H \"Authorization: Bearer $KEY\" {base}/api/me",
+    },
+    Route {
+        op: Op::AiWrite,
+        method: Method::Post,
+        path: "/api/ai/write",
+        summary: "The site's AI writes a new recipe from a prompt, stored as yours; 201. 503 when no AI is configured",
+        key: true,
+        takes: Takes::Json("AiWrite"),
+        ok: (201, Answer::Json("PublishedRecipe")),
+        also: &[],
+        errors: AI_ERRORS,
+        example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' --data '{\"prompt\":\"a quick lentil soup\",\"lang\":\"en\"}' {base}/api/ai/write",
+    },
+    read(
+        Op::Attribute,
+        "/api/attribute",
+        "Who said a quote in an episode, and when",
+        Takes::Query,
+        "Attribution",
+        &[400, 404],
+        "curl -s '{base}/api/attribute?source_url=https://changelog.com/podcast/600&quote=open+source'",
+    ),
+    read(
+        Op::Shows,
+        "/api/shows",
+        "Shows with their episode counts and licences",
+        Takes::Nothing,
+        "Object",
+        &[],
+        "curl -s {base}/api/shows",
+    ),
+    read(
+        Op::Episodes,
+        "/api/episodes",
+        "Published episodes, one page at a time",
+        Takes::Query,
+        "EpisodePage",
+        &[400],
+        "curl -s '{base}/api/episodes?limit=5'",
+    ),
+    read(
+        Op::SpeakerDecisions,
+        "/api/episodes/changes",
+        "The public feed of speaker-name decisions, oldest first (what `builder sync` commits)",
+        Takes::Query,
+        "Object",
+        &[400],
+        "curl -s '{base}/api/episodes/changes?since=0'",
+    ),
+    read(
+        Op::Episode,
+        "/api/episodes/{episode_id}",
+        "The full episode record with every pipeline run and the name votes",
+        Takes::Nothing,
+        "Object",
+        &[404],
+        "curl -s {base}/api/episodes/ep_abcdefghij",
+    ),
+    read(
+        Op::Transcript,
+        "/api/episodes/{episode_id}/transcript",
+        "The canonical transcript, optionally narrowed; the filters are echoed",
+        Takes::Query,
+        "TranscriptView",
+        &[400, 404],
+        "curl -s '{base}/api/episodes/ep_abcdefghij/transcript?from=60&to=120'",
+    ),
+    read(
+        Op::Speakers,
+        "/api/episodes/{episode_id}/speakers",
+        "Per-speaker statistics; share is of speech time, not of the window",
+        Takes::Query,
+        "SpeakersView",
+        &[400, 404],
+        "curl -s {base}/api/episodes/ep_abcdefghij/speakers",
+    ),
+    Route {
+        op: Op::DecideSpeaker,
+        method: Method::Put,
+        path: "/api/episodes/{episode_id}/speakers/{label}",
+        summary: "Name a speaker as a person (keys with the editor role); shown at once, never overwritten by \
+                  any identification source, synced to git by `builder sync`",
+        key: true,
+        takes: Takes::Json("SpeakerDecision"),
+        ok: (200, Answer::Json("Object")),
+        also: &[],
+        errors: &[400, 401, 403, 404, 413, 415, 422, 429],
+        example: "curl -s -X PUT -H 'Authorization: Bearer $KEY' -H 'Content-Type: application/json' \
+                  --data '{\"name\":\"Jerod Santo\",\"note\":\"introduces himself at 0:04\"}' \
+                  {base}/api/episodes/ep_abcdefghij/speakers/A",
+    },
+    read(
+        Op::PhraseSearch,
+        "/api/search",
+        "Phrase search over every transcript, with speakers; `speaker` alone lists what a person said",
+        Takes::Query,
+        "QuoteSearch",
+        &[400],
+        "curl -s '{base}/api/search?q=open+source'",
+    ),
+    Route {
+        op: Op::Mcp,
+        method: Method::Post,
+        path: "/mcp",
+        summary: "The MCP server (streamable HTTP, stateless): one JSON-RPC message per POST, JSON answers; \
+                  notifications get 202. Write tools need the bearer key; read tools do not",
+        key: false,
+        takes: Takes::Json("JsonRpc"),
+        ok: (200, Answer::Json("JsonRpcAnswer")),
+        also: &[(202, Answer::Empty, "a notification or response was accepted")],
+        errors: &[400, 403, 404, 413],
+        example: "curl -s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' {base}/mcp",
+    },
+    Route {
+        op: Op::Kitchen,
+        method: Method::Get,
+        path: "/kitchen",
+        summary: "The kitchen page (HTML): sign in and make or revoke API keys",
+        key: false,
+        takes: Takes::Nothing,
+        ok: (200, Answer::Html),
+        also: &[],
+        errors: &[],
+        example: "open {base}/kitchen",
+    },
+    Route {
+        op: Op::KitchenGithubLogin,
+        method: Method::Get,
+        path: "/kitchen/login/github",
+        summary: "Starts signing in with GitHub (a redirect to GitHub; 404 where GitHub sign-in is not configured)",
+        key: false,
+        takes: Takes::Nothing,
+        ok: (302, Answer::Redirect),
+        also: &[],
+        errors: &[404],
+        example: "",
+    },
+    Route {
+        op: Op::KitchenGithubCallback,
+        method: Method::Get,
+        path: "/kitchen/callback/github",
+        summary: "Where GitHub sends the person back after signing in (a redirect to the kitchen)",
+        key: false,
+        takes: Takes::Query,
+        ok: (303, Answer::Redirect),
+        also: &[(200, Answer::Html, "the kitchen page, saying why the sign-in did not complete (`error`)")],
+        errors: &[400, 403, 404, 429],
+        example: "",
+    },
+    form(
+        Op::KitchenDevLogin,
+        "/kitchen/login/dev",
+        "Signs in locally without GitHub (development only; 404 elsewhere)",
+    ),
+    form(Op::KitchenLogout, "/kitchen/logout", "Ends the kitchen session"),
+    form(Op::KitchenNewKey, "/kitchen/keys", "Makes a new API key, shown once on the kitchen page"),
+    form(Op::KitchenRevokeKey, "/kitchen/keys/{key_id}/revoke", "Revokes one of your keys"),
+    // Recipes in from Cooklang or schema.org (issue 16): a draft to check, then saved.
+    Route {
+        op: Op::KitchenImport,
+        method: Method::Post,
+        path: "/kitchen/import",
+        summary: "Turns a pasted Cooklang text or schema.org JSON-LD into a draft recipe, shown on the kitchen \
+                  page with every problem to fix before saving it",
+        key: false,
+        takes: Takes::Form,
+        ok: (200, Answer::Html),
+        also: &[],
+        errors: &[400, 403, 413],
+        example: "",
+    },
+    Route {
+        op: Op::KitchenSaveDraft,
+        method: Method::Post,
+        path: "/kitchen/recipes",
+        summary: "Saves a checked draft as your recipe, through the same create as `POST /api/recipes` (a \
+                  redirect to its page)",
+        key: false,
+        takes: Takes::Form,
+        ok: (303, Answer::Redirect),
+        also: &[(200, Answer::Html, "the kitchen page, showing the draft's problems")],
+        errors: &[400, 403, 413, 429],
+        example: "",
+    },
+    file("/", "The home page (HTML)", Answer::Html),
+    file("/openapi.json", "This description of the HTTP API (OpenAPI 3.1)", Answer::Json("Object")),
+    file("/llms.txt", "This service described for language models (llmstxt.org)", Answer::Text),
+    file("/llms-full.txt", "llms.txt with every route and every MCP tool in full", Answer::Text),
+    file(
+        "/recipes.jsonl",
+        "Every recipe, one JSON document a line (CC0-1.0 unless `licence` says otherwise)",
+        Answer::JsonLines,
+    ),
+    file(
+        "/episodes.jsonl",
+        "Every canonical transcript, one episode a line, each with its licence (Changelog: CC BY-SA 4.0)",
+        Answer::JsonLines,
+    ),
+    file(
+        "/datapackage.json",
+        "The open data described as a Frictionless Data Package",
+        Answer::Json("Object"),
+    ),
+    file("/SHA256SUMS", "The SHA-256 of every published file", Answer::Text),
+    file("/facets.json", "How many recipes each search filter matches", Answer::Json("Object")),
+    file("/shows.json", "Every show, as built", Answer::Json("Array")),
+    file("/episodes.json", "Every episode's summary, as built", Answer::Json("Array")),
+    file("/slugs.json", "Every published recipe's slug and version", Answer::Json("Array")),
+    file("/schemas/{name}.json", "The JSON Schema of a published document", Answer::Json("Object")),
+];
+
+/// What a request matched.
+#[derive(Debug, Clone)]
+pub enum Found {
+    /// The route and its path parameters, by name.
+    Route(&'static Route, Vec<(&'static str, String)>),
+    /// The path is a route's, but not for this method: the methods it answers (`Allow`; a `GET`
+    /// answers `HEAD` too, which goes without saying).
+    NotAllowed(String),
+    /// No route has this path: for `GET`, a built file may (`Op::BuiltFile`); otherwise nothing.
+    None,
+}
+
+/// The route of a request. An unknown `GET` path under `/api/` is no built file.
+pub fn find(method: &str, path: &str) -> Found {
+    let mut allowed: Vec<&str> = Vec::new();
+    for route in ROUTES {
+        let Some(params) = matches(route.path, path) else { continue };
+        if route.method.answers(method) {
+            return Found::Route(route, params);
+        }
+        if !allowed.contains(&route.method.name()) {
+            allowed.push(route.method.name());
+        }
+    }
+    if !allowed.is_empty() {
+        return Found::NotAllowed(allowed.join(", "));
+    }
+    Found::None
+}
+
+/// The path parameters of `path` under `template`, or `None` when it does not match.
+pub fn matches(template: &'static str, path: &str) -> Option<Vec<(&'static str, String)>> {
+    let mut names = template.split('/');
+    let mut values = path.split('/');
+    let mut params = Vec::new();
+    loop {
+        match (names.next(), values.next()) {
+            (None, None) => return Some(params),
+            (Some(name), Some(value)) => {
+                if let Some(inner) = name.strip_prefix('{') {
+                    let (param, suffix) = inner.split_once('}')?;
+                    let value = value.strip_suffix(suffix)?;
+                    if value.is_empty() {
+                        return None;
+                    }
+                    params.push((param, value.to_string()));
+                } else if name != value {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The names of a template's path parameters, in order.
+pub fn path_params(template: &str) -> Vec<&str> {
+    template.split('{').skip(1).filter_map(|rest| rest.split('}').next()).collect()
+}
+
+/// The JSON Schema of a route's parameters (path and query), generated with `settings`: the
+/// operation's input type. `None` for a route that takes none.
+#[cfg(feature = "schema")]
+pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) -> Option<serde_json::Value> {
+    use super::*;
+    fn schema<T: schemars::JsonSchema>(settings: &schemars::generate::SchemaSettings) -> serde_json::Value {
+        let root = settings.clone().into_generator().into_root_schema_for::<T>();
+        serde_json::to_value(root).expect("schemas serialise")
+    }
+    Some(match op {
+        Op::SearchRecipes => schema::<RecipeSearch>(settings),
+        Op::RecipeJson | Op::RecipePage => schema::<RecipeView>(settings),
+        Op::RecipeCooklang => schema::<RecipeCooklang>(settings),
+        Op::ForkRecipe | Op::ChangeRecipe | Op::AiChange => schema::<RecipeSlug>(settings),
+        Op::DietVersion => schema::<DietVersion>(settings),
+        Op::RecipeHistory => schema::<HistoryQuery>(settings),
+        Op::Changes | Op::SpeakerDecisions => schema::<FeedQuery>(settings),
+        Op::Attribute => schema::<QuoteAttribution>(settings),
+        Op::Episodes => schema::<EpisodeList>(settings),
+        Op::Transcript => schema::<TranscriptQuery>(settings),
+        Op::Speakers => schema::<SpeakerStats>(settings),
+        Op::PhraseSearch => schema::<TranscriptSearch>(settings),
+        Op::KitchenGithubCallback => schema::<GithubCallback>(settings),
+        Op::CreateRecipe
+        | Op::Me
+        | Op::AiWrite
+        | Op::Shows
+        | Op::Episode
+        | Op::RecipeCard
+        | Op::DecideSpeaker
+        | Op::Mcp
+        | Op::Kitchen
+        | Op::KitchenGithubLogin
+        | Op::KitchenDevLogin
+        | Op::KitchenLogout
+        | Op::KitchenNewKey
+        | Op::KitchenRevokeKey
+        | Op::KitchenImport
+        | Op::KitchenSaveDraft
+        | Op::BuiltFile => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,44 @@
+//! The route table as the router reads it.
+
+use super::*;
+
+fn check(method: &str, path: &str) -> String {
+    match find(method, path) {
+        Found::Route(route, params) => format!("{:?} {params:?}", route.op),
+        Found::NotAllowed(allowed) => format!("405 {allowed}"),
+        Found::None => "none".to_string(),
+    }
+}
+
+#[test]
+fn requests_find_their_route() {
+    assert_eq!(check("GET", "/api/recipes"), "SearchRecipes []");
+    assert_eq!(check("HEAD", "/api/recipes"), "SearchRecipes []");
+    assert_eq!(check("POST", "/api/recipes"), "CreateRecipe []");
+    assert_eq!(check("DELETE", "/api/recipes"), "405 GET, POST");
+    assert_eq!(check("GET", "/r/hummus.json"), "RecipeJson [(\"slug\", \"hummus\")]");
+    assert_eq!(check("GET", "/r/hummus"), "RecipePage [(\"slug\", \"hummus\")]");
+    assert_eq!(check("GET", "/r/hummus.cook"), "RecipeCooklang [(\"slug\", \"hummus\")]");
+    assert_eq!(check("POST", "/kitchen/import"), "KitchenImport []");
+    assert_eq!(check("GET", "/api/r/hummus"), "405 PUT");
+    assert_eq!(
+        check("POST", "/api/r/hummus/variant/gf"),
+        "DietVersion [(\"slug\", \"hummus\"), (\"kind\", \"gf\")]"
+    );
+    assert_eq!(check("GET", "/api/episodes/changes"), "SpeakerDecisions []");
+    assert_eq!(check("GET", "/api/episodes/ep_abc"), "Episode [(\"episode_id\", \"ep_abc\")]");
+    assert_eq!(check("GET", "/api/episodes/ep_abc/speakers/A"), "405 PUT");
+    assert_eq!(check("GET", "/mcp"), "405 POST");
+    assert_eq!(check("GET", "/search/manifest.json"), "none");
+    assert_eq!(check("GET", "/r/hummus.history.json"), "RecipeJson [(\"slug\", \"hummus.history\")]");
+    assert_eq!(check("GET", "/"), "BuiltFile []");
+}
+
+#[test]
+fn every_route_is_one_method_on_one_path() {
+    for (i, route) in ROUTES.iter().enumerate() {
+        assert!(route.path.starts_with('/'), "{}", route.path);
+        let twin = ROUTES[..i].iter().find(|r| r.path == route.path && r.method == route.method);
+        assert!(twin.is_none(), "{} {} twice", route.method.name(), route.path);
+    }
+}

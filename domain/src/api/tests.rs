@@ -1,0 +1,149 @@
+//! The two doors of an operation read the same input: query text and JSON arguments.
+
+use serde_json::json;
+
+use super::*;
+use crate::recipe::{Course, Lang};
+
+#[test]
+fn a_query_and_tool_arguments_read_into_the_same_input() {
+    let query =
+        from_query::<RecipeSearch>([("q", "soup"), ("vegan", "1"), ("course", "soup"), ("limit", "5")]);
+    let arguments = from_json::<RecipeSearch>(&json!({
+        "q": "soup", "vegan": true, "gf": false, "course": "soup", "limit": 5, "cursor": null
+    }));
+    assert_eq!(query, arguments);
+    let query = query.unwrap();
+    assert_eq!(
+        (query.filters.flags, query.filters.course, query.limit),
+        (vec!["vegan"], Some(Course::Soup), 5)
+    );
+}
+
+#[test]
+fn every_problem_is_named_in_the_order_of_its_parameter() {
+    let problems = from_query::<RecipeSearch>([
+        ("limit", "abc"),
+        ("lang", "fr"),
+        ("colour", "red"),
+        ("max_min", "0"),
+        ("gf", "yes"),
+        ("lang", "en"),
+    ])
+    .unwrap_err();
+    let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "limit: must be a whole number",
+            "lang: is given more than once",
+            "lang: must be en, he or pt",
+            "colour: unknown parameter",
+            "max_min: must be a whole number of minutes above 0",
+            "gf: must be 1 (leave it out for no filter)",
+        ]
+    );
+}
+
+#[test]
+fn required_parameters_are_named_with_the_others() {
+    let problems =
+        from_json::<QuoteAttribution>(&json!({"source_url": "ftp://x", "speaker": "A"})).unwrap_err();
+    let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["speaker", "source_url", "quote"]);
+    let problems = from_json::<AiWrite>(&json!({"prompt": " ", "lang": "fr"})).unwrap_err();
+    let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(shown, ["prompt: must not be empty", "lang: must be en, he or pt"]);
+    let ok = from_json::<AiChange>(&json!({"slug": "hummus", "prompt": "more lemon", "lang": "he"})).unwrap();
+    assert_eq!((ok.0.as_str(), ok.1.lang), ("hummus", Lang::He));
+}
+
+#[test]
+fn path_parameters_join_the_query() {
+    let (id, filters) = from_query::<TranscriptQuery>([("episode_id", "ep_abc"), ("from", "5"), ("to", "1")])
+        .unwrap_err()
+        .into_iter()
+        .map(|p| (p.field, p.reason))
+        .unzip::<_, _, Vec<_>, Vec<_>>();
+    assert_eq!((id, filters), (vec!["from".to_string()], vec!["must not be after `to`".to_string()]));
+    let (id, filters) =
+        from_query::<TranscriptQuery>([("episode_id", "ep_abc"), ("speaker", " Ana ")]).unwrap();
+    assert_eq!((id.as_str(), filters.speaker.as_deref()), ("ep_abc", Some("Ana")));
+}
+
+#[test]
+fn cursors_this_api_gives_out_fit_their_pattern() {
+    // The pattern is published in openapi.json; a cursor outside it would be refused as schema-invalid.
+    for offset in [0, 7, 20, 99, 100, 12_345, 999_999_999] {
+        let cursor = crate::paging::encode_cursor(offset);
+        assert!(cursor.len() <= CURSOR_MAX_CHARS, "{cursor}");
+        assert!(matches_cursor_pattern(&cursor), "{offset} {cursor}");
+    }
+    assert!(!matches_cursor_pattern("zz"));
+}
+
+/// `CURSOR_PATTERN` by hand (domain carries no regex engine): `bz`, a digit's third character, then
+/// groups of four.
+fn matches_cursor_pattern(cursor: &str) -> bool {
+    let third = "AEIMQUYcgk";
+    let fourth = "wxyz012345";
+    let pair_ok = |a: char, b: char| matches!((a, b), ('M' | 'N', 'D' | 'T' | 'j' | 'z') | ('O', 'D' | 'T'));
+    let tail_ok = |a: char, b: char| matches!((a, b), ('M' | 'N', 'A' | 'Q' | 'g' | 'w') | ('O', 'A' | 'Q'));
+    let chars: Vec<char> = cursor.chars().collect();
+    if chars.len() < 3 || chars[0] != 'b' || chars[1] != 'z' || !third.contains(chars[2]) {
+        return false;
+    }
+    let mut rest = &chars[3..];
+    if rest.is_empty() {
+        return true;
+    }
+    if !fourth.contains(rest[0]) {
+        return false;
+    }
+    rest = &rest[1..];
+    while rest.len() >= 4 {
+        if !(pair_ok(rest[0], rest[1]) && third.contains(rest[2]) && fourth.contains(rest[3])) {
+            return false;
+        }
+        rest = &rest[4..];
+    }
+    match rest {
+        [] => true,
+        [a, b] => tail_ok(*a, *b),
+        [a, b, c] => pair_ok(*a, *b) && third.contains(*c),
+        _ => false,
+    }
+}
+
+#[test]
+fn a_cooks_bad_servings_and_units_are_named() {
+    let shown = |params: &[(&str, &str)]| -> String {
+        let params = [("slug", "dish")].into_iter().chain(params.iter().copied());
+        match from_query::<RecipeCooklang>(params) {
+            Ok(valid) => format!("{valid:?}"),
+            Err(problems) => problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+        }
+    };
+    let cases: Vec<String> = [
+        &[("servings", "0")][..],
+        &[("servings", "101")],
+        &[("servings", "2.5")],
+        &[("units", "imperial")],
+        &[("lang", "fr"), ("servings", "2"), ("servings", "3")],
+        &[("servings", "100"), ("units", "us"), ("lang", "he")],
+    ]
+    .iter()
+    .map(|params| shown(params))
+    .collect();
+    expect_test::expect![[r#"
+        servings: must be a whole number from 1 to 100
+        servings: must be a whole number from 1 to 100
+        servings: must be a whole number
+        units: must be metric or us
+        lang: must be en, he or pt; servings: is given more than once
+        ("dish", Some(He), Request { servings: Some(100), units: Some(Us) })"#]]
+    .assert_eq(&cases.join("\n"));
+    let tool = from_json::<RecipeView>(&json!({"slug": "dish", "servings": 3, "units": "metric"})).unwrap();
+    expect_test::expect![[r#"("dish", Request { servings: Some(3), units: Some(Metric) })"#]]
+        .assert_eq(&format!("{tool:?}"));
+}

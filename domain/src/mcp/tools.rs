@@ -1,0 +1,235 @@
+//! The tool table of `/mcp`: each tool's name, description and behaviour hints, and the operation
+//! input (`crate::api`) its arguments deserialise into. One entry in [`tools!`] below declares a
+//! tool: its place in `tools/list`, its [`ToolInput`] variant and its schemas all come from it.
+
+use serde_json::{Value, json};
+
+use crate::Diagnostic;
+use crate::api::{self, from_json};
+#[cfg(feature = "schema")]
+use crate::quote::{Attribution, phrase, views};
+#[cfg(feature = "schema")]
+use crate::recipe::Published;
+
+/// Whether a tool needs an API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// One tool of the table: its name, description and honest behaviour hints (MCP `ToolAnnotations`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub access: Access,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    /// Reaches beyond this service's own data (the AI provider).
+    pub open_world: bool,
+}
+
+const fn read(name: &'static str, title: &'static str, description: &'static str) -> ToolSpec {
+    ToolSpec {
+        name,
+        title,
+        description,
+        access: Access::Read,
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    }
+}
+
+const fn write(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    [destructive, idempotent, open_world]: [bool; 3],
+) -> ToolSpec {
+    ToolSpec {
+        name,
+        title,
+        description,
+        access: Access::Write,
+        read_only: false,
+        destructive,
+        idempotent,
+        open_world,
+    }
+}
+
+/// Declares the tools: `Variant(Input => Output) = spec`, in `tools/list` order.
+macro_rules! tools {
+    ($($variant:ident($input:ty => $output:ty) = $spec:expr,)*) => {
+        /// Every tool, in the order `tools/list` shows them (deterministic, so clients can cache the list).
+        pub const TOOLS: &[ToolSpec] = &[$($spec),*];
+
+        /// A tool call's arguments, read and checked by the input of the tool's operation.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum ToolInput {
+            $($variant(<$input as api::Input>::Valid),)*
+        }
+
+        impl ToolInput {
+            /// Reads a tool's arguments, or lists every problem with them; `None` for an unknown tool.
+            pub fn parse(name: &str, arguments: &Value) -> Option<Result<ToolInput, Vec<Diagnostic>>> {
+                let mut names = TOOLS.iter().map(|tool| tool.name);
+                $(if names.next() == Some(name) {
+                    return Some(from_json::<$input>(arguments).map(ToolInput::$variant));
+                })*
+                None
+            }
+        }
+
+        /// The input and output schema of a tool, generated with `settings`.
+        #[cfg(feature = "schema")]
+        pub fn tool_schemas(name: &str, settings: &schemars::generate::SchemaSettings) -> Option<(Value, Value)> {
+            fn schema<T: schemars::JsonSchema>(settings: &schemars::generate::SchemaSettings) -> Value {
+                let root = settings.clone().into_generator().into_root_schema_for::<T>();
+                serde_json::to_value(root).expect("schemas serialise")
+            }
+            let mut names = TOOLS.iter().map(|tool| tool.name);
+            $(if names.next() == Some(name) {
+                return Some((schema::<$input>(settings), schema::<$output>(settings)));
+            })*
+            None
+        }
+    };
+}
+
+tools! {
+    SearchRecipes(api::RecipeSearch => api::RecipePage) = read(
+        "search_recipes",
+        "Search recipes",
+        "Search the open recipe collection (en, he, pt). Matching folds case and accents, stems English and \
+         Portuguese, handles Hebrew prefixes and tolerates one typo. Filters are ANDed. Same as GET /api/recipes. \
+         Returns one page of cards and `next_cursor` for the next page.",
+    ),
+    GetRecipe(api::RecipeView => crate::cooking::Adjusted) = read(
+        "get_recipe",
+        "Get a recipe",
+        "Read one recipe by slug with all its languages and the server-set fields (owner, version, \
+         forked_from, variant_of). `servings` scales every quantity (the answer names `scaled_from`); \
+         `units` converts weights and volumes to `metric` or `us` (the answer lists the lines `converted`). \
+         Same as GET /r/{slug}.json?servings=&units=.",
+    ),
+    CreateRecipe(api::CreateRecipe => Published) = write(
+        "create_recipe",
+        "Create a recipe",
+        "Create a new recipe owned by the key's owner, licensed CC0-1.0. Needs an API key. The slug is made \
+         from the title. Same as POST /api/recipes.",
+        [false, false, false],
+    ),
+    ForkRecipe(api::RecipeSlug => Published) = write(
+        "fork_recipe",
+        "Fork a recipe",
+        "Make your own copy of any recipe (with `forked_from` set), which you may then change with \
+         update_recipe. Needs an API key. Each call makes a new copy. Same as POST /api/r/{slug}/fork.",
+        [false, false, false],
+    ),
+    UpdateRecipe(api::UpdateRecipe => Published) = write(
+        "update_recipe",
+        "Change your recipe",
+        "Replace the document of one of your own recipes with a new version; `note` says what changed. Send \
+         `version` (from get_recipe) to refuse the change if someone changed it meanwhile. Needs an API key. \
+         Someone else's recipe: fork_recipe first. Same as PUT /api/r/{slug}.",
+        [true, false, false],
+    ),
+    AiWriteRecipe(api::AiWrite => Published) = write(
+        "ai_write_recipe",
+        "Write a recipe with AI",
+        "Ask the site's AI to write a new recipe from a prompt, in one language; it is stored as yours (CC0). \
+         Needs an API key; limited to 20 AI calls an hour per account. Same as POST /api/ai/write.",
+        [false, false, true],
+    ),
+    AiChangeRecipe(api::AiChange => Published) = write(
+        "ai_change_recipe",
+        "Change a recipe with AI",
+        "Ask the site's AI to change a recipe as the prompt says. Your own recipe is changed in place; \
+         anyone else's is forked to you first and the fork is changed. Needs an API key. Same as POST \
+         /api/r/{slug}/ai.",
+        [true, false, true],
+    ),
+    MakeDietVersion(api::DietVersion => Published) = write(
+        "make_diet_version",
+        "Make a diet version",
+        "Get the shared gluten-free (`gf`), vegan, or gluten-free vegan (`both`) version of a recipe. It is \
+         made once (by the site's AI, checked by rules) and then shared by everyone, so calling again returns \
+         the same recipe. Needs an API key. Same as POST /api/r/{slug}/variant/{kind}.",
+        [false, true, true],
+    ),
+    AttributeQuote(api::QuoteAttribution => Attribution) = read(
+        "attribute_quote",
+        "Attribute a quote",
+        "Find who said a quote and when. Give the quote, and the episode's source URL (any spelling) if you \
+         know it; without it the whole corpus is searched, and the answer adds `match` (how many places \
+         hold the quote word for word) and `alternatives` (the other places). Quotes edited with an \
+         ellipsis or a [bracketed] word are found (`edited: true`). Every found answer has `cite` (a \
+         citation to paste) and `listen_url`. `trust` is `high` only for a verbatim match inside one \
+         person's speech with a confident or human-set name, and, over the whole corpus, in exactly one \
+         place; otherwise check it. Same as GET /api/attribute.",
+    ),
+    SearchTranscripts(api::TranscriptSearch => phrase::Answer) = read(
+        "search_transcripts",
+        "Search transcripts",
+        "Phrase search over every published transcript, each hit with its speaker and times. `speaker` \
+         alone lists everything that person said. Same as GET /api/search.",
+    ),
+    GetTranscript(api::TranscriptQuery => views::TranscriptView) = read(
+        "get_transcript",
+        "Get a transcript",
+        "The canonical transcript of an episode, optionally narrowed to one speaker and a time window \
+         (turns overlapping the window are clipped); the filters are echoed. Same as GET \
+         /api/episodes/{id}/transcript.",
+    ),
+    SpeakerStats(api::SpeakerStats => views::SpeakersView) = read(
+        "speaker_stats",
+        "Speaker statistics",
+        "Seconds spoken, share of speech time, segment count, first and last appearance per speaker of an \
+         episode, optionally within a time window. Same as GET /api/episodes/{id}/speakers.",
+    ),
+    ListEpisodes(api::EpisodeList => api::EpisodePage) = read(
+        "list_episodes",
+        "List episodes",
+        "Published podcast episodes with their ids, source URLs and licences, optionally of one show, one \
+         page at a time. Same as GET /api/episodes.",
+    ),
+}
+
+pub fn tool(name: &str) -> Option<&'static ToolSpec> {
+    TOOLS.iter().find(|tool| tool.name == name)
+}
+
+/// The generated `tools/list` entries (name, title, description, schemas, annotations).
+pub const TOOLS_JSON: &str = include_str!("tools.json");
+
+/// The `tools/list` entries made from [`TOOLS`] and the schemas: what `tools.json` must hold.
+/// `schemas` maps a tool name to its input and output schema.
+pub fn tool_entries(schemas: impl Fn(&str) -> (Value, Value)) -> Value {
+    let entries: Vec<Value> = TOOLS
+        .iter()
+        .map(|tool| {
+            let (input, output) = schemas(tool.name);
+            json!({
+                "name": tool.name,
+                "title": tool.title,
+                "description": tool.description,
+                "inputSchema": input,
+                "outputSchema": output,
+                "annotations": {
+                    "title": tool.title,
+                    "readOnlyHint": tool.read_only,
+                    "destructiveHint": tool.destructive,
+                    "idempotentHint": tool.idempotent,
+                    "openWorldHint": tool.open_world,
+                },
+            })
+        })
+        .collect();
+    Value::Array(entries)
+}

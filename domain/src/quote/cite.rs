@@ -1,0 +1,93 @@
+//! What a journalist pastes: a plain-text citation of a found quote, and a link that plays it.
+//!
+//! The citation names the speaker, the episode, the show, the date and the time the quote starts
+//! (`h:mm:ss`, the form podcast players show). The link opens the episode's audio at that second
+//! when the content names the audio (`audio_url` in `episode.json`): a media fragment (`#t=`, which
+//! browsers' players follow), or the host's own time parameter where the host ignores fragments
+//! (YouTube's `t=`); without audio it is the episode's page, which has no time to go to.
+
+use crate::transcript::EpisodeRef;
+
+/// `h:mm:ss` of a time in seconds (whole seconds, rounded down).
+pub fn clock(seconds: f64) -> String {
+    let whole = seconds.max(0.0).floor() as u64;
+    format!("{}:{:02}:{:02}", whole / 3600, whole / 60 % 60, whole % 60)
+}
+
+/// `Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:01:05.`
+pub fn cite(episode: &EpisodeRef, name: Option<&str>, speaker: &str, start_s: f64) -> String {
+    let who = match name {
+        Some(name) => name.to_string(),
+        None => format!("Unidentified speaker ({speaker})"),
+    };
+    let show = episode.show_title.as_deref().unwrap_or(&episode.show);
+    let date = episode.published.as_deref().map(|date| format!(", {date}")).unwrap_or_default();
+    format!("{who}, “{}”, {show}{date}, at {}.", episode.title, clock(start_s))
+}
+
+/// Where to listen from `start_s`.
+pub fn listen_url(episode: &EpisodeRef, start_s: f64) -> String {
+    let Some(audio) = episode.audio_url.as_deref().and_then(|url| url::Url::parse(url).ok()) else {
+        return episode.source_url.clone();
+    };
+    let seconds = start_s.max(0.0).floor() as u64;
+    let host = audio.host_str().unwrap_or_default().trim_start_matches("www.").trim_start_matches("m.");
+    let mut url = audio.clone();
+    if matches!(host, "youtube.com" | "youtu.be") {
+        let kept: Vec<(String, String)> = audio
+            .query_pairs()
+            .filter(|(key, _)| key != "t")
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(kept).append_pair("t", &format!("{seconds}s"));
+    } else {
+        url.set_fragment(Some(&format!("t={seconds}")));
+    }
+    url.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn episode(audio_url: Option<&str>) -> EpisodeRef {
+        EpisodeRef {
+            id: "ep_aaaaaaaaaa".into(),
+            title: "Sourdough".into(),
+            source_url: "https://ex.com/1".into(),
+            show: "kitchen-table".into(),
+            licence: "CC0-1.0".into(),
+            attribution: None,
+            show_title: Some("The Kitchen Table".into()),
+            published: Some("2024-03-01".into()),
+            audio_url: audio_url.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_citation_names_speaker_episode_show_date_and_time() {
+        assert_eq!(
+            cite(&episode(None), Some("Ana Lima"), "SPEAKER_00", 3725.9),
+            "Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 1:02:05."
+        );
+        let bare = EpisodeRef { show_title: None, published: None, ..episode(None) };
+        assert_eq!(
+            cite(&bare, None, "SPEAKER_01", 5.0),
+            "Unidentified speaker (SPEAKER_01), “Sourdough”, kitchen-table, at 0:00:05."
+        );
+    }
+
+    #[test]
+    fn listening_starts_at_the_quote_when_the_audio_is_known() {
+        assert_eq!(listen_url(&episode(None), 65.2), "https://ex.com/1");
+        assert_eq!(
+            listen_url(&episode(Some("https://cdn.ex.com/ep1.mp3#old")), 65.2),
+            "https://cdn.ex.com/ep1.mp3#t=65"
+        );
+        assert_eq!(
+            listen_url(&episode(Some("https://www.youtube.com/watch?v=abc&t=3")), 65.2),
+            "https://www.youtube.com/watch?v=abc&t=65s"
+        );
+        assert_eq!(listen_url(&episode(Some("https://youtu.be/abc")), 7.0), "https://youtu.be/abc?t=7s");
+    }
+}

@@ -1,0 +1,145 @@
+//! "Who said this?" without the episode: attribution over the whole corpus.
+//!
+//! [`super::phrase::places`] reads the phrase index for the places a quote may be and the passages
+//! around each; [`attribute_corpus`] runs the one attribution of [`super::attribute`] on each place
+//! and keeps the best. No transcript is loaded whole, so the question costs about what a phrase
+//! search does.
+//!
+//! Which place is the answer: the one whose words match the quote best; among places that hold it
+//! word for word, the earliest published, since a later one is most often a clip replayed or a guest
+//! quoting themselves. `trust` is `high` only when, besides the seed's rule (verbatim, one speaker, a
+//! confident or human name), exactly one passage of the whole corpus holds the quote: we chose that
+//! rule over "the earliest is certain" because nothing in a transcript says which telling was the
+//! first one (an episode can air a recording made long before), so two places are always a
+//! question for a person.
+
+use serde::{Deserialize, Serialize};
+
+use super::phrase::{Hit, Places};
+use super::{Attribution, Prepared, Trust, attribute, normalise};
+use crate::transcript::{EpisodeRef, NameState};
+
+pub use super::phrase::MAX_ALTERNATIVES;
+
+/// A quote cut into the pieces an editor joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edits {
+    /// The pieces with words, in order.
+    pub pieces: Vec<String>,
+    /// An ellipsis joined two pieces, or a bracketed insertion stood for the original words.
+    pub edited: bool,
+}
+
+/// Cuts a quote at each ellipsis (`…`, `...`) and each `[bracketed]` insertion. An ellipsis at the
+/// start or the end only says the quote is part of a longer turn, which every quote is: that is
+/// not an edit.
+pub fn split_edits(quote: &str) -> Edits {
+    let mut pieces = vec![String::new()];
+    let mut brackets = false;
+    let mut rest = quote;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("...").or_else(|| rest.strip_prefix('…')) {
+            pieces.push(String::new());
+            rest = after;
+        } else if c == '[' {
+            let close = rest.find(']').map_or(rest.len(), |end| end + 1);
+            brackets = true;
+            pieces.push(String::new());
+            rest = &rest[close..];
+        } else {
+            pieces.last_mut().expect("one piece").push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    let pieces: Vec<String> = pieces
+        .into_iter()
+        .map(|piece| piece.trim().to_string())
+        .filter(|piece| !normalise::tokens(piece).is_empty())
+        .collect();
+    Edits { edited: brackets || pieces.len() > 1, pieces }
+}
+
+/// Another place that holds the quote word for word.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Alternative {
+    pub episode: EpisodeRef,
+    pub speaker: String,
+    pub name: Option<String>,
+    pub name_state: NameState,
+    /// Where the quote starts, estimated inside its passage.
+    pub start_s: f64,
+}
+
+/// The attribution of `quote` over the whole corpus, from the places [`super::phrase::places`]
+/// found (their names brought up to date by the caller).
+pub fn attribute_corpus(places: &Places, quote: &str) -> Attribution {
+    let found: Vec<Attribution> = places
+        .transcripts
+        .iter()
+        .map(|canonical| attribute(canonical, &Prepared::new(&canonical.segments), quote))
+        .filter(|answer| answer.found)
+        .collect();
+    let rank = |answer: &Attribution| {
+        let m = answer.found_at.as_ref().expect("found");
+        let published = answer.episode.as_ref().and_then(|e| e.published.clone()).unwrap_or_default();
+        (m.matched_words, m.verbatim, std::cmp::Reverse(published))
+    };
+    let Some(mut best) = found.into_iter().reduce(|a, b| if rank(&b) > rank(&a) { b } else { a }) else {
+        return Attribution {
+            found: false,
+            reason: Some("quote_not_found".into()),
+            episode: None,
+            found_at: None,
+            matches: Some(0),
+            alternatives: Some(Vec::new()),
+        };
+    };
+    let m = best.found_at.as_mut().expect("found");
+    if places.verbatim_total != 1 {
+        m.trust = Trust::Review;
+    }
+    let best_id = best.episode.as_ref().map(|e| e.id.clone());
+    let alternatives = places
+        .verbatim
+        .iter()
+        .filter(|hit| Some(&hit.episode.id) != best_id.as_ref() || !overlaps(hit, m.start_s, m.end_s))
+        .take(MAX_ALTERNATIVES)
+        .map(|hit: &Hit| Alternative {
+            episode: hit.episode.clone(),
+            speaker: hit.speaker.clone(),
+            name: hit.name.clone(),
+            name_state: hit.name_state,
+            start_s: hit.start_s,
+        })
+        .collect();
+    best.matches = Some(places.verbatim_total.max(1));
+    best.alternatives = Some(alternatives);
+    best
+}
+
+/// Whether a verbatim hit is the best answer's own place (its times are estimates: a second's slack).
+fn overlaps(hit: &Hit, start_s: f64, end_s: f64) -> bool {
+    hit.start_s <= end_s + 1.0 && start_s <= hit.end_s + 1.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ellipses_and_brackets_cut_a_quote_into_pieces() {
+        let check = |quote: &str, pieces: &[&str], edited: bool| {
+            assert_eq!(
+                split_edits(quote),
+                Edits { pieces: pieces.iter().map(|p| p.to_string()).collect(), edited }
+            );
+        };
+        check("Patience is the one thing", &["Patience is the one thing"], false);
+        check("Patience is … nobody can sell you", &["Patience is", "nobody can sell you"], true);
+        check("“Patience is...nobody can sell you”", &["“Patience is", "nobody can sell you”"], true);
+        check("[Patience] is the one thing", &["is the one thing"], true);
+        check("the secret [of bread] is patience", &["the secret", "is patience"], true);
+        check("…and that is why...", &["and that is why"], false);
+    }
+}

@@ -1,0 +1,338 @@
+//! The phrase index's files and how a search reads them: by byte range.
+//!
+//! Four large files hold everything ([`Manifest`] names them): the dictionary (hash buckets of
+//! entries), the frequent entries' passage bitmaps, the passage blocks (the text and times a hit
+//! shows), and [`Tables`], where each bucket and block starts. A search never needs a whole file
+//! but the tables; it asks for [`Part`]s — one bucket, one bitmap, one block — so what it reads is
+//! what it uses, and the number of files stays four whatever the corpus's size. (The first layout,
+//! thousands of small files, cost a directory lookup per file and read whole position bitmaps.)
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::index::Corrupt;
+use crate::transcript::{EpisodeRef, NameState, RunKind};
+
+/// The version of the index's files; a Worker refuses an index it does not know.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The entry point of the index, served at `quotes/manifest.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Manifest {
+    pub version: u32,
+    pub n_passages: u32,
+    pub n_episodes: u32,
+    /// The longest indexed gram, in words ([`super::Config::max_gram`]).
+    pub max_gram: u32,
+    /// An entry found in fewer passages than this is rare: its passages are listed in the entry.
+    pub frequent: u32,
+    pub passages_per_block: u32,
+    /// The file of [`Tables`], read whole once per reader.
+    pub tables: String,
+    pub tables_len: u64,
+    /// The dictionary: [`Bucket`]s one after the other.
+    pub dict: String,
+    /// Frequent entries' passages, as roaring bitmaps one after the other.
+    pub bitmaps: String,
+    /// The passage blocks, one after the other.
+    pub passages: String,
+}
+
+/// Where each dictionary bucket and passage block lies in its file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tables {
+    pub bucket_lens: Vec<u32>,
+    pub block_lens: Vec<u32>,
+}
+
+/// A manifest with its tables turned into offsets: what [`super::search`] reads the index through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Index {
+    pub manifest: Manifest,
+    bucket_starts: Vec<u64>,
+    block_starts: Vec<u64>,
+}
+
+impl Index {
+    /// The index of `manifest`, given the bytes of its tables file.
+    pub fn open(manifest: Manifest, tables: &[u8]) -> Result<Index, Corrupt> {
+        if manifest.version != FORMAT_VERSION {
+            return Err(Corrupt(format!(
+                "the phrase index has format {}, this code reads {FORMAT_VERSION}",
+                manifest.version
+            )));
+        }
+        let tables: Tables = postcard::from_bytes(tables).map_err(|_| corrupt(&manifest.tables))?;
+        let starts = |lens: &[u32]| {
+            let mut starts = Vec::with_capacity(lens.len() + 1);
+            starts.push(0u64);
+            for len in lens {
+                starts.push(starts.last().expect("one start") + u64::from(*len));
+            }
+            starts
+        };
+        if tables.bucket_lens.is_empty() {
+            return Err(corrupt(&manifest.tables));
+        }
+        Ok(Index {
+            bucket_starts: starts(&tables.bucket_lens),
+            block_starts: starts(&tables.block_lens),
+            manifest,
+        })
+    }
+
+    /// The part of the dictionary that holds `key`'s entry, if there is one.
+    pub(super) fn bucket(&self, key: &str) -> Part {
+        let n = (self.bucket_starts.len() - 1) as u64;
+        let k = (fnv1a(key.as_bytes()) % n) as usize;
+        Part::of(&self.manifest.dict, self.bucket_starts[k], self.bucket_starts[k + 1])
+    }
+
+    /// The part of the passages file that holds passage `passage`'s block.
+    pub(super) fn block(&self, passage: u32) -> Option<Part> {
+        let k = (passage / self.manifest.passages_per_block) as usize;
+        let end = *self.block_starts.get(k + 1)?;
+        Some(Part::of(&self.manifest.passages, self.block_starts[k], end))
+    }
+
+    /// A bitmap's part of the bitmaps file.
+    pub(super) fn bitmap(&self, offset: u64, len: u32) -> Part {
+        Part::of(&self.manifest.bitmaps, offset, offset + u64::from(len))
+    }
+
+    /// The bytes a reader loads once, besides the manifest.
+    pub fn tables_part(manifest: &Manifest) -> Part {
+        Part::of(&manifest.tables, 0, manifest.tables_len)
+    }
+}
+
+/// A byte range of one index file: what a search asks its caller to read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Part {
+    pub file: String,
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl Part {
+    fn of(file: &str, start: u64, end: u64) -> Part {
+        Part { file: file.to_string(), offset: start, len: end - start }
+    }
+}
+
+/// Where a search finds the parts it asked for.
+pub trait Parts {
+    fn part(&self, part: &Part) -> Option<&[u8]>;
+}
+
+impl Parts for HashMap<Part, Vec<u8>> {
+    fn part(&self, part: &Part) -> Option<&[u8]> {
+        self.get(part).map(Vec::as_slice)
+    }
+}
+
+/// Whole files by name (the builder's output, a test's): each part is cut from its file.
+pub struct WholeFiles<'a>(pub &'a HashMap<String, Vec<u8>>);
+
+impl Parts for WholeFiles<'_> {
+    fn part(&self, part: &Part) -> Option<&[u8]> {
+        let bytes = self.0.get(&part.file)?;
+        bytes.get(part.offset as usize..(part.offset + part.len) as usize)
+    }
+}
+
+/// Why a search stopped: it needs parts it was not given, or the index is damaged.
+#[derive(Debug)]
+pub enum PhraseError {
+    Need(Vec<Part>),
+    Corrupt(Corrupt),
+}
+
+impl From<Corrupt> for PhraseError {
+    fn from(corrupt: Corrupt) -> Self {
+        PhraseError::Corrupt(corrupt)
+    }
+}
+
+/// The parts of `wanted` that `parts` lacks, or `Ok` when it has them all.
+pub(super) fn require(parts: &impl Parts, wanted: impl IntoIterator<Item = Part>) -> Result<(), PhraseError> {
+    let mut missing: Vec<Part> = wanted.into_iter().filter(|part| parts.part(part).is_none()).collect();
+    missing.sort();
+    missing.dedup();
+    if missing.is_empty() { Ok(()) } else { Err(PhraseError::Need(missing)) }
+}
+
+pub(super) fn corrupt(file: &str) -> Corrupt {
+    Corrupt(format!("quote index file {file} does not decode"))
+}
+
+/// One dictionary entry: a gram (normalised words joined by spaces) or a speaker (`@` and the
+/// folded name), the number of passages it is in, and those passages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct Entry<'a> {
+    pub key: &'a str,
+    pub count: u32,
+    #[serde(borrow)]
+    pub passages: Passages<'a>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) enum Passages<'a> {
+    /// A rare entry's passages, as LEB128 gaps.
+    Inline(&'a [u8]),
+    /// A frequent entry's passages: a roaring bitmap at this place of the bitmaps file.
+    Bitmap { offset: u64, len: u32 },
+}
+
+/// The entries whose keys hash to one bucket, sorted by key.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Bucket<'a> {
+    #[serde(borrow)]
+    pub entries: Vec<Entry<'a>>,
+}
+
+impl<'a> Bucket<'a> {
+    pub fn find(&self, key: &str) -> Option<&Entry<'a>> {
+        self.entries.binary_search_by(|entry| entry.key.cmp(key)).ok().map(|idx| &self.entries[idx])
+    }
+}
+
+/// The dictionary key of a speaker's passages.
+pub(super) fn speaker_key(folded_name: &str) -> String {
+    format!("@{folded_name}")
+}
+
+/// One passage as a hit shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct Passage {
+    /// Index into the block's `episodes`.
+    pub episode: u32,
+    pub speaker: String,
+    pub name: Option<String>,
+    pub name_state: NameState,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub start_estimated: bool,
+    pub end_estimated: bool,
+    pub text: String,
+}
+
+/// [`EpisodeRef`] for postcard, which cannot skip absent fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct BlockEpisode {
+    pub id: String,
+    pub title: String,
+    pub source_url: String,
+    pub show: String,
+    pub licence: String,
+    pub attribution: Option<String>,
+    pub show_title: Option<String>,
+    pub published: Option<String>,
+    pub audio_url: Option<String>,
+    /// The run the passages are from.
+    pub pipeline: String,
+    pub kind: RunKind,
+}
+
+impl BlockEpisode {
+    pub fn new(e: &EpisodeRef, pipeline: &str, kind: RunKind) -> Self {
+        BlockEpisode {
+            id: e.id.clone(),
+            title: e.title.clone(),
+            source_url: e.source_url.clone(),
+            show: e.show.clone(),
+            licence: e.licence.clone(),
+            attribution: e.attribution.clone(),
+            show_title: e.show_title.clone(),
+            published: e.published.clone(),
+            audio_url: e.audio_url.clone(),
+            pipeline: pipeline.to_string(),
+            kind,
+        }
+    }
+}
+
+impl From<&BlockEpisode> for EpisodeRef {
+    fn from(e: &BlockEpisode) -> Self {
+        EpisodeRef {
+            id: e.id.clone(),
+            title: e.title.clone(),
+            source_url: e.source_url.clone(),
+            show: e.show.clone(),
+            licence: e.licence.clone(),
+            attribution: e.attribution.clone(),
+            show_title: e.show_title.clone(),
+            published: e.published.clone(),
+            audio_url: e.audio_url.clone(),
+        }
+    }
+}
+
+/// Consecutive passages (`passages_per_block` of them) and the episodes they are from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Block {
+    pub episodes: Vec<BlockEpisode>,
+    pub passages: Vec<Passage>,
+}
+
+/// FNV-1a, 64 bits: the bucket of a key. Stable across builds and platforms, which a dictionary
+/// read by another program needs; `std`'s hasher promises neither.
+pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Ascending passage ids as LEB128 gaps.
+pub(super) fn encode_gaps(passages: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(passages.len() * 2);
+    let mut last = 0u32;
+    for (idx, &passage) in passages.iter().enumerate() {
+        let mut gap = if idx == 0 { passage } else { passage - last };
+        last = passage;
+        loop {
+            let byte = (gap & 0x7f) as u8;
+            gap >>= 7;
+            if gap == 0 {
+                out.push(byte);
+                break;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+    out
+}
+
+/// The passage ids [`encode_gaps`] wrote, or `None` when the bytes are not such a list.
+pub(super) fn decode_gaps(bytes: &[u8]) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    let (mut value, mut shift, mut last) = (0u32, 0u32, 0u32);
+    for &byte in bytes {
+        if shift > 28 {
+            return None;
+        }
+        value |= u32::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            last = if out.is_empty() { value } else { last.checked_add(value)? };
+            out.push(last);
+            (value, shift) = (0, 0);
+        }
+    }
+    (shift == 0).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_round_trip() {
+        for list in [vec![], vec![0], vec![5, 6, 200, 70_000, 4_000_000_000]] {
+            assert_eq!(decode_gaps(&encode_gaps(&list)), Some(list));
+        }
+        assert_eq!(decode_gaps(&[0x80]), None, "a cut-off number");
+    }
+}

@@ -1,0 +1,966 @@
+//! The phrase search index over every canonical transcript (`GET /api/search`, and the candidates
+//! of corpus-wide attribution): how the builder writes it ([`build`]) and how a query reads it.
+//!
+//! The unit is a passage: one segment, or a piece of at most [`MAX_PASSAGE_TOKENS`] words of a long
+//! one. The dictionary maps a gram — one to [`Config::max_gram`] normalised words (see
+//! [`super::normalise`]) — to the passages it occurs in. Which grams are indexed follows one rule,
+//! a lattice: every word, and a gram of `n` words when both its grams of `n - 1` words are
+//! *frequent* (in at least [`Config::frequent`] passages). So a phrase of up to `max_gram` words
+//! either is an entry — its passages are exactly the answer, and the entry's count is the true
+//! total — or has a *rare* entry inside it, found in fewer than `frequent` passages: those
+//! passages are the candidates, and reading their text checks each one. A rare entry lists its
+//! passages inline; a frequent one points to a roaring bitmap, which is at most one bit per
+//! passage of the corpus. A query of common words ("we went to the") thus reads one bucket and one
+//! bitmap, never a position list of "the", and no query reads more than a few dozen small parts:
+//! dictionary buckets, bitmaps, and blocks of [`Config::passages_per_block`] passages (see
+//! [`format`]). A longer phrase is looked up by its grams of `max_gram` words.
+//!
+//! Positions are not stored at all: a hit's place inside its passage comes from the passage's
+//! text, which the answer shows anyway. The alternative we measured first, a positional roaring
+//! bitmap per word (BENCHMARKS.md, issue 5), read 1.2 MiB at p50 and 3 MiB at p99 per query.
+//!
+//! A phrase that straddles two passages (a speaker change, or the cut in a very long turn) is not
+//! found: a phrase is one person's words.
+
+pub mod build;
+pub mod format;
+
+use std::collections::BTreeMap;
+
+use roaring::RoaringBitmap;
+use serde::{Deserialize, Serialize};
+
+pub use build::{BuiltIndex, IndexBuilder, IndexFull};
+pub use format::{Index, Manifest, Part, Parts, PhraseError, WholeFiles};
+
+use crate::Diagnostic;
+use crate::quote::normalise::{self, Token};
+use crate::quote::views::{Page, fold_name};
+use crate::transcript::round_ms;
+use crate::transcript::{Canonical, EpisodeRef, NameState, Segment, Speaker};
+use format::{Block, Bucket, Entry, Passage, Passages, corrupt, decode_gaps, require, speaker_key};
+
+/// A long segment is cut into passages of at most this many words.
+pub const MAX_PASSAGE_TOKENS: usize = 1024;
+pub const MAX_QUERY_CHARS: usize = 200;
+
+/// The index's shape; [`Config::default`] is what the builder writes (BENCHMARKS.md, issue 14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// The longest gram in the dictionary, in words.
+    pub max_gram: usize,
+    /// Passages from which an entry is frequent (a bitmap) rather than rare (listed inline, and a
+    /// query's candidates to check).
+    pub frequent: u32,
+    /// What a dictionary bucket aims to hold, in bytes.
+    pub bucket_bytes: usize,
+    pub passages_per_block: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { max_gram: 5, frequent: 32, bucket_bytes: 2048, passages_per_block: 8 }
+    }
+}
+
+/// A parsed `GET /api/search`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query {
+    pub q: Option<String>,
+    pub speaker: Option<String>,
+    pub page: Page,
+}
+
+/// Parses the search parameters: `q` and/or `speaker` (one is needed), `limit`, `cursor`.
+pub fn parse_query<'a>(
+    params: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Query, Vec<Diagnostic>> {
+    let mut query = Query { q: None, speaker: None, page: Page::default() };
+    let mut problems = Vec::new();
+    for (key, value) in crate::diagnostic::once_each(params, &mut problems) {
+        match key {
+            "q" if value.chars().count() > MAX_QUERY_CHARS => {
+                problems.push(Diagnostic::new("q", format!("is longer than {MAX_QUERY_CHARS} characters")))
+            }
+            "q" if !value.trim().is_empty() && normalise::tokens(value).is_empty() => {
+                problems.push(Diagnostic::new("q", "has no words"))
+            }
+            "q" => query.q = Some(value.trim().to_string()).filter(|q| !q.is_empty()),
+            "speaker" => query.speaker = Some(value.trim().to_string()).filter(|s| !s.is_empty()),
+            other => {
+                if !query.page.read(other, value, &mut problems) {
+                    problems.push(Diagnostic::new(other, "unknown parameter"));
+                }
+            }
+        }
+    }
+    if problems.is_empty() && query.q.is_none() && query.speaker.is_none() {
+        problems.push(Diagnostic::new("q", "give a phrase `q`, a `speaker`, or both"));
+    }
+    if problems.is_empty() { Ok(query) } else { Err(problems) }
+}
+
+/// One place a phrase was said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Hit {
+    pub episode: EpisodeRef,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub times_estimated: bool,
+    pub speaker: String,
+    pub name: Option<String>,
+    pub name_state: NameState,
+    /// The whole passage the phrase is in.
+    pub text: String,
+}
+
+/// The answer of `GET /api/search`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Answer {
+    pub q: Option<String>,
+    pub speaker: Option<String>,
+    pub hits: Vec<Hit>,
+    pub total: u64,
+    pub next_cursor: Option<String>,
+}
+
+/// The dictionary buckets a search has read.
+struct Dict<'a> {
+    buckets: Vec<(Part, Bucket<'a>)>,
+}
+
+impl<'a> Dict<'a> {
+    /// Reads the buckets of `keys`, or names the ones still to read.
+    fn read(index: &Index, parts: &'a impl Parts, keys: &[String]) -> Result<Dict<'a>, PhraseError> {
+        let mut wanted: Vec<Part> = keys.iter().map(|key| index.bucket(key)).collect();
+        wanted.sort();
+        wanted.dedup();
+        require(parts, wanted.iter().cloned())?;
+        let mut buckets = Vec::with_capacity(wanted.len());
+        for part in wanted {
+            let bytes = parts.part(&part).expect("required");
+            let bucket: Bucket = postcard::from_bytes(bytes).map_err(|_| corrupt(&part.file))?;
+            buckets.push((part, bucket));
+        }
+        Ok(Dict { buckets })
+    }
+
+    fn get(&self, index: &Index, key: &str) -> Option<&Entry<'a>> {
+        let part = index.bucket(key);
+        let (_, bucket) = self.buckets.iter().find(|(p, _)| *p == part).expect("bucket read");
+        bucket.find(key)
+    }
+}
+
+/// Every gram of `words` (all of them when it is no longer than the index's longest gram).
+fn lattice(words: &[String]) -> Vec<String> {
+    (1..=words.len()).flat_map(|n| words.windows(n).map(|w| w.join(" "))).collect()
+}
+
+/// What the dictionary says of a gram.
+#[derive(Clone, Copy)]
+enum Located<'d, 'a> {
+    /// It is an entry: its passages are exactly those holding it.
+    Indexed(&'d Entry<'a>),
+    /// It is not, but this rare entry inside it lists every passage that could hold it.
+    Rare(&'d Entry<'a>),
+    /// It occurs nowhere.
+    Absent,
+}
+
+/// Locates a gram of at most `max_gram` words whose whole lattice has been read.
+fn locate<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Located<'d, 'a> {
+    if let Some(entry) = dict.get(index, &words.join(" ")) {
+        return Located::Indexed(entry);
+    }
+    let n = words.len();
+    if n == 1 {
+        return Located::Absent;
+    }
+    let frequent = index.manifest.frequent;
+    let mut rarest: Option<&Entry> = None;
+    for part in [&words[..n - 1], &words[1..]] {
+        let driver = match locate(index, dict, part) {
+            Located::Absent => return Located::Absent,
+            Located::Indexed(entry) if entry.count >= frequent => continue,
+            Located::Indexed(entry) | Located::Rare(entry) => entry,
+        };
+        if rarest.is_none_or(|r| driver.count < r.count) {
+            rarest = Some(driver);
+        }
+    }
+    // Both parts frequent: the gram would be an entry if it occurred anywhere.
+    rarest.map_or(Located::Absent, Located::Rare)
+}
+
+/// How the matching passages are found.
+enum Plan<'d, 'a> {
+    /// No passage holds the phrase.
+    Nothing,
+    /// Exactly the passages of this entry.
+    Exact(&'d Entry<'a>),
+    /// The passages in all these entries, each then checked against the phrase.
+    Check(Vec<&'d Entry<'a>>),
+    /// Every passage (a speaker's: no phrase).
+    All,
+}
+
+fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<Plan<'d, 'a>, Vec<String>> {
+    let max_gram = index.manifest.max_gram as usize;
+    let frequent = index.manifest.frequent;
+    if words.is_empty() {
+        return Ok(Plan::All);
+    }
+    let rare_inside = |grams: &[String]| -> Vec<&'d Entry<'a>> {
+        grams.iter().filter_map(|key| dict.get(index, key)).filter(|e| e.count < frequent).collect()
+    };
+    if words.len() <= max_gram {
+        return Ok(match locate(index, dict, words) {
+            Located::Absent => Plan::Nothing,
+            Located::Indexed(entry) => Plan::Exact(entry),
+            // Every rare entry of the lattice narrows the candidates, at no extra read.
+            Located::Rare(_) => Plan::Check(rare_inside(&lattice(words))),
+        });
+    }
+    let windows = windows(words, max_gram);
+    let found: Vec<Option<&Entry>> = windows.iter().map(|key| dict.get(index, key)).collect();
+    let rare = rare_inside(&windows);
+    if !rare.is_empty() {
+        return Ok(Plan::Check(rare));
+    }
+    match found.iter().position(Option::is_none) {
+        // Every window frequent (a stock phrase): the two rarest narrow the candidates.
+        None => {
+            let mut all: Vec<&Entry> = found.into_iter().flatten().collect();
+            all.sort_by_key(|entry| entry.count);
+            all.truncate(2);
+            Ok(Plan::Check(all))
+        }
+        // A window that is no entry: its own lattice says whether it occurs, and where.
+        Some(idx) => {
+            let window = &words[idx..idx + max_gram];
+            let keys = lattice(window);
+            if keys.iter().any(|key| !dict.has_bucket(index, key)) {
+                return Err(keys);
+            }
+            Ok(match locate(index, dict, window) {
+                Located::Absent => Plan::Nothing,
+                Located::Indexed(entry) | Located::Rare(entry) => Plan::Check(vec![entry]),
+            })
+        }
+    }
+}
+
+impl Dict<'_> {
+    fn has_bucket(&self, index: &Index, key: &str) -> bool {
+        let part = index.bucket(key);
+        self.buckets.iter().any(|(p, _)| *p == part)
+    }
+}
+
+/// An entry's passages; a bitmap must have been read.
+fn passages_of(index: &Index, parts: &impl Parts, entry: &Entry) -> Result<RoaringBitmap, PhraseError> {
+    match entry.passages {
+        Passages::Inline(bytes) => {
+            let list = decode_gaps(bytes).ok_or_else(|| corrupt(&index.manifest.dict))?;
+            RoaringBitmap::from_sorted_iter(list).map_err(|_| corrupt(&index.manifest.dict).into())
+        }
+        Passages::Bitmap { offset, len } => {
+            let part = index.bitmap(offset, len);
+            let bytes = parts.part(&part).expect("required");
+            RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(&part.file).into())
+        }
+    }
+}
+
+fn bitmap_part(index: &Index, entry: &Entry) -> Option<Part> {
+    match entry.passages {
+        Passages::Inline(_) => None,
+        Passages::Bitmap { offset, len } => Some(index.bitmap(offset, len)),
+    }
+}
+
+/// The passage blocks a search has read.
+struct Blocks {
+    decoded: Vec<(Part, Block)>,
+}
+
+impl Blocks {
+    fn read(
+        index: &Index,
+        parts: &impl Parts,
+        passages: impl Iterator<Item = u32>,
+    ) -> Result<Blocks, PhraseError> {
+        let mut wanted = Vec::new();
+        for passage in passages {
+            wanted.push(index.block(passage).ok_or_else(|| corrupt(&index.manifest.passages))?);
+        }
+        wanted.sort();
+        wanted.dedup();
+        require(parts, wanted.iter().cloned())?;
+        let mut decoded = Vec::with_capacity(wanted.len());
+        for part in wanted {
+            let block: Block = postcard::from_bytes(parts.part(&part).expect("required"))
+                .map_err(|_| corrupt(&part.file))?;
+            decoded.push((part, block));
+        }
+        Ok(Blocks { decoded })
+    }
+
+    fn get(&self, index: &Index, passage: u32) -> Result<(&Block, &Passage), PhraseError> {
+        let part = index.block(passage).ok_or_else(|| corrupt(&index.manifest.passages))?;
+        let (_, block) = self.decoded.iter().find(|(p, _)| *p == part).expect("block read");
+        let entry = block
+            .passages
+            .get((passage % index.manifest.passages_per_block) as usize)
+            .ok_or_else(|| corrupt(&part.file))?;
+        Ok((block, entry))
+    }
+}
+
+impl Blocks {
+    /// Passage `passage` as a hit, its times those of `words` inside it (the whole passage's when
+    /// they are not in it: a speaker's passage).
+    fn hit(&self, index: &Index, passage: u32, words: &[String]) -> Result<Hit, PhraseError> {
+        let (block, entry) = self.get(index, passage)?;
+        let episode =
+            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
+        let tokens = normalise::tokens(&entry.text);
+        let (start_s, end_s) = match find_words(&tokens, words) {
+            Some(position) => phrase_times(entry, &tokens, position, words.len()),
+            None => (entry.start_s, entry.end_s),
+        };
+        Ok(Hit {
+            episode: episode.into(),
+            start_s: round_ms(start_s),
+            end_s: round_ms(end_s),
+            times_estimated: true,
+            speaker: entry.speaker.clone(),
+            name: entry.name.clone(),
+            name_state: entry.name_state,
+            text: entry.text.clone(),
+        })
+    }
+}
+
+/// Where `words` begin in `tokens`, if they occur there one after the other.
+fn find_words(tokens: &[Token], words: &[String]) -> Option<usize> {
+    if words.is_empty() || tokens.len() < words.len() {
+        return None;
+    }
+    (0..=tokens.len() - words.len())
+        .find(|&at| words.iter().zip(&tokens[at..]).all(|(word, token)| *word == token.norm))
+}
+
+/// The passages that hold `words` one after the other (and are of `speaker`, when given):
+/// exactly those, and the blocks read on the way.
+fn matching<P: Parts>(
+    index: &Index,
+    words: &[String],
+    speaker: Option<&str>,
+    parts: &P,
+) -> Result<(RoaringBitmap, Option<Blocks>), PhraseError> {
+    let max_gram = index.manifest.max_gram as usize;
+
+    // Round one: the buckets of the phrase's grams and of the speaker; a longer phrase whose
+    // windows say too little reads one window's lattice next.
+    let speaker = speaker.map(|name| speaker_key(&fold_name(name)));
+    let mut keys = if words.len() <= max_gram { lattice(words) } else { windows(words, max_gram) };
+    keys.extend(speaker.clone());
+    let mut dict = Dict::read(index, parts, &keys)?;
+    let plan = loop {
+        match plan(index, &dict, words) {
+            Ok(plan) => break plan,
+            Err(more) => {
+                keys.extend(more);
+                dict = Dict::read(index, parts, &keys)?;
+            }
+        }
+    };
+    let speaker_entry = speaker.as_deref().map(|key| dict.get(index, key));
+
+    // Round two: the bitmaps of the entries the plan and the speaker use.
+    let mut used: Vec<&Entry> = match &plan {
+        Plan::Exact(entry) => vec![entry],
+        Plan::Check(entries) => entries.clone(),
+        Plan::Nothing | Plan::All => Vec::new(),
+    };
+    used.extend(speaker_entry.flatten());
+    require(parts, used.iter().filter_map(|entry| bitmap_part(index, entry)))?;
+    let speaker_passages = match speaker_entry {
+        None => None,
+        Some(None) => Some(RoaringBitmap::new()),
+        Some(Some(entry)) => Some(passages_of(index, parts, entry)?),
+    };
+    let narrow = |mut set: RoaringBitmap| {
+        if let Some(allowed) = &speaker_passages {
+            set &= allowed;
+        }
+        set
+    };
+    Ok(match &plan {
+        Plan::Nothing => (RoaringBitmap::new(), None),
+        Plan::All => (speaker_passages.clone().unwrap_or_default(), None),
+        Plan::Exact(entry) => (narrow(passages_of(index, parts, entry)?), None),
+        Plan::Check(entries) => {
+            let mut candidates: Option<RoaringBitmap> = None;
+            for entry in entries {
+                let set = passages_of(index, parts, entry)?;
+                candidates = Some(match candidates {
+                    None => set,
+                    Some(c) => c & set,
+                });
+            }
+            let candidates = narrow(candidates.unwrap_or_default());
+            // Round three, early: the candidates' blocks, to keep the passages that hold the phrase.
+            let blocks = Blocks::read(index, parts, candidates.iter())?;
+            let mut matches = RoaringBitmap::new();
+            for passage in &candidates {
+                let (_, entry) = blocks.get(index, passage)?;
+                if find_words(&normalise::tokens(&entry.text), words).is_some() {
+                    matches.insert(passage);
+                }
+            }
+            (matches, Some(blocks))
+        }
+    })
+}
+
+fn windows(words: &[String], n: usize) -> Vec<String> {
+    words.windows(n).map(|w| w.join(" ")).collect()
+}
+
+fn words_of(text: &str) -> Vec<String> {
+    normalise::tokens(text).into_iter().map(|t| t.norm).collect()
+}
+
+/// Runs a search, or names the parts of the index it still needs.
+pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer, PhraseError> {
+    let words = query.q.as_deref().map(words_of).unwrap_or_default();
+    let (matches, checked) = matching(index, &words, query.speaker.as_deref(), parts)?;
+
+    let total = matches.len();
+    let start = query.page.offset.min(total as usize);
+    let page: Vec<u32> = matches.iter().skip(start).take(query.page.limit).collect();
+    let next_cursor = query.page.next_cursor(page.len(), total as usize);
+
+    // Round three: the blocks of this page's passages.
+    let blocks = match checked {
+        Some(blocks) => blocks,
+        None => Blocks::read(index, parts, page.iter().copied())?,
+    };
+    let mut hits: Vec<Hit> =
+        page.into_iter().map(|passage| blocks.hit(index, passage, &words)).collect::<Result<_, _>>()?;
+    // A page also stops at the byte budget (`crate::paging`); the cursor then goes on from the cut.
+    let next_cursor = if crate::paging::cut(&mut hits, crate::paging::PAGE_BYTES) {
+        query.page.next_cursor(hits.len(), total as usize)
+    } else {
+        next_cursor
+    };
+    Ok(Answer { q: query.q.clone(), speaker: query.speaker.clone(), hits, total, next_cursor })
+}
+
+/// How many places a search of the whole corpus attributes the quote in, at most.
+pub const MAX_PLACES: usize = 3;
+/// The longest piece of a quote is looked up by at most this many of its first words.
+pub const KEY_WORDS: usize = 40;
+/// A quote found nowhere word for word is looked for by at most this many of its grams.
+const MAX_PROBES: usize = 12;
+/// How many verbatim places a search of the whole corpus reports besides the best.
+pub const MAX_ALTERNATIVES: usize = 10;
+
+/// Where a quote may be in the whole corpus ([`places`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Places {
+    /// The passages around each place, as a transcript of their own, most likely first.
+    pub transcripts: Vec<Canonical>,
+    /// How many passages hold the quote's longest piece (its first [`KEY_WORDS`] words) verbatim.
+    pub verbatim_total: u64,
+    /// Some of those passages, earliest in the corpus's order first.
+    pub verbatim: Vec<Hit>,
+}
+
+/// Finds the places a quote (its words, and its pieces: see [`super::corpus::split_edits`]) may be,
+/// reading only the index: the passages that hold it word for word, or else those where most of
+/// its rare grams meet (a changed word, a quote across two speakers). Each place comes with the
+/// passages around it, enough for [`super::attribute`] to place the quote on its words.
+pub fn places(
+    index: &Index,
+    quote: &[String],
+    pieces: &[Vec<String>],
+    parts: &impl Parts,
+) -> Result<Places, PhraseError> {
+    // The quote's words as they stand; an edited quote's longest piece when they stand nowhere.
+    let mut key = &quote[..quote.len().min(KEY_WORDS)];
+    let (mut verbatim, _) = matching(index, key, None, parts)?;
+    if verbatim.is_empty()
+        && pieces.len() > 1
+        && let Some(longest) = pieces.iter().max_by_key(|piece| piece.len())
+    {
+        key = &longest[..longest.len().min(KEY_WORDS)];
+        verbatim = matching(index, key, None, parts)?.0;
+    }
+    // The corpus lists episodes newest first: the last passages are the earliest said.
+    let kept: Vec<u32> = verbatim.iter().rev().take(MAX_ALTERNATIVES + MAX_PLACES).collect();
+    let loci: Vec<u32> = if kept.is_empty() { voted(index, pieces, parts)? } else { kept.clone() };
+
+    let spread = index.manifest.passages_per_block;
+    let around = |passage: u32| {
+        passage.saturating_sub(spread)
+            ..=passage.saturating_add(spread).min(index.manifest.n_passages.saturating_sub(1))
+    };
+    let blocks = Blocks::read(index, parts, loci.iter().flat_map(|&p| around(p)))?;
+    let mut transcripts: Vec<Canonical> = Vec::new();
+    for &passage in &loci {
+        let (block, entry) = blocks.get(index, passage)?;
+        let episode =
+            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
+        if transcripts.len() >= MAX_PLACES || transcripts.iter().any(|t| t.episode.id == episode.id) {
+            continue;
+        }
+        let mut canonical = Canonical {
+            episode: episode.into(),
+            pipeline: episode.pipeline.clone(),
+            kind: episode.kind,
+            speakers: BTreeMap::new(),
+            segments: Vec::new(),
+        };
+        for near in around(passage) {
+            let (block, entry) = blocks.get(index, near)?;
+            if block.episodes.get(entry.episode as usize).is_none_or(|e| e.id != episode.id) {
+                continue;
+            }
+            canonical.speakers.insert(
+                entry.speaker.clone(),
+                Speaker { name: entry.name.clone(), name_state: entry.name_state },
+            );
+            canonical.segments.push(Segment {
+                speaker: entry.speaker.clone(),
+                start_s: entry.start_s,
+                end_s: entry.end_s,
+                text: entry.text.clone(),
+                start_estimated: entry.start_estimated,
+                end_estimated: entry.end_estimated,
+                words: None,
+            });
+        }
+        transcripts.push(canonical);
+    }
+    let hits: Vec<Hit> =
+        kept.iter().map(|&passage| blocks.hit(index, passage, key)).collect::<Result<_, _>>()?;
+    Ok(Places { transcripts, verbatim_total: verbatim.len(), verbatim: hits })
+}
+
+/// The passages where most of a quote's rare grams are, best first: one gram of [`Config::max_gram`]
+/// words every `max_gram` words of each piece votes for the passages of the rarest entry inside it.
+/// Frequent grams say too little to vote; no passage text is read.
+fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Vec<u32>, PhraseError> {
+    let max_gram = index.manifest.max_gram as usize;
+    let mut probes: Vec<&[String]> = Vec::new();
+    for piece in pieces {
+        if piece.len() <= max_gram {
+            probes.push(piece);
+            continue;
+        }
+        let mut at = 0;
+        while at + max_gram <= piece.len() {
+            probes.push(&piece[at..at + max_gram]);
+            at += max_gram;
+        }
+        probes.push(&piece[piece.len() - max_gram..]);
+    }
+    probes.truncate(MAX_PROBES);
+    let keys: Vec<String> = probes.iter().flat_map(|probe| lattice(probe)).collect();
+    let dict = Dict::read(index, parts, &keys)?;
+    let mut votes: BTreeMap<u32, u32> = BTreeMap::new();
+    for probe in probes {
+        let entry = match locate(index, &dict, probe) {
+            Located::Indexed(entry) | Located::Rare(entry) if entry.count < index.manifest.frequent => entry,
+            _ => continue,
+        };
+        for passage in &passages_of(index, parts, entry)? {
+            *votes.entry(passage).or_default() += 1;
+        }
+    }
+    // Neighbouring passages (a quote across a speaker change) pool their votes.
+    let mut loci: Vec<(u32, u32)> = Vec::new();
+    for (&passage, &n) in &votes {
+        let pooled: u32 = votes.range(passage.saturating_sub(1)..=passage + 1).map(|(_, n)| n).sum();
+        loci.push((pooled.max(n), passage));
+    }
+    loci.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut chosen: Vec<u32> = Vec::new();
+    for (_, passage) in loci {
+        if chosen.iter().all(|c| c.abs_diff(passage) > 2) {
+            chosen.push(passage);
+        }
+        if chosen.len() >= MAX_PLACES * 2 {
+            break;
+        }
+    }
+    Ok(chosen)
+}
+
+/// The phrase's times inside its passage, in proportion to character position.
+fn phrase_times(passage: &Passage, tokens: &[Token], position: usize, n_words: usize) -> (f64, f64) {
+    let (Some(first), Some(last)) = (tokens.get(position), tokens.get(position + n_words.max(1) - 1)) else {
+        return (passage.start_s, passage.end_s);
+    };
+    let n_chars = passage.text.chars().count().max(1) as f64;
+    let span = passage.end_s - passage.start_s;
+    let at = |byte: usize| passage.start_s + span * passage.text[..byte].chars().count() as f64 / n_chars;
+    (at(first.start), at(last.end))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    use super::*;
+    use crate::transcript::{Canonical, RunKind, Segment, Speaker};
+    use expect_test::{Expect, expect};
+
+    fn canonical(id: &str, segments: &[(&str, f64, f64, &str)]) -> Canonical {
+        let mut speakers = BTreeMap::new();
+        speakers
+            .insert("A".to_string(), Speaker { name: Some("Ana Lima".into()), name_state: NameState::Human });
+        speakers
+            .insert("B".to_string(), Speaker { name: Some("Bea".into()), name_state: NameState::Tentative });
+        Canonical {
+            episode: EpisodeRef {
+                id: id.into(),
+                title: id.into(),
+                source_url: format!("https://ex.com/{id}"),
+                show: "s".into(),
+                licence: "CC-BY-SA-4.0".into(),
+                attribution: None,
+                show_title: None,
+                published: None,
+                audio_url: None,
+            },
+            pipeline: "p".into(),
+            kind: RunKind::HumanEdited,
+            speakers,
+            segments: segments
+                .iter()
+                .map(|(speaker, start_s, end_s, text)| Segment {
+                    speaker: speaker.to_string(),
+                    start_s: *start_s,
+                    end_s: *end_s,
+                    text: text.to_string(),
+                    start_estimated: false,
+                    end_estimated: false,
+                    words: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// An index and its files, the parts a search read, and how many rounds it took.
+    struct Built {
+        index: Index,
+        files: HashMap<String, Vec<u8>>,
+    }
+
+    impl Built {
+        fn of(config: Config, episodes: &[Canonical]) -> Built {
+            let mut builder = IndexBuilder::new(config);
+            for episode in episodes {
+                builder.add_episode(episode).unwrap();
+            }
+            let built = builder.finish();
+            let files: HashMap<String, Vec<u8>> =
+                built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
+            let tables = WholeFiles(&files).part(&Index::tables_part(&built.manifest)).unwrap().to_vec();
+            Built { index: Index::open(built.manifest, &tables).unwrap(), files }
+        }
+
+        /// Searches as a Worker does: reading the parts each round names, and only those.
+        fn search(&self, query: &Query) -> (Answer, usize) {
+            self.read(|index, parts| search(index, query, parts))
+        }
+
+        /// Runs `step` reading the parts each round names, and only those; with the rounds it took.
+        fn read<T>(
+            &self,
+            step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+        ) -> (T, usize) {
+            let whole = WholeFiles(&self.files);
+            let mut read: HashMap<Part, Vec<u8>> = HashMap::new();
+            for round in 0.. {
+                match step(&self.index, &read) {
+                    Ok(answer) => return (answer, round),
+                    Err(PhraseError::Need(parts)) => {
+                        assert!(!parts.is_empty() && round < 5, "round {round} needs {parts:?}");
+                        for part in parts {
+                            let bytes = whole.part(&part).expect("a part inside its file");
+                            read.insert(part, bytes.to_vec());
+                        }
+                    }
+                    Err(PhraseError::Corrupt(corrupt)) => panic!("{}", corrupt.0),
+                }
+            }
+            unreachable!()
+        }
+    }
+
+    fn sample() -> Built {
+        Built::of(
+            Config { frequent: 2, ..Config::default() },
+            &[
+                canonical(
+                    "one",
+                    &[
+                        ("A", 0.0, 10.0, "Open source is a gift, and twenty five people maintain it."),
+                        ("B", 10.0, 20.0, "Open the source file. Source is open."),
+                    ],
+                ),
+                canonical("two", &[("B", 0.0, 4.0, "I love open source."), ("A", 5.0, 6.0, "Me too.")]),
+            ],
+        )
+    }
+
+    /// [`sample`] with dates: episode `one` is the older.
+    fn dated_sample() -> Built {
+        let dated = |id: &str, published: &str, segments: &[(&str, f64, f64, &str)]| {
+            let mut episode = canonical(id, segments);
+            episode.episode.published = Some(published.into());
+            episode
+        };
+        Built::of(
+            Config { frequent: 2, ..Config::default() },
+            &[
+                dated(
+                    "two",
+                    "2024-05-01",
+                    &[("B", 0.0, 4.0, "I love open source."), ("A", 5.0, 6.0, "Me too.")],
+                ),
+                dated(
+                    "one",
+                    "2019-02-01",
+                    &[
+                        ("A", 0.0, 10.0, "Open source is a gift, and twenty five people maintain it."),
+                        ("B", 10.0, 20.0, "Open the source file. Source is open."),
+                    ],
+                ),
+            ],
+        )
+    }
+
+    fn check(params: &[(&str, &str)], expect: Expect) {
+        let built = sample();
+        let rendered = match parse_query(params.iter().copied()) {
+            Ok(query) => {
+                let (answer, _) = built.search(&query);
+                let mut out = format!("total {} next {:?}\n", answer.total, answer.next_cursor);
+                for hit in answer.hits {
+                    out.push_str(&format!(
+                        "{} {}-{} {:?} {:?}\n",
+                        hit.episode.id, hit.start_s, hit.end_s, hit.name, hit.text
+                    ));
+                }
+                out
+            }
+            Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
+        };
+        expect.assert_eq(&rendered);
+    }
+
+    #[test]
+    fn phrases_match_words_in_order_only() {
+        check(
+            &[("q", "open source")],
+            expect![[r#"
+                total 2 next None
+                one 0-1.897 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
+                two 1.474-3.789 Some("Bea") "I love open source."
+            "#]],
+        );
+        check(
+            &[("q", "“25 People”")],
+            expect![[r#"
+                total 1 next None
+                one 4.655-7.759 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
+            "#]],
+        );
+    }
+
+    #[test]
+    fn speaker_narrows_a_phrase_and_alone_lists_everything_said() {
+        check(
+            &[("q", "open source"), ("speaker", "bea")],
+            expect![[r#"
+                total 1 next None
+                two 1.474-3.789 Some("Bea") "I love open source."
+            "#]],
+        );
+        check(
+            &[("speaker", "Ana Lima"), ("limit", "1")],
+            expect![[r#"
+                total 2 next Some("bzE")
+                one 0-10 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
+            "#]],
+        );
+        check(&[("speaker", "Nobody")], expect!["total 0 next None\n"]);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        check(
+            &[("limit", "0"), ("q", "!!!")],
+            expect![[r#"
+                limit: must be a whole number from 1 to 100
+                q: has no words
+            "#]],
+        );
+        check(&[], expect!["q: give a phrase `q`, a `speaker`, or both\n"]);
+    }
+
+    fn attribute_everywhere(built: &Built, quote: &str) -> String {
+        let pieces: Vec<Vec<String>> =
+            crate::quote::corpus::split_edits(quote).pieces.iter().map(|p| words_of(p)).collect();
+        let (places, _) = built.read(|index, parts| places(index, &words_of(quote), &pieces, parts));
+        let answer = crate::quote::corpus::attribute_corpus(&places, quote);
+        let Some(m) = answer.found_at else {
+            return format!("found={} episode={:?} match={:?}", answer.found, answer.episode, answer.matches);
+        };
+        let alternatives: Vec<String> = answer
+            .alternatives
+            .unwrap_or_default()
+            .iter()
+            .map(|a| format!("{} {:?} {}", a.episode.id, a.name, a.start_s))
+            .collect();
+        format!(
+            "{} {:?} {}-{} exact={} verbatim={} edited={} crosses={} trust={:?} match={:?} alternatives={alternatives:?}\n{:?}\n{}",
+            answer.episode.unwrap().id,
+            m.name,
+            m.start_s,
+            m.end_s,
+            m.exact,
+            m.verbatim,
+            m.edited,
+            m.crosses_speaker,
+            m.trust,
+            answer.matches,
+            m.text,
+            m.cite,
+        )
+    }
+
+    #[test]
+    fn who_said_this_is_answered_from_the_whole_corpus() {
+        let built = dated_sample();
+        let check = |quote: &str, expect: Expect| expect.assert_eq(&attribute_everywhere(&built, quote));
+        // Said once, by a person an editor named: the only case `trust` may be high.
+        check(
+            "twenty-five people maintain it",
+            expect![[r#"
+                one Some("Ana Lima") 4.655-9.828 exact=true verbatim=true edited=false crosses=false trust=High match=Some(1) alternatives=[]
+                "twenty five people maintain it"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:04."#]],
+        );
+        // Said in two episodes: the earlier one answers, the other is an alternative.
+        check(
+            "open source",
+            expect![[r#"
+                one Some("Ana Lima") 0-1.897 exact=true verbatim=true edited=false crosses=false trust=Review match=Some(2) alternatives=["two Some(\"Bea\") 1.474"]
+                "Open source"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+        );
+        // Edited: two pieces of one passage joined by an ellipsis.
+        check(
+            "Open source is … people maintain it",
+            expect![[r#"
+                one Some("Ana Lima") 0-9.828 exact=true verbatim=true edited=true crosses=false trust=Review match=Some(1) alternatives=[]
+                "Open source is … people maintain it"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+        );
+        // Across a speaker change, and with a word changed: no passage holds it, the grams find it.
+        check(
+            "and twenty five people maintain it open the sauce file",
+            expect![[r#"
+                one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=Some(1) alternatives=[]
+                "and twenty five people maintain it. Open the"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:03."#]],
+        );
+        check("nobody said this", expect!["found=false episode=None match=Some(0)"]);
+    }
+
+    /// Phrases of every kind the lattice knows — an entry, frequent or rare; no entry but a rare one
+    /// inside; longer than the longest gram; absent — answer exactly what reading every passage
+    /// answers, with and without a speaker.
+    #[test]
+    fn answers_equal_a_scan_of_every_passage() {
+        let words = ["the", "a", "we", "went", "to", "open", "source", "is", "gift", "shop", "zebra"];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut below = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut episodes = Vec::new();
+        let mut passages: Vec<(String, &str, String)> = Vec::new();
+        for e in 0..6 {
+            let mut texts = Vec::new();
+            for s in 0..30 {
+                let len = 1 + below(12);
+                // Skewed towards the first words, so grams of every length are frequent somewhere.
+                let text: Vec<&str> =
+                    (0..len).map(|_| words[below(words.len()).min(below(words.len()))]).collect();
+                let speaker = if s % 3 == 0 { "A" } else { "B" };
+                texts.push((speaker, s as f64, s as f64 + 1.0, text.join(" ")));
+            }
+            let id = format!("ep{e}");
+            for (speaker, _, _, text) in &texts {
+                passages.push((id.clone(), if *speaker == "A" { "Ana Lima" } else { "Bea" }, text.clone()));
+            }
+            let segments: Vec<(&str, f64, f64, &str)> =
+                texts.iter().map(|(sp, a, b, t)| (*sp, *a, *b, t.as_str())).collect();
+            episodes.push(canonical(&id, &segments));
+        }
+        let built = Built::of(
+            Config { max_gram: 3, frequent: 3, bucket_bytes: 64, passages_per_block: 4 },
+            &episodes,
+        );
+
+        let mut phrases: Vec<String> = Vec::new();
+        for (_, _, text) in passages.iter().step_by(7) {
+            let w: Vec<&str> = text.split(' ').collect();
+            for n in 1..=6.min(w.len()) {
+                phrases.push(w[..n].join(" "));
+            }
+        }
+        for _ in 0..150 {
+            let n = 1 + below(6);
+            phrases.push((0..n).map(|_| words[below(words.len())]).collect::<Vec<_>>().join(" "));
+        }
+        let (mut kinds, mut found) = ([0usize; 2], 0);
+        for (idx, phrase) in phrases.iter().enumerate() {
+            let speaker = (idx % 4 == 0).then_some("Ana Lima");
+            let wanted: Vec<String> = phrase.split(' ').map(str::to_string).collect();
+            let expected: Vec<&(String, &str, String)> = passages
+                .iter()
+                .filter(|(_, name, text)| {
+                    let tokens = normalise::tokens(text);
+                    speaker.is_none_or(|s| s == *name) && find_words(&tokens, &wanted).is_some()
+                })
+                .collect();
+            let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
+            params.extend(speaker.map(|s| ("speaker", s)));
+            let (answer, rounds) = built.search(&parse_query(params).unwrap());
+            assert_eq!(answer.total as usize, expected.len(), "total of {phrase:?} ({speaker:?})");
+            let got: Vec<(&str, &str)> =
+                answer.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
+            let want: Vec<(&str, &str)> =
+                expected.iter().take(100).map(|(e, _, t)| (e.as_str(), t.as_str())).collect();
+            assert_eq!(got, want, "hits of {phrase:?} ({speaker:?})");
+            kinds[usize::from(wanted.len() > 3)] += 1;
+            found += usize::from(!expected.is_empty());
+            assert!(rounds <= 4, "{phrase:?} took {rounds} rounds");
+        }
+        assert!(kinds[0] > 50 && kinds[1] > 50 && found > 100 && found < phrases.len(), "{kinds:?} {found}");
+    }
+}
