@@ -320,10 +320,14 @@ fn operation(route: &Route) -> Value {
             operation["requestBody"] =
                 json!({"required": true, "content": {"application/json": {"schema": reference(body)}}});
         }
-        Takes::Form => {
+        Takes::Form(fields) => {
+            let properties: Map<String, Value> = ["csrf"]
+                .iter()
+                .chain(fields)
+                .map(|field| (field.to_string(), json!({"type": "string"})))
+                .collect();
             operation["requestBody"] = json!({"required": false, "content": {
-                "application/x-www-form-urlencoded": {"schema": {"type": "object",
-                    "properties": {"csrf": {"type": "string"}, "label": {"type": "string"}}}}}});
+                "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": properties}}}});
         }
         Takes::Nothing | Takes::Query => {}
     }

@@ -307,6 +307,10 @@ impl Input for FeedQuery {
 
 /// The longest history cursor: `a` and a sequence number of 18 digits, or `g` and a commit id.
 pub const HISTORY_CURSOR_MAX_CHARS: usize = 56;
+/// The longest cursor the description promises (`a` and at most 18 digits, which always fit a
+/// sequence number): a longer one that fits the pattern would name a number no feed gives out.
+#[cfg(any(feature = "schema", test))]
+pub const HISTORY_API_CURSOR_MAX_CHARS: usize = 26;
 
 /// `GET /api/r/{slug}/history`: a recipe's history, newest first.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -320,7 +324,7 @@ pub struct HistoryQuery {
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = FEED_MAX_LIMIT)))]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = super::HISTORY_CURSOR_PATTERN), length(max = HISTORY_CURSOR_MAX_CHARS)))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = super::HISTORY_CURSOR_PATTERN), length(max = HISTORY_API_CURSOR_MAX_CHARS)))]
     pub cursor: Option<String>,
 }
 

@@ -95,8 +95,9 @@ pub enum Takes {
     Query,
     /// A JSON body of the named schema.
     Json(&'static str),
-    /// An HTML form (`application/x-www-form-urlencoded`) of a person's browser.
-    Form,
+    /// An HTML form (`application/x-www-form-urlencoded`) of a person's browser: its fields besides
+    /// the `csrf` token every form carries.
+    Form(&'static [&'static str]),
 }
 
 /// One route.
@@ -166,14 +167,14 @@ const fn file(path: &'static str, summary: &'static str, answer: Answer) -> Rout
 }
 
 /// A form post of the kitchen page: a person's browser, answered with a redirect back to the page.
-const fn form(op: Op, path: &'static str, summary: &'static str) -> Route {
+const fn form(op: Op, path: &'static str, summary: &'static str, fields: &'static [&'static str]) -> Route {
     Route {
         op,
         method: Method::Post,
         path,
         summary,
         key: false,
-        takes: Takes::Form,
+        takes: Takes::Form(fields),
         ok: (303, Answer::Redirect),
         also: &[],
         errors: FORM_ERRORS,
@@ -490,10 +491,16 @@ pub const ROUTES: &[Route] = &[
         Op::KitchenDevLogin,
         "/kitchen/login/dev",
         "Signs in locally without GitHub (development only; 404 elsewhere)",
+        &["handle"],
     ),
-    form(Op::KitchenLogout, "/kitchen/logout", "Ends the kitchen session"),
-    form(Op::KitchenNewKey, "/kitchen/keys", "Makes a new API key, shown once on the kitchen page"),
-    form(Op::KitchenRevokeKey, "/kitchen/keys/{key_id}/revoke", "Revokes one of your keys"),
+    form(Op::KitchenLogout, "/kitchen/logout", "Ends the kitchen session", &[]),
+    form(
+        Op::KitchenNewKey,
+        "/kitchen/keys",
+        "Makes a new API key, shown once on the kitchen page",
+        &["label"],
+    ),
+    form(Op::KitchenRevokeKey, "/kitchen/keys/{key_id}/revoke", "Revokes one of your keys", &[]),
     // Recipes in from Cooklang or schema.org (issue 16): a draft to check, then saved.
     Route {
         op: Op::KitchenImport,
@@ -502,7 +509,7 @@ pub const ROUTES: &[Route] = &[
         summary: "Turns a pasted Cooklang text or schema.org JSON-LD into a draft recipe, shown on the kitchen \
                   page with every problem to fix before saving it",
         key: false,
-        takes: Takes::Form,
+        takes: Takes::Form(&["format", "source", "lang"]),
         ok: (200, Answer::Html),
         also: &[],
         errors: &[400, 403, 413],
@@ -515,7 +522,7 @@ pub const ROUTES: &[Route] = &[
         summary: "Saves a checked draft as your recipe, through the same create as `POST /api/recipes` (a \
                   redirect to its page)",
         key: false,
-        takes: Takes::Form,
+        takes: Takes::Form(&["recipe"]),
         ok: (303, Answer::Redirect),
         also: &[(200, Answer::Html, "the kitchen page, showing the draft's problems")],
         errors: &[400, 403, 413, 429],

@@ -80,6 +80,9 @@ fn cursors_this_api_gives_out_fit_their_pattern() {
         assert!(matches_cursor_pattern(&cursor), "{offset} {cursor}");
     }
     assert!(!matches_cursor_pattern("zz"));
+    // A history cursor of the longest length the description admits always names a sequence number.
+    let longest = crate::write::HistoryCursor::Api(999_999_999_999_999_999).encode();
+    assert_eq!(longest.len(), recipes::HISTORY_API_CURSOR_MAX_CHARS);
 }
 
 /// `CURSOR_PATTERN` by hand (domain carries no regex engine): `bz`, a digit's third character, then
