@@ -396,7 +396,7 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
 /// The JSON Schemas of the quote service's content files and answers.
 pub fn schemas() -> Vec<(&'static str, Value)> {
     fn schema<T: schemars::JsonSchema>(id: &str, description: &str) -> Value {
-        let mut value = serde_json::to_value(schemars::schema_for!(T)).expect("schema serialises");
+        let mut value = crate::schemas::schema_of::<T>();
         value["$id"] = json!(format!("/schemas/{id}"));
         value["description"] = json!(description);
         value
