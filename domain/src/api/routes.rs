@@ -572,8 +572,13 @@ pub fn find(method: &str, path: &str) -> Found {
         if route.method.answers(method) {
             return Found::Route(route, params);
         }
-        if !allowed.contains(&route.method.name()) {
-            allowed.push(route.method.name());
+        // A route for `GET` answers `HEAD` too, so `Allow` names both.
+        let names: &[&str] =
+            if route.method == Method::Get { &["GET", "HEAD"] } else { &[route.method.name()] };
+        for name in names {
+            if !allowed.contains(name) {
+                allowed.push(name);
+            }
         }
     }
     if !allowed.is_empty() {
