@@ -114,11 +114,7 @@ async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiEr
         phrase::places(index, &words(quote), &pieces, parts)
     })
     .await?;
-    for transcript in &mut places.transcripts {
-        if let Some(decided) = crate::speakers::with_decisions(env, transcript).await? {
-            *transcript = decided;
-        }
-    }
+    crate::speakers::all_with_decisions(env, &mut places.transcripts).await?;
     Ok(corpus::attribute_corpus(&places, quote))
 }
 
