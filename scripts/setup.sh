@@ -60,6 +60,14 @@ if [ "${1:-}" = "--test" ]; then
     npm ci --prefix tests/conformance --no-fund --no-audit --loglevel=error
     cp tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock
   fi
+  # The OpenAPI linters (Redocly's recommended rules, Spectral's oas ruleset), which scripts/test.sh
+  # runs on dist/openapi.json, from the npm registry, apart from the root's node_modules (the deploy's).
+  if [ ! -x tests/validators/node_modules/.bin/redocly ] \
+    || ! cmp -s tests/validators/package-lock.json tests/validators/node_modules/.installed-from-lock 2>/dev/null; then
+    say "installing the OpenAPI linters from tests/validators/package-lock.json"
+    npm ci --prefix tests/validators --no-fund --no-audit --loglevel=error
+    cp tests/validators/package-lock.json tests/validators/node_modules/.installed-from-lock
+  fi
   # Third-party validators and schemathesis (which tests the running Worker against /openapi.json)
   # from PyPI, pinned in tests/validators/requirements.txt: openapi-spec-validator
   # (dist/openapi.json), frictionless (datapackage.json), jsonschema (every published JSON file),

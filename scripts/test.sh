@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, clippy (warnings denied), unit tests, the third-party
-# validators on the built output (tests/validators/check_dist.py), integration tests against the real
+# validators on the built output (tests/validators/check_dist.py, Redocly's and Spectral's OpenAPI
+# linters), integration tests against the real
 # worker in workerd (among them the official MCP conformance suite against /mcp, schemathesis against
 # /openapi.json, openapi-spec-validator, extruct on recipe pages, HTTP conditional requests and
 # methods, and a `wrangler deploy --dry-run` that must ship no development value). Clippy also holds
@@ -26,6 +27,11 @@ echo "== build content and worker"
 bash scripts/build.sh
 echo "== third-party validators on the build (frictionless, jsonschema 2020-12, llms-txt)"
 tests/.venv/bin/python tests/validators/check_dist.py dist
+echo "== OpenAPI linters on dist/openapi.json (Redocly recommended, Spectral oas): 0 errors"
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tests/validators/node_modules/.bin/redocly lint \
+  --config tests/validators/redocly.yaml --format=summary dist/openapi.json
+tests/validators/node_modules/.bin/spectral lint --quiet --fail-severity=error \
+  --ruleset tests/validators/.spectral.yaml dist/openapi.json
 echo "== tests"
 cargo test --workspace --exclude edge --exclude tests
 cargo test -p tests --test builds

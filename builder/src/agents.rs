@@ -4,11 +4,10 @@
 //! Everything here comes from the same tables: [`domain::mcp::TOOLS`] for the tools and
 //! [`domain::api::routes::ROUTES`] (the table the Worker's router reads) for the HTTP API, with schemas
 //! generated from the `domain` types the Worker reads and serialises. A schema written by hand would
-//! drift from what the Worker sends; these cannot. Only standard JSON Schema formats are published.
+//! drift from what the Worker sends; these cannot. Only standard JSON Schema formats are published
+//! (`schemas.rs`).
 
-use schemars::Schema;
 use schemars::generate::SchemaSettings;
-use schemars::transform::RecursiveTransform;
 use serde_json::{Map, Value, json};
 
 use domain::api::routes::{self, Answer, ROUTES, Route, Takes, path_params};
@@ -17,61 +16,7 @@ use domain::mcp;
 use domain::quote::{Attribution, phrase, views};
 use domain::recipe::{Published, Recipe};
 
-/// The formats JSON Schema itself defines (2020-12 §7.3); a validator may reject any other, so
-/// schemars' `uint32`, `int64`, `double`, … are dropped and become bounds ([`standard_formats`]).
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
-
-/// Drops a format JSON Schema does not define; an integer format becomes its range.
-fn standard_formats(schema: &mut Schema) {
-    let Some(format) = schema.get("format").and_then(Value::as_str).map(str::to_string) else { return };
-    if STANDARD_FORMATS.contains(&format.as_str()) {
-        return;
-    }
-    schema.remove("format");
-    let range: Option<(i64, i64)> = match format.as_str() {
-        "uint8" => Some((0, u8::MAX.into())),
-        "uint16" => Some((0, u16::MAX.into())),
-        "uint32" | "uint" => Some((0, u32::MAX.into())),
-        "uint64" => Some((0, i64::MAX)),
-        "int8" => Some((i8::MIN.into(), i8::MAX.into())),
-        "int16" => Some((i16::MIN.into(), i16::MAX.into())),
-        "int32" | "int" => Some((i32::MIN.into(), i32::MAX.into())),
-        _ => None,
-    };
-    if let Some((min, max)) = range {
-        if schema.get("minimum").is_none() {
-            schema.insert("minimum".into(), min.into());
-        }
-        if schema.get("maximum").is_none() {
-            schema.insert("maximum".into(), max.into());
-        }
-    }
-}
-
-/// Settings for every schema we publish: standard formats only.
-fn settings(base: SchemaSettings) -> SchemaSettings {
-    base.with_transform(RecursiveTransform(standard_formats))
-}
+use crate::schemas::settings;
 
 /// An input's property as a caller sends it: an `Option` means "may be left out", not "may be null".
 fn without_null(property: &mut Value) {
@@ -90,6 +35,9 @@ fn without_null(property: &mut Value) {
         for (key, value) in one.as_object().into_iter().flatten() {
             obj.entry(key.clone()).or_insert_with(|| value.clone());
         }
+    }
+    if let Some(values) = property.get_mut("enum").and_then(Value::as_array_mut) {
+        values.retain(|value| !value.is_null());
     }
 }
 
@@ -179,10 +127,11 @@ pub fn openapi() -> Value {
         "JsonRpcAnswer".into(),
         json!({"type": "object", "description": "A JSON-RPC 2.0 response: `result` or `error`",
             "required": ["jsonrpc"], "properties": {"jsonrpc": {"const": "2.0"}, "result": {"type": "object"},
-            "error": {"type": "object", "required": ["code", "message"]}}}),
+            "error": {"type": "object", "required": ["code", "message"], "properties": {
+                "code": {"type": "integer"}, "message": {"type": "string"}, "data": {}}}}}),
     );
     components.insert("Object".into(), json!({"type": "object"}));
-    components.insert("Array".into(), json!({"type": "array"}));
+    components.insert("Array".into(), json!({"type": "array", "items": {}}));
     components.insert(
         "SpeakerDecision".into(),
         json!({"type": "object", "required": ["name"], "properties": {
@@ -215,10 +164,15 @@ pub fn openapi() -> Value {
                 feeds, recipe histories, the episode list and quote search page by `limit` and by bytes: a page \
                 stops once its items reach 1 MiB of JSON (always holding at least one), and `next_cursor` says \
                 where the next page starts; following it meets every item once. Errors are RFC 9457 \
-                application/problem+json. Changes are additive; a breaking change gets a /v2 prefix.",
+                application/problem+json. Changes are additive; a breaking change gets a /v2 prefix. \
+                Examples write `$BASE` for this site's address and `$KEY` for an API key.",
+            // No address is fixed for the project yet, so the contact names who answers and where.
+            "contact": {"name": "Commonplace contributors, through the content repository's issues and pull requests"},
             "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
         },
         "servers": [{"url": "/"}],
+        "tags": routes::TAGS.iter().map(|(name, description)| json!({"name": name, "description": description}))
+            .collect::<Vec<_>>(),
         "components": {
             "schemas": components,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
@@ -311,7 +265,9 @@ fn operation(route: &Route) -> Value {
     }
     let mut operation = json!({
         "summary": route.summary,
+        "description": operation_description(route),
         "operationId": operation_id(route),
+        "tags": [route.op.tag()],
         "parameters": parameters(route),
         "responses": responses,
     });
@@ -331,10 +287,31 @@ fn operation(route: &Route) -> Value {
         }
         Takes::Nothing | Takes::Query => {}
     }
-    if route.key {
-        operation["security"] = json!([{"bearer": []}]);
-    }
+    // Public operations say so: an empty list is "no credentials", where a missing one is "unsaid".
+    operation["security"] = if route.key { json!([{"bearer": []}]) } else { json!([]) };
     operation
+}
+
+/// What an operation's description adds to its summary: whether it needs a key, how a built file is
+/// served, and the route's example.
+fn operation_description(route: &Route) -> String {
+    let mut text = format!("{}.", route.summary.trim_end_matches('.'));
+    if route.key {
+        text.push_str(
+            " Needs an API key (`Authorization: Bearer <key>`, made on /kitchen); counts toward the \
+             account's limits.",
+        );
+    }
+    if route.op == routes::Op::BuiltFile {
+        text.push_str(
+            " A file the build wrote, served as it is with its `ETag`; `If-None-Match` answers 304.",
+        );
+    }
+    if !route.example.is_empty() {
+        let example = route.example.replace("{base}", "$BASE");
+        text.push_str(&format!("\n\nExample:\n\n```sh\n{example}\n```"));
+    }
+    text
 }
 
 fn reference(name: &str) -> Value {

@@ -22,6 +22,7 @@ mod pages;
 mod quotes;
 mod rebuild;
 mod recipes;
+mod schemas;
 mod site;
 mod source;
 mod state;

@@ -13,23 +13,22 @@ use crate::output::{Out, sha256_hex, write_new};
 
 /// The JSON Schemas we publish, by file name.
 pub fn schemas() -> Vec<(&'static str, Value)> {
-    let mut recipe = serde_json::to_value(schemars::schema_for!(Recipe)).expect("schema serialises");
+    let mut recipe = crate::schemas::schema_of::<Recipe>();
     recipe["$id"] = json!("/schemas/recipe.schema.json");
     recipe["description"] = json!(
         "A recipe as a contributor writes it in content/recipes/<slug>.json or sends it to POST /api/recipes. \
          The validator in `domain::recipe` is authoritative and adds cross-field rules (a vegan recipe is \
          vegetarian and dairy-free; titles are written in their language's script)."
     );
-    let mut published = serde_json::to_value(schemars::schema_for!(Published)).expect("schema serialises");
+    let mut published = crate::schemas::schema_of::<Published>();
     published["$id"] = json!("/schemas/published-recipe.schema.json");
-    let mut card = serde_json::to_value(schemars::schema_for!(CardView)).expect("schema serialises");
+    let mut card = crate::schemas::schema_of::<CardView>();
     card["$id"] = json!("/schemas/recipe-card.schema.json");
-    let mut history =
-        serde_json::to_value(schemars::schema_for!(Vec<crate::history::Item>)).expect("schema serialises");
+    let mut history = crate::schemas::schema_of::<Vec<crate::history::Item>>();
     history["$id"] = json!("/schemas/recipe-history.schema.json");
     history["description"] =
         json!("/r/{slug}.history.json: the git commits that changed the recipe, newest first");
-    let mut manifest = serde_json::to_value(schemars::schema_for!(Manifest)).expect("schema serialises");
+    let mut manifest = crate::schemas::schema_of::<Manifest>();
     manifest["$id"] = json!("/schemas/search-manifest.schema.json");
     manifest["description"] = json!("/search/manifest.json: the entry point of the static search index");
     vec![

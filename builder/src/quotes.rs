@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 use domain::Diagnostic;
-use domain::quote::phrase::IndexBuilder;
+use domain::quote::phrase::{self, IndexBuilder};
 use domain::transcript::{
     self, Canonical, Episode, EpisodeRecord, EpisodeRef, EpisodeSummary, Names, Run, Show, ShowSummary,
     Speaker, canonical_run, episode_id, export, names, normalise_source_url,
@@ -380,8 +380,11 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
     built_index
         .files
         .par_iter()
-        .try_for_each(|file| out.write(&format!("quotes/{}", file.name), &file.bytes).map(drop))?;
-    out.write("quotes/manifest.json", serde_json::to_string(&built_index.manifest)?.as_bytes())?;
+        .try_for_each(|file| out.write(&format!("{}/{}", phrase::DIR, file.name), &file.bytes).map(drop))?;
+    out.write(
+        &format!("{}/manifest.json", phrase::DIR),
+        serde_json::to_string(&built_index.manifest)?.as_bytes(),
+    )?;
 
     for (name, schema) in schemas() {
         out.write(&format!("schemas/{name}"), serde_json::to_string_pretty(&schema)?.as_bytes())?;
@@ -396,7 +399,7 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
 /// The JSON Schemas of the quote service's content files and answers.
 pub fn schemas() -> Vec<(&'static str, Value)> {
     fn schema<T: schemars::JsonSchema>(id: &str, description: &str) -> Value {
-        let mut value = serde_json::to_value(schemars::schema_for!(T)).expect("schema serialises");
+        let mut value = crate::schemas::schema_of::<T>();
         value["$id"] = json!(format!("/schemas/{id}"));
         value["description"] = json!(description);
         value

@@ -45,11 +45,6 @@ pub async fn generation(env: &Env) -> Result<u64, ApiError> {
     Ok(DIRECTORY.with(|dir| dir.borrow().generation))
 }
 
-/// The generation last seen, without looking again.
-pub fn known_generation() -> u64 {
-    DIRECTORY.with(|dir| dir.borrow().generation)
-}
-
 thread_local! {
     static DIRECTORY: RefCell<Directory> = RefCell::new(Directory::default());
 }

@@ -3,15 +3,15 @@
 //! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
 //! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,
 //! and renders.
-//! An isolate keeps a few prepared transcripts and the phrase index files it has loaded, so repeated
-//! questions about one episode skip the parse and the token index build.
+//! An isolate keeps a few prepared transcripts, so repeated questions about one episode skip the parse
+//! and the token index build; the phrase index's pieces it keeps in the cache all static indexes share
+//! (`index.rs`).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use domain::api::EpisodePage;
-use domain::quote::phrase::{self, Index, Manifest, Part, Parts, PhraseError};
+use domain::quote::phrase;
 use domain::quote::views::{Filters, Page};
 use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, normalise, views};
 use domain::transcript::url::is_episode_id;
@@ -21,32 +21,16 @@ use worker::{Env, Response};
 
 use crate::assets::fetch_bytes;
 use crate::error::ApiError;
-use crate::http;
+use crate::{http, index};
 
 /// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
 const TRANSCRIPTS_KEPT: usize = 8;
-const INDEX_CACHE_MAX_BYTES: usize = 32 * 1024 * 1024;
-const INDEX_DIR: &str = "quotes";
 
 type Loaded = Rc<(Canonical, Prepared)>;
-
-/// Parts of the phrase index read so far (dictionary buckets, bitmaps, passage blocks).
-#[derive(Default)]
-struct IndexParts {
-    parts: HashMap<Part, Vec<u8>>,
-    bytes: usize,
-}
-
-impl Parts for IndexParts {
-    fn part(&self, part: &Part) -> Option<&[u8]> {
-        self.parts.get(part).map(Vec::as_slice)
-    }
-}
 
 thread_local! {
     /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
     static TRANSCRIPTS: RefCell<(u64, Vec<(String, Loaded)>)> = const { RefCell::new((0, Vec::new())) };
-    static INDEX: RefCell<Option<(u64, Rc<Index>, IndexParts)>> = const { RefCell::new(None) };
 }
 
 /// A built JSON file passed through as it is.
@@ -126,13 +110,11 @@ async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiEr
     let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
     let pieces: Vec<Vec<String>> =
         corpus::split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
-    let mut places =
-        with_index(env, |index, parts| phrase::places(index, &words(quote), &pieces, parts)).await?;
-    for transcript in &mut places.transcripts {
-        if let Some(decided) = crate::speakers::with_decisions(env, transcript).await? {
-            *transcript = decided;
-        }
-    }
+    let mut places = index::answer::<phrase::Index, _, _>(env, |index, parts| {
+        phrase::places(index, &words(quote), &pieces, parts)
+    })
+    .await?;
+    crate::speakers::all_with_decisions(env, &mut places.transcripts).await?;
     Ok(corpus::attribute_corpus(&places, quote))
 }
 
@@ -211,88 +193,8 @@ pub async fn search(env: &Env, query: phrase::Query) -> Result<Response, ApiErro
 
 /// Phrase search; also the `search_transcripts` tool.
 pub async fn phrase_search(env: &Env, query: &phrase::Query) -> Result<phrase::Answer, ApiError> {
-    let mut answer = with_index(env, |index, parts| phrase::search(index, query, parts)).await?;
+    let mut answer =
+        index::answer::<phrase::Index, _, _>(env, |index, parts| phrase::search(index, query, parts)).await?;
     crate::speakers::hits_with_decisions(env, &mut answer).await?;
     Ok(answer)
-}
-
-/// Runs `step` against the phrase index, reading the parts it names until it answers.
-async fn with_index<T>(
-    env: &Env,
-    step: impl Fn(&Index, &IndexParts) -> Result<T, PhraseError>,
-) -> Result<T, ApiError> {
-    let (index, mut parts) = take_index(env).await?;
-    let outcome = loop {
-        match step(&index, &parts) {
-            Ok(answer) => break Ok(answer),
-            Err(PhraseError::Need(need)) => {
-                if let Err(err) = load_parts(env, &mut parts, need).await {
-                    break Err(err);
-                }
-            }
-            Err(PhraseError::Corrupt(corrupt)) => break Err(ApiError::Internal(corrupt.0)),
-        }
-    };
-    put_index(index, parts);
-    outcome
-}
-
-async fn take_index(env: &Env) -> Result<(Rc<Index>, IndexParts), ApiError> {
-    let generation = crate::packs::generation(env).await?;
-    if let Some((at, index, parts)) = INDEX.with(|cache| cache.borrow_mut().take())
-        && at == generation
-    {
-        return Ok((index, parts));
-    }
-    let bytes = fetch_bytes(env, format!("{INDEX_DIR}/manifest.json"))
-        .await?
-        .ok_or_else(|| ApiError::Internal("the quote index is missing: run the builder".into()))?;
-    let manifest: Manifest =
-        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("quote manifest: {err}")))?;
-    let tables = fetch_bytes(env, format!("{INDEX_DIR}/{}", manifest.tables))
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("quote index file {} is missing", manifest.tables)))?;
-    let index = Index::open(manifest, &tables).map_err(|corrupt| ApiError::Internal(corrupt.0))?;
-    Ok((Rc::new(index), IndexParts::default()))
-}
-
-fn put_index(index: Rc<Index>, mut parts: IndexParts) {
-    INDEX.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        // A concurrent request may have put back its own parts meanwhile: keep both, if they are of
-        // the same build.
-        let generation = crate::packs::known_generation();
-        if let Some((at, _, other)) = cache.take()
-            && at == generation
-        {
-            for (part, bytes) in other.parts {
-                parts.insert(part, bytes);
-            }
-        }
-        *cache = Some((generation, index, parts));
-    });
-}
-
-impl IndexParts {
-    fn insert(&mut self, part: Part, bytes: Vec<u8>) {
-        if self.bytes + bytes.len() > INDEX_CACHE_MAX_BYTES {
-            self.parts.clear();
-            self.bytes = 0;
-        }
-        self.bytes += bytes.len();
-        self.parts.insert(part, bytes);
-    }
-}
-
-async fn load_parts(env: &Env, parts: &mut IndexParts, need: Vec<Part>) -> Result<(), ApiError> {
-    let paths: Vec<String> = need.iter().map(|part| format!("{INDEX_DIR}/{}", part.file)).collect();
-    let reads =
-        need.iter().zip(&paths).map(|(part, path)| crate::packs::get_part(env, path, part.offset, part.len));
-    let loaded = futures::future::try_join_all(reads).await?;
-    for (part, bytes) in need.into_iter().zip(loaded) {
-        let bytes =
-            bytes.ok_or_else(|| ApiError::Internal(format!("quote index file {} is missing", part.file)))?;
-        parts.insert(part, bytes);
-    }
-    Ok(())
 }

@@ -46,7 +46,7 @@ pub async fn search_page(env: &Env, query: &Query, keyed: bool) -> Result<Recipe
 
 /// The built index's answer to `query`.
 async fn search_built(env: &Env, query: &Query) -> Result<Outcome, ApiError> {
-    index::answer(env, |manifest, files| {
+    index::answer::<search::Manifest, _, _>(env, |manifest, files| {
         with_stemmers(|stemmers| search::search(manifest, query, stemmers, files))
     })
     .await

@@ -138,6 +138,21 @@ pub async fn with_decisions(env: &Env, canonical: &Canonical) -> Result<Option<C
     Ok(Some(Canonical { speakers, ..canonical.clone() }))
 }
 
+/// Transcripts with the decisions in force, asking D1 once for all of them (corpus-wide attribution
+/// weighs many places at once).
+pub async fn all_with_decisions(env: &Env, transcripts: &mut [Canonical]) -> Result<(), ApiError> {
+    let mut ids: Vec<&str> = transcripts.iter().map(|t| t.episode.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let decisions = decisions_of(env, &ids).await?;
+    for transcript in transcripts.iter_mut() {
+        let Some(decided) = decisions.get(&transcript.episode.id) else { continue };
+        let Some(inputs) = name_inputs(env, &transcript.episode.id).await? else { continue };
+        transcript.speakers.extend(speakers_of(&inputs.resolve_with(decided)));
+    }
+    Ok(())
+}
+
 /// The built episode record with the decisions in force.
 pub async fn record_with_decisions(env: &Env, id: &str, bytes: Vec<u8>) -> Result<Vec<u8>, ApiError> {
     let Some(reports) = current_reports(env, id).await? else { return Ok(bytes) };

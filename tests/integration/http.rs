@@ -89,7 +89,7 @@ pub async fn unknown_methods_are_405_with_allow_never_another_method(w: Arc<Work
     let query = Method::from_bytes(b"QUERY")?;
     for (path, allow) in [
         ("/api/me", "GET, HEAD"),
-        ("/api/recipes", "GET, POST"),
+        ("/api/recipes", "GET, HEAD, POST"),
         ("/api/shows", "GET, HEAD"),
         ("/kitchen", "GET, HEAD"),
         ("/llms.txt", "GET, HEAD"),

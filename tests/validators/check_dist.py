@@ -7,7 +7,9 @@
 - `jsonschema` validates every published JSON file, and every line of the JSON Lines dumps, against the
   Draft 2020-12 schema published for its kind (a JSON file of no known kind fails: every published kind
   must have a schema), and checks each published schema is itself a valid 2020-12 schema;
-- `llms-txt` (the llmstxt.org reference parser) parses `llms.txt`.
+- `llms-txt` (the llmstxt.org reference parser) parses `llms.txt`;
+- no published schema (`schemas/`, `openapi.json`, the MCP tools' `domain/src/mcp/tools.json`) names a
+  `format` JSON Schema does not define (a validator may reject `uint32` or `double`).
 
 `openapi.json` is checked by openapi-spec-validator in the integration tests, and `datapackage.json` is
 checked here by frictionless, each against the schema of its own standard. Prints every problem, exits
@@ -45,6 +47,13 @@ JSONL_KINDS = [
     (r"recipes(?:-\d+)?\.jsonl", "published-recipe"),
     (r"episodes\.jsonl", "episode-line"),
 ]
+# The formats JSON Schema 2020-12 defines (§7.3); any other is private to one generator.
+STANDARD_FORMATS = {
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4",
+    "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+    "relative-json-pointer", "regex",
+}
+TOOLS_JSON = Path(__file__).resolve().parents[2] / "domain" / "src" / "mcp" / "tools.json"
 # Files with a standard of their own, checked by that standard's validator.
 OWN_STANDARD = {"datapackage.json": "frictionless (below)", "openapi.json": "openapi-spec-validator"}
 
@@ -54,6 +63,20 @@ def kind_of(path, kinds):
         if re.fullmatch(pattern, path):
             return schema
     return None
+
+
+def private_formats(value, at=""):
+    """Every `format` under `value` that JSON Schema does not define, with where it is."""
+    if isinstance(value, dict):
+        found = []
+        if isinstance(value.get("format"), str) and value["format"] not in STANDARD_FORMATS:
+            found.append((at or "/", value["format"]))
+        for key, inner in value.items():
+            found += private_formats(inner, f"{at}/{key}")
+        return found
+    if isinstance(value, list):
+        return [hit for n, inner in enumerate(value) for hit in private_formats(inner, f"{at}/{n}")]
+    return []
 
 
 def main(dist):
@@ -96,6 +119,12 @@ def main(dist):
                 at = "/".join(str(p) for p in error.absolute_path)
                 problems.append(f"{where}: {at or '(root)'}: {error.message[:300]} (schemas/{kind}.schema.json)")
         checked[kind] = checked.get(kind, 0) + len(documents)
+
+    schema_files = [(f"schemas/{f.name}", f) for f in sorted((dist / "schemas").glob("*.json"))]
+    schema_files += [("openapi.json", dist / "openapi.json"), ("domain/src/mcp/tools.json", TOOLS_JSON)]
+    for name, path in schema_files:
+        for at, fmt in private_formats(json.loads(path.read_text())):
+            problems.append(f"{name}: {at}: format `{fmt}` is not a JSON Schema format (use minimum/maximum)")
 
     report = frictionless_validate(str(dist / "datapackage.json"))
     if not report.valid:

@@ -48,6 +48,56 @@ pub enum Op {
     BuiltFile,
 }
 
+/// The groups routes are listed under (OpenAPI `tags`), with what each holds.
+pub const TAGS: [(&str, &str); 6] = [
+    ("Recipes", "Read, search, write, fork and follow CC0 recipes"),
+    ("AI", "The site's AI: recipes written or changed on request, and shared diet versions"),
+    ("Quotes", "Who said a quote, and when: shows, episodes, transcripts, speakers, phrase search"),
+    ("Accounts", "Your account, API keys and imported recipe drafts: the kitchen page and its forms"),
+    ("Agents", "The MCP server"),
+    ("Files", "Files the build writes, served as they are: pages, open data, schemas, llms.txt"),
+];
+
+impl Op {
+    /// The group ([`TAGS`]) the operation is listed under.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Op::SearchRecipes
+            | Op::CreateRecipe
+            | Op::RecipeJson
+            | Op::RecipeCooklang
+            | Op::RecipePage
+            | Op::RecipeCard
+            | Op::ChangeRecipe
+            | Op::ForkRecipe
+            | Op::RecipeHistory
+            | Op::Changes => "Recipes",
+            Op::AiWrite | Op::AiChange | Op::DietVersion => "AI",
+            Op::Attribute
+            | Op::Shows
+            | Op::Episodes
+            | Op::SpeakerDecisions
+            | Op::Episode
+            | Op::Transcript
+            | Op::Speakers
+            | Op::PhraseSearch
+            | Op::DecideSpeaker => "Quotes",
+            Op::Me
+            | Op::Kitchen
+            | Op::KitchenGithubLogin
+            | Op::KitchenGithubCallback
+            | Op::KitchenDevLogin
+            | Op::KitchenLogout
+            | Op::KitchenNewKey
+            | Op::KitchenRevokeKey
+            | Op::KitchenImport
+            | Op::KitchenSaveDraft => "Accounts",
+            Op::Mcp => "Agents",
+            Op::BuiltFile => "Files",
+        }
+    }
+}
+
 /// An HTTP method a route answers (`Get` answers `HEAD` too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -575,8 +625,13 @@ pub fn find(method: &str, path: &str) -> Found {
         if route.method.answers(method) {
             return Found::Route(route, params);
         }
-        if !allowed.contains(&route.method.name()) {
-            allowed.push(route.method.name());
+        // A route for `GET` answers `HEAD` too, so `Allow` names both.
+        let names: &[&str] =
+            if route.method == Method::Get { &["GET", "HEAD"] } else { &[route.method.name()] };
+        for name in names {
+            if !allowed.contains(name) {
+                allowed.push(name);
+            }
         }
     }
     if !allowed.is_empty() {

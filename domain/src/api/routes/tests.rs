@@ -15,9 +15,12 @@ fn requests_find_their_route() {
     assert_eq!(check("GET", "/api/recipes"), "SearchRecipes []");
     assert_eq!(check("HEAD", "/api/recipes"), "SearchRecipes []");
     assert_eq!(check("POST", "/api/recipes"), "CreateRecipe []");
-    assert_eq!(check("DELETE", "/api/recipes"), "405 GET, POST");
+    assert_eq!(check("DELETE", "/api/recipes"), "405 GET, HEAD, POST");
     assert_eq!(check("GET", "/r/hummus.json"), "RecipeJson [(\"slug\", \"hummus\")]");
     assert_eq!(check("GET", "/r/hummus"), "RecipePage [(\"slug\", \"hummus\")]");
+    // The cards come before the page, whose `{slug}` would take their names.
+    assert_eq!(check("GET", "/r/hummus.16x9.svg"), "RecipeCard [(\"card\", \"hummus.16x9\")]");
+    assert_eq!(check("GET", "/r/hummus.1x1.png"), "BuiltFile [(\"card\", \"hummus.1x1\")]");
     assert_eq!(check("GET", "/r/hummus.cook"), "RecipeCooklang [(\"slug\", \"hummus\")]");
     assert_eq!(check("POST", "/kitchen/import"), "KitchenImport []");
     assert_eq!(check("GET", "/api/r/hummus"), "405 PUT");

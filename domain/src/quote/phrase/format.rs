@@ -17,6 +17,9 @@ use crate::transcript::{EpisodeRef, NameState, RunKind};
 /// The version of the index's files; a Worker refuses an index it does not know.
 pub const FORMAT_VERSION: u32 = 2;
 
+/// The folder of the index in the build.
+pub const DIR: &str = "quotes";
+
 /// The entry point of the index, served at `quotes/manifest.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -31,7 +31,7 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 pub use build::{BuiltIndex, IndexBuilder, IndexFull};
-pub use format::{Index, Manifest, Part, Parts, PhraseError, WholeFiles};
+pub use format::{DIR, Index, Manifest, Part, Parts, PhraseError, WholeFiles};
 
 use crate::Diagnostic;
 use crate::quote::normalise::{self, Token};
