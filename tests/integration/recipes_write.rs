@@ -44,7 +44,10 @@ impl Api {
     }
 
     pub async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer> {
-        let response = request.send().await?;
+        Self::read(request.send().await?).await
+    }
+
+    async fn read(response: reqwest::Response) -> Result<Answer> {
         let status = response.status();
         let headers = response.headers().clone();
         let text = response.text().await?;
@@ -52,8 +55,15 @@ impl Api {
         Ok(Answer { status, headers, body, text })
     }
 
+    /// A GET, sent again once when the kept-alive connection it went out on was closed under it (as
+    /// wrangler's dev proxy does at times, cloudflare/workers-sdk#14641): a GET is idempotent, so any
+    /// HTTP client may (RFC 9110 §9.2.2).
     pub async fn get(&self, path: &str) -> Result<Answer> {
-        self.send(self.client.get(format!("{}{path}", self.base))).await
+        let url = format!("{}{path}", self.base);
+        match self.client.get(&url).send().await {
+            Err(err) if err.is_request() || err.is_connect() => self.send(self.client.get(&url)).await,
+            sent => Self::read(sent?).await,
+        }
     }
 
     pub async fn create(&self, doc: &Value) -> Result<Answer> {
