@@ -19,8 +19,8 @@ use std::rc::Rc;
 
 use domain::card::{self, Format};
 use domain::recipe::Published;
-use domain::search::FACETS_VERSION;
 use domain::search::overlay::Entry;
+use domain::search::{Card, FACETS_VERSION};
 use domain::text::Stemmers;
 use domain::write::{etag, overlay_is_live};
 use worker::{D1Database, Env, Request, Response};
@@ -342,13 +342,17 @@ thread_local! {
     static SWEPT: RefCell<Option<u64>> = const { RefCell::new(None) };
 }
 
-/// At most this many overlay rows retired or indexed per sweep step; a request that claims a sweep
-/// pays for one step, and the next request goes on with the rest.
+/// At most this many overlay rows retired, or given new facet keys, per sweep step; a request that
+/// claims a sweep pays for one step, and the next request goes on with the rest.
 const SWEEP_STEP: usize = 100;
+/// Given new facet keys per step: each is a document read and parsed (up to 256 KiB).
+const FACETS_STEP: usize = 25;
+/// Indexed whole per step: each is a document's terms written (thousands of rows for a large one).
+const INDEX_STEP: usize = 4;
 
 /// Once per build generation, one request (the one that claims it in D1) retires the search rows the
-/// build has published — they stop costing searches — and indexes overlay rows written before the
-/// search table existed. Searches never wait for it to be right: they skip rows the build has
+/// build has published — they stop costing searches — indexes overlay rows written before the search
+/// table existed, and gives rows indexed under other facet rules this Worker's keys. Searches never wait for it to be right: they skip rows the build has
 /// published on their own.
 async fn sweep(env: &Env) -> Result<(), ApiError> {
     let generation = packs::generation(env).await?;
@@ -370,7 +374,7 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
         .take(SWEEP_STEP)
         .collect();
     store::retire_overlay(&db, &retired).await?;
-    let unindexed = store::unindexed_overlay(&db, SWEEP_STEP as u32).await?;
+    let unindexed = store::unindexed_overlay(&db, INDEX_STEP as u32).await?;
     let mut never_live = Vec::new();
     for row in &unindexed {
         if is_live(&built, &row.slug, row.version) {
@@ -381,7 +385,15 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
         }
     }
     store::retire_overlay(&db, &never_live).await?;
-    if retired.len() == SWEEP_STEP || unindexed.len() == SWEEP_STEP {
+    // Rows indexed under other facet rules keep their terms; only their keys are made again.
+    let stale = store::stale_facets_overlay(&db, FACETS_STEP as u32).await?;
+    let mut cards = Vec::with_capacity(stale.len());
+    for row in &stale {
+        let published = parse(row)?;
+        cards.push((row.slug.clone(), row.version, Card::from_recipe(&published.slug, &published.recipe)));
+    }
+    store::set_overlay_facets(&db, &cards).await?;
+    if retired.len() == SWEEP_STEP || unindexed.len() == INDEX_STEP || stale.len() == FACETS_STEP {
         store::release_sweep(&db, &marker).await?;
     } else {
         SWEPT.with(|swept| *swept.borrow_mut() = Some(generation));

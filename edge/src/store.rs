@@ -3,7 +3,7 @@
 
 use domain::limits::LIVE_KEYS_PER_ACCOUNT;
 use domain::recipe::Published;
-use domain::search::overlay::{Entry, Listing, Posting};
+use domain::search::overlay::{Entry, Listing, Posting, facets_of};
 use domain::search::{Card, FACETS_VERSION};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -765,10 +765,50 @@ pub async fn unindexed_overlay(db: &D1Database, limit: u32) -> Result<Vec<Overla
         db,
         "SELECT r.slug, r.account_id, r.version, r.doc FROM recipes r \
          LEFT JOIN overlay_search s ON s.slug = r.slug AND s.version >= r.version \
-         WHERE s.slug IS NULL OR (s.live = 1 AND s.version = r.version AND s.facets_version <> ?2) LIMIT ?1",
+         WHERE s.slug IS NULL LIMIT ?1",
+        &[Arg::Int(i64::from(limit))],
+    )
+    .await
+}
+
+/// Live overlay rows whose search row has the facet keys of other rules than this Worker's: their
+/// terms stand, only the keys (and the card) are made again.
+pub async fn stale_facets_overlay(db: &D1Database, limit: u32) -> Result<Vec<OverlayRow>, ApiError> {
+    all(
+        db,
+        "SELECT r.slug, r.account_id, r.version, r.doc FROM recipes r \
+         JOIN overlay_search s ON s.slug = r.slug AND s.version = r.version \
+         WHERE s.live = 1 AND s.facets_version <> ?2 LIMIT ?1",
         &[Arg::Int(i64::from(limit)), Arg::Int(i64::from(FACETS_VERSION))],
     )
     .await
+}
+
+/// Gives live search rows the card and facet keys of this Worker's rules, in one batch; a row a
+/// newer version replaced meanwhile is left alone.
+pub async fn set_overlay_facets(db: &D1Database, rows: &[(String, u64, Card)]) -> Result<(), ApiError> {
+    let mut statements = Vec::with_capacity(rows.len());
+    for (slug, version, card) in rows {
+        let json = serde_json::to_string(card).map_err(|err| ApiError::Internal(err.to_string()))?;
+        let facets = facets_of(card);
+        statements.push(stmt(
+            db,
+            "UPDATE overlay_search SET card = ?3, facets = ?4, facets_version = ?5, total_min = ?6 \
+             WHERE slug = ?1 AND version = ?2 AND live = 1",
+            &[
+                Arg::Text(slug),
+                Arg::Int(*version as i64),
+                Arg::Text(&json),
+                Arg::Text(&facets),
+                Arg::Int(i64::from(FACETS_VERSION)),
+                Arg::Int(i64::from(card.prep_min + card.cook_min)),
+            ],
+        )?);
+    }
+    if !statements.is_empty() {
+        batch(db, statements).await?;
+    }
+    Ok(())
 }
 
 /// Marks recipe versions a build has published (or that never were live) retired and deletes their

@@ -69,6 +69,7 @@ fn main() -> std::process::ExitCode {
         recipes_write::unclean_text_is_422_naming_the_field,
         recipes_write::search_shows_overlay_recipes_and_hides_replaced_versions,
         recipes_write::a_listing_filters_overlay_recipes_by_the_facets_the_build_filters_by,
+        recipes_write::a_sweep_gives_recipes_of_older_facet_rules_new_keys_and_keeps_their_terms,
         recipes_write::a_search_answers_alike_before_and_after_two_thousand_writes_that_do_not_match_it,
         recipes_write::fifty_concurrent_changes_with_one_if_match_make_exactly_one_200,
         recipes_write::twenty_concurrent_forks_get_twenty_distinct_slugs,

@@ -217,7 +217,7 @@ pub async fn unknown_routes_and_methods_are_problems(w: Arc<Worker>) -> Result<(
     ensure!(status == 404 && headers["content-type"] == "application/problem+json", "{status}");
     let response = reqwest::Client::new().delete(w.url("/api/recipes")).send().await?;
     ensure!(response.status() == 405, "{}", response.status());
-    ensure!(response.headers()["allow"] == "GET, POST", "{:?}", response.headers().get("allow"));
+    ensure!(response.headers()["allow"] == "GET, HEAD, POST", "{:?}", response.headers().get("allow"));
     Ok(())
 }
 

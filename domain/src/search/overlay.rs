@@ -63,10 +63,16 @@ impl Entry {
         self.card.prep_min + self.card.cook_min
     }
 
-    /// The facet keys a search filters on ([`keys_text`] of [`super::DocFacets::keys`]).
+    /// The facet keys a search filters on.
     pub fn facets(&self) -> String {
-        keys_text(&self.card.facets().keys())
+        facets_of(&self.card)
     }
+}
+
+/// The facet keys a search filters on of a recipe with `card`, as the overlay stores them
+/// ([`keys_text`] of [`super::DocFacets::keys`]).
+pub fn facets_of(card: &Card) -> String {
+    keys_text(&card.facets().keys())
 }
 
 /// One query word: the terms it matches exactly, and the dictionary ranges its typos may live in.
