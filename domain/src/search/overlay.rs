@@ -297,17 +297,7 @@ impl Listing {
         let mut cards: Vec<Card> = built.cards.into_iter().skip(query.offset).take(query.limit).collect();
         let room = query.limit - cards.len();
         let overlay: Vec<String> = slugs.into_iter().take(room).collect();
-        cards.extend(overlay.iter().map(|slug| Card {
-            slug: slug.clone(),
-            emoji: String::new(),
-            course: Course::Main,
-            difficulty: 0,
-            prep_min: 0,
-            cook_min: 0,
-            servings: 0,
-            flags: 0,
-            texts: BTreeMap::new(),
-        }));
+        cards.extend(overlay.iter().map(|slug| placeholder(slug)));
         let end = query.offset + cards.len();
         let next_offset = (cards.len() == query.limit && (end as u64) < total).then_some(end);
         let scores = vec![0.0; cards.len()];
