@@ -7,8 +7,9 @@
 #   scripts/bench-reads.sh OUT [DURATION] [KINDS]
 # e.g. scripts/bench-reads.sh tests/.work/bench-dist-100000 20s
 #      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
-# KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase (default: all
-# that the build has data for), or files of request paths, one per line: the recipe search bench's
+# KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
+# attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
+# never repeats a request, so it measures reads that no cache answers), or files of request paths, one per line: the recipe search bench's
 # queries (tests/.work/bench-queries.txt) or the phrase bench's (tests/.work/phrase-queries.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +83,22 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
     attribute.append("/api/attribute?" + urllib.parse.urlencode({"source_url": ep["source_url"], "quote": quote}))
     anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": quote}))
     phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
+# Fresh queries: as many distinct ones as a run sends (no request repeats, so none is answered from
+# what an earlier one left in the isolate's caches), after a warm-up on other queries of the same
+# kind, as a long-lived isolate serving new questions would be.
+fresh_phrase, fresh_anywhere = [], []
+for ep in episodes:
+    doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
+    segments = [s["text"].split() for s in doc["segments"] if len(s["text"].split()) >= 12]
+    for words in rng.sample(segments, min(5, len(segments))):
+        start = rng.randrange(0, len(words) - 10)
+        fresh_phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
+        fresh_anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": " ".join(words[start:start + 10])}))
+rng.shuffle(fresh_phrase)
+rng.shuffle(fresh_anywhere)
+for kind, paths in (("phrase-fresh", fresh_phrase), ("attribute-anywhere-fresh", fresh_anywhere)):
+    write(f"{kind}.warm", paths[:1000])
+    write(kind, paths[1000:])
 write("attribute", attribute)
 write("attribute-anywhere", anywhere)
 write("transcript", transcript)
@@ -89,12 +106,18 @@ write("phrase", phrase)
 PY
 
 cat > "$WORK/replay.lua" <<'LUA'
+-- Each of wrk's two threads takes every other path, so the two never send the same request.
+local threads = 0
+function setup(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
 local paths = {}
 for line in io.lines(os.getenv("PATHS_FILE")) do paths[#paths + 1] = line end
-local i = 0
+local i = -1
 request = function()
-  i = i % #paths + 1
-  return wrk.format(os.getenv("METHOD"), paths[i])
+  i = i + 1
+  return wrk.format(os.getenv("METHOD"), paths[(i * 2 + (id or 0)) % #paths + 1])
 end
 LUA
 echo "/api/recipes" > "$WORK/noio.txt"
@@ -122,8 +145,10 @@ for kind in $KINDS; do
     kind=$(basename "$kind" .txt)
   fi
   [ -s "$WORK/$kind.txt" ] || { echo "$kind: no data in this build"; continue; }
-  # Warm the isolate's caches once, as a long-lived isolate would be.
-  METHOD=GET PATHS_FILE="$WORK/$kind.txt" wrk -t1 -c2 -d"${WARMUP:-10s}" -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
+  # Warm the isolate's caches once, as a long-lived isolate would be (a fresh kind on other queries).
+  warm="$WORK/$kind.txt"
+  [ -s "$WORK/$kind.warm.txt" ] && warm="$WORK/$kind.warm.txt"
+  METHOD=GET PATHS_FILE="$warm" wrk -t2 -c2 -d"${WARMUP:-10s}" -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
   read -r a50 a99 _ _ < <(run OPTIONS "$WORK/noio.txt")
   read -r k50 k99 reqs errors < <(run GET "$WORK/$kind.txt")
   read -r b50 b99 _ _ < <(run OPTIONS "$WORK/noio.txt")

@@ -235,6 +235,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     let mut times = Vec::new();
     let mut loaded = Vec::new();
     let (mut n_parts, mut n_rounds) = (Vec::new(), Vec::new());
+    // Ranged reads and the bytes they fetch when neighbouring parts are joined (`phrase::reads`), by gap.
+    let mut joined: Vec<(u64, Vec<f64>, Vec<f64>)> =
+        GAPS.iter().map(|&gap| (gap, Vec::new(), Vec::new())).collect();
     let mut hits = 0u64;
     // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
     let mut paths = String::new();
@@ -265,11 +268,13 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         // What a cold reader loads: every part the search asks for, round by round.
         let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
         let mut rounds = 0;
+        let mut needs: Vec<Vec<Part>> = Vec::new();
         let answer = loop {
             match phrase::search(&index, &query, &have) {
                 Ok(answer) => break answer,
                 Err(PhraseError::Need(need)) => {
                     rounds += 1;
+                    needs.push(need.clone());
                     for part in need {
                         let bytes = whole.part(&part).unwrap().to_vec();
                         have.insert(part, bytes);
@@ -281,6 +286,11 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         loaded.push(have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0);
         n_parts.push(have.len() as f64);
         n_rounds.push(rounds as f64);
+        for (gap, reads, bytes) in &mut joined {
+            let each: Vec<phrase::Read> = needs.iter().flat_map(|need| phrase::reads(need, *gap)).collect();
+            reads.push(each.len() as f64);
+            bytes.push(each.iter().map(|read| read.range.len).sum::<u64>() as f64 / 1024.0);
+        }
         let started = Instant::now();
         let timed = phrase::search(&index, &query, &whole).unwrap();
         times.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -301,6 +311,22 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     std::fs::write(peers.join("queries.jsonl"), peer_queries).unwrap();
     for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
+    }
+    for (gap, reads, bytes) in &mut joined {
+        reads.sort_by(f64::total_cmp);
+        bytes.sort_by(f64::total_cmp);
+        println!(
+            "  parts at most {} KiB apart read as one{}: p50 {} / p99 {} / max {} ranged reads, fetching p50 {:.1} KiB, \
+             p99 {:.1} KiB, max {:.1} KiB",
+            *gap / 1024,
+            if *gap == phrase::READ_GAP { " (the Worker's choice)" } else { "" },
+            percentile(reads, 0.5),
+            percentile(reads, 0.99),
+            reads.last().unwrap(),
+            percentile(bytes, 0.5),
+            percentile(bytes, 0.99),
+            bytes.last().unwrap()
+        );
     }
     println!(
         "phrase search, {} episodes, {} passages (index built in {:.1} s, {:.0} MiB in {} files; a reader loads \
@@ -330,17 +356,21 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     (index, files)
 }
 
-/// Runs `step` as a cold reader would, reading the parts each round names: the answer and the bytes.
+/// Runs `step` as a cold reader would, reading the parts each round names: the answer, the bytes,
+/// and the Worker's ranged reads (`phrase::reads`) and rounds.
 fn cold<T>(
     index: &Index,
     whole: &WholeFiles,
     step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
-) -> (T, usize) {
+) -> (T, usize, usize, usize) {
     let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
+    let (mut reads, mut rounds) = (0, 0);
     loop {
         match step(index, &have) {
-            Ok(answer) => return (answer, have.values().map(Vec::len).sum()),
+            Ok(answer) => return (answer, have.values().map(Vec::len).sum(), reads, rounds),
             Err(PhraseError::Need(need)) => {
+                rounds += 1;
+                reads += phrase::reads(&need, phrase::READ_GAP).len();
                 for part in need {
                     let bytes = whole.part(&part).unwrap().to_vec();
                     have.insert(part, bytes);
@@ -372,6 +402,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
     }
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let (mut times, mut loaded) = (Vec::new(), Vec::new());
+    let (mut n_reads, mut n_rounds) = (Vec::new(), Vec::new());
     let mut examples_wrong = Vec::new();
     let mut episodes = std::collections::BTreeSet::new();
     while episodes.len() < 400 {
@@ -424,8 +455,10 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
                 .collect();
             let quote_words: Vec<String> =
                 domain::quote::normalise::tokens(&quote).into_iter().map(|t| t.norm).collect();
-            let (places, bytes) =
+            let (places, bytes, reads, rounds) =
                 cold(index, &whole, |index, parts| phrase::places(index, &quote_words, &pieces, parts));
+            n_reads.push(reads as f64);
+            n_rounds.push(rounds as f64);
             let answer = attribute_corpus(&places, &quote);
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             loaded.push(bytes as f64 / 1024.0);
@@ -456,18 +489,25 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             }
         }
     }
-    times.sort_by(f64::total_cmp);
-    loaded.sort_by(f64::total_cmp);
+    for list in [&mut times, &mut loaded, &mut n_reads, &mut n_rounds] {
+        list.sort_by(f64::total_cmp);
+    }
     println!(
         "attribution over the whole corpus (no source_url), quotes from {} random episodes: {} quotes, \
-         p50 {:.3} ms, p99 {:.3} ms (domain code, index at hand); read per quote p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB",
+         p50 {:.3} ms, p99 {:.3} ms (domain code, index at hand); read per quote p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB \
+         in p50 {} / p99 {} / max {} ranged reads and p50 {} / max {} rounds",
         episodes.len(),
         times.len(),
         percentile(&times, 0.5),
         percentile(&times, 0.99),
         percentile(&loaded, 0.5),
         percentile(&loaded, 0.99),
-        loaded.last().unwrap()
+        loaded.last().unwrap(),
+        percentile(&n_reads, 0.5),
+        percentile(&n_reads, 0.99),
+        n_reads.last().unwrap(),
+        percentile(&n_rounds, 0.5),
+        n_rounds.last().unwrap()
     );
     println!(
         "  {:<16} {:>6} {:>8} {:>14} {:>14} {:>10} {:>10}",
@@ -700,6 +740,9 @@ fn find_anchor_before(markdown: &str, seconds: f64, first_word: &str) -> Option<
     }
     None
 }
+
+/// The gaps at which the bench counts joined reads.
+const GAPS: [u64; 5] = [0, 4 * 1024, 16 * 1024, 64 * 1024, 256 * 1024];
 
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument picks one part.

@@ -3,18 +3,21 @@
 //!
 //! An index is a manifest plus immutable files under one folder of the build. `domain` answers a
 //! query from the pieces loaded so far or names the ones it still needs: whole files for the recipe
-//! index (`domain::index::Need`), byte ranges of files for the phrase index (`phrase::Part`).
-//! [`answer`] loads those, in parallel, and asks again until it answers. What it loaded stays in the
-//! isolate for the build it came from ([`packs::generation`]; an index's files change only with a
-//! build), at most [`CACHE_MAX_BYTES`] per index: a load that would pass the bound drops that index's
-//! pieces first. A piece that does not decode is a build defect: the answer is a 500 and the index's
-//! pieces are dropped, so the next request reads them afresh.
+//! index (`domain::index::Need`), byte ranges of files for the phrase index (`phrase::Part`, fetched
+//! by as few ranged reads as `phrase::reads` makes of them). [`answer`] loads those, in parallel,
+//! and asks again until it answers. What it loaded stays in the isolate for the build it came from
+//! ([`packs::generation`]; an index's files change only with a build), at most [`CACHE_MAX_BYTES`]
+//! per index, the pieces read longest ago leaving first (`Loaded::keep`). A piece that
+//! does not decode is a build defect: the answer is a 500 and the index leaves the cache, so the
+//! next request reads it afresh.
 //!
-//! Two requests of one isolate may run at once: each takes the index out of the cache while it
-//! answers and puts it back after, keeping the pieces the other put back meanwhile.
+//! Requests of one isolate run at once, each between its reads: they share the opened index and
+//! its cached pieces, and each also keeps the pieces it loaded itself until it answers, so another
+//! request's eviction never takes a piece from under it.
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::borrow::Borrow;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::rc::Rc;
@@ -43,8 +46,8 @@ pub(crate) trait Index: Sized + 'static {
     /// The index, from its manifest's bytes (and whatever else it reads once per isolate).
     async fn open(env: &Env, manifest: &[u8]) -> Result<Self, ApiError>;
 
-    /// The bytes of one piece, `None` when the build lacks its file.
-    async fn read(env: &Env, key: &Self::Key) -> Result<Option<Vec<u8>>, ApiError>;
+    /// The bytes of each piece, in order, `None` for a piece whose file the build lacks.
+    async fn read_all(env: &Env, keys: &[Self::Key]) -> Result<Vec<Option<Vec<u8>>>, ApiError>;
 
     /// The piece's name in an error.
     fn describe(key: &Self::Key) -> String;
@@ -83,8 +86,8 @@ impl Index for domain::search::Manifest {
         serde_json::from_slice(manifest).map_err(|err| ApiError::Internal(format!("search manifest: {err}")))
     }
 
-    async fn read(env: &Env, name: &String) -> Result<Option<Vec<u8>>, ApiError> {
-        fetch_bytes(env, format!("{}/{name}", Self::DIR)).await
+    async fn read_all(env: &Env, names: &[String]) -> Result<Vec<Option<Vec<u8>>>, ApiError> {
+        try_join_all(names.iter().map(|name| fetch_bytes(env, format!("{}/{name}", Self::DIR)))).await
     }
 
     fn describe(name: &String) -> String {
@@ -107,8 +110,23 @@ impl Index for phrase::Index {
         phrase::Index::open(manifest, &tables).map_err(|corrupt| ApiError::Internal(corrupt.0))
     }
 
-    async fn read(env: &Env, part: &Part) -> Result<Option<Vec<u8>>, ApiError> {
-        packs::get_part(env, &format!("{}/{}", Self::DIR, part.file), part.offset, part.len).await
+    /// Neighbouring parts come in one ranged read (`phrase::reads`).
+    async fn read_all(env: &Env, parts: &[Part]) -> Result<Vec<Option<Vec<u8>>>, ApiError> {
+        let reads = phrase::reads(parts, phrase::READ_GAP);
+        let fetched = try_join_all(reads.iter().map(|read| async move {
+            let range = &read.range;
+            packs::get_part(env, &format!("{}/{}", Self::DIR, range.file), range.offset, range.len).await
+        }))
+        .await?;
+        let mut pieces: HashMap<&Part, Vec<u8>> = HashMap::new();
+        for (read, bytes) in reads.iter().zip(fetched) {
+            let Some(bytes) = bytes else { continue };
+            let cut = read.cut(&bytes).ok_or_else(|| {
+                ApiError::Internal(format!("{} was answered short", Self::describe(&read.range)))
+            })?;
+            pieces.extend(cut.into_iter().map(|(part, bytes)| (part, bytes.to_vec())));
+        }
+        Ok(parts.iter().map(|part| pieces.remove(part)).collect())
     }
 
     fn describe(part: &Part) -> String {
@@ -116,41 +134,89 @@ impl Index for phrase::Index {
     }
 }
 
-/// The pieces of one index loaded so far.
+/// The pieces of one index loaded so far, each with when it was last read.
 pub struct Loaded<K> {
-    pieces: HashMap<K, Vec<u8>>,
+    pieces: HashMap<K, Piece>,
     bytes: usize,
+    /// Counts reads: a piece's `read_at` is the count at its last read.
+    clock: Cell<u64>,
+}
+
+struct Piece {
+    bytes: Vec<u8>,
+    read_at: Cell<u64>,
 }
 
 impl<K> Default for Loaded<K> {
     fn default() -> Self {
-        Loaded { pieces: HashMap::new(), bytes: 0 }
+        Loaded { pieces: HashMap::new(), bytes: 0, clock: Cell::new(0) }
     }
 }
 
-impl Files for Loaded<String> {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.pieces.get(name).map(Vec::as_slice)
+impl<K: Eq + Hash + Clone> Loaded<K> {
+    fn get<Q: Eq + Hash + ?Sized>(&self, key: &Q) -> Option<&[u8]>
+    where
+        K: Borrow<Q>,
+    {
+        let piece = self.pieces.get(key)?;
+        self.clock.set(self.clock.get() + 1);
+        piece.read_at.set(self.clock.get());
+        Some(&piece.bytes)
     }
-}
 
-impl Parts for Loaded<Part> {
-    fn part(&self, part: &Part) -> Option<&[u8]> {
-        self.pieces.get(part).map(Vec::as_slice)
-    }
-}
-
-impl<K: Eq + Hash> Loaded<K> {
-    fn insert(&mut self, key: K, bytes: Vec<u8>) {
+    fn add(&mut self, key: K, bytes: Vec<u8>) {
         if self.pieces.contains_key(&key) {
             return;
         }
-        if self.bytes + bytes.len() > CACHE_MAX_BYTES {
-            self.pieces.clear();
-            self.bytes = 0;
-        }
         self.bytes += bytes.len();
-        self.pieces.insert(key, bytes);
+        self.pieces.insert(key, Piece { bytes, read_at: Cell::new(self.clock.get()) });
+    }
+
+    /// Adds a piece to the cache, which holds at most [`CACHE_MAX_BYTES`]: when it is full, the
+    /// pieces read longest ago leave until half of it is free. So the dictionary buckets of common
+    /// words, which most queries read, stay.
+    fn keep(&mut self, key: K, bytes: Vec<u8>) {
+        if self.bytes + bytes.len() > CACHE_MAX_BYTES {
+            let mut by_age: Vec<(u64, K)> =
+                self.pieces.iter().map(|(key, piece)| (piece.read_at.get(), key.clone())).collect();
+            by_age.sort_unstable_by_key(|(read_at, _)| *read_at);
+            for (_, old) in by_age {
+                if self.bytes + bytes.len() <= CACHE_MAX_BYTES / 2 {
+                    break;
+                }
+                if let Some(piece) = self.pieces.remove(&old) {
+                    self.bytes -= piece.bytes.len();
+                }
+            }
+        }
+        self.add(key, bytes);
+    }
+}
+
+/// What a query reads from: the pieces its request loaded, and the index's cached ones.
+pub struct View<'a, K> {
+    mine: &'a Loaded<K>,
+    cached: &'a Loaded<K>,
+}
+
+impl<K: Eq + Hash + Clone> View<'_, K> {
+    fn piece<Q: Eq + Hash + ?Sized>(&self, key: &Q) -> Option<&[u8]>
+    where
+        K: Borrow<Q>,
+    {
+        self.mine.pieces.get(key).map(|piece| piece.bytes.as_slice()).or_else(|| self.cached.get(key))
+    }
+}
+
+impl Files for View<'_, String> {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.piece(name)
+    }
+}
+
+impl Parts for View<'_, Part> {
+    fn part(&self, part: &Part) -> Option<&[u8]> {
+        self.piece(part)
     }
 }
 
@@ -161,85 +227,94 @@ async fn load<I: Index>(
 ) -> Result<(), ApiError> {
     keys.sort();
     keys.dedup();
-    let fetched = try_join_all(keys.iter().map(|key| I::read(env, key))).await?;
+    let fetched = I::read_all(env, &keys).await?;
     for (key, bytes) in keys.into_iter().zip(fetched) {
         let bytes = bytes.ok_or_else(|| {
             ApiError::Internal(format!("{} index file {} is missing", I::NAME, I::describe(&key)))
         })?;
-        loaded.insert(key, bytes);
+        loaded.add(key, bytes);
     }
     Ok(())
 }
 
-/// One index as the cache holds it: the build it is of, and the index with its pieces
-/// (`(Rc<I>, Loaded<I::Key>)`, typed by the index).
-struct Cached {
+/// One opened index of one build, and the pieces cached for it.
+struct Shared<I: Index> {
     generation: u64,
-    held: Box<dyn Any>,
+    index: I,
+    cached: RefCell<Loaded<I::Key>>,
 }
 
 thread_local! {
-    /// By [`Index::DIR`].
-    static CACHE: RefCell<HashMap<&'static str, Cached>> = RefCell::new(HashMap::new());
+    /// `Rc<Shared<I>>` by [`Index::DIR`].
+    static CACHE: RefCell<HashMap<&'static str, Rc<dyn Any>>> = RefCell::new(HashMap::new());
 }
 
 /// Runs `ask` against index `I` until it answers, loading the pieces it names in between.
 pub(crate) async fn answer<I: Index, T, E: Into<Stop<I::Key>>>(
     env: &Env,
-    ask: impl Fn(&I, &Loaded<I::Key>) -> Result<T, E>,
+    ask: impl Fn(&I, &View<I::Key>) -> Result<T, E>,
 ) -> Result<T, ApiError> {
-    let (generation, index, mut loaded) = take::<I>(env).await?;
+    let shared = shared::<I>(env).await?;
+    let mut mine = Loaded::default();
     let answer = loop {
-        match ask(&index, &loaded).map_err(Into::into) {
+        let asked = {
+            let cached = shared.cached.borrow();
+            ask(&shared.index, &View { mine: &mine, cached: &cached }).map_err(Into::into)
+        };
+        match asked {
             Ok(answer) => break Ok(answer),
             Err(Stop::Need(keys)) => {
-                if let Err(err) = load::<I>(env, &mut loaded, keys).await {
+                if let Err(err) = load::<I>(env, &mut mine, keys).await {
                     break Err(err);
                 }
             }
-            // Not put back: the next request reads the index afresh.
-            Err(Stop::Corrupt(detail)) => return Err(ApiError::Internal(detail)),
+            Err(Stop::Corrupt(detail)) => {
+                forget(&shared);
+                return Err(ApiError::Internal(detail));
+            }
         }
     };
-    put_back(generation, index, loaded);
+    let mut cached = shared.cached.borrow_mut();
+    for (key, piece) in mine.pieces {
+        cached.keep(key, piece.bytes);
+    }
     answer
 }
 
-/// The current build's generation, and its index with the pieces loaded so far.
-async fn take<I: Index>(env: &Env) -> Result<(u64, Rc<I>, Loaded<I::Key>), ApiError> {
+/// The index of the current build, opened once per isolate and build.
+async fn shared<I: Index>(env: &Env) -> Result<Rc<Shared<I>>, ApiError> {
     let generation = packs::generation(env).await?;
-    let cached = CACHE.with(|cache| cache.borrow_mut().remove(I::DIR));
-    if let Some(cached) = cached.filter(|cached| cached.generation == generation)
-        && let Ok(held) = cached.held.downcast::<(Rc<I>, Loaded<I::Key>)>()
-    {
-        let (index, loaded) = *held;
-        return Ok((generation, index, loaded));
+    let current = || {
+        CACHE
+            .with(|cache| cache.borrow().get(I::DIR).cloned())
+            .and_then(|any| any.downcast::<Shared<I>>().ok())
+            .filter(|shared| shared.generation == generation)
+    };
+    if let Some(shared) = current() {
+        return Ok(shared);
     }
     let bytes = fetch_bytes(env, format!("{}/manifest.json", I::DIR))
         .await?
         .ok_or_else(|| ApiError::Internal(format!("the {} index is missing: run the builder", I::NAME)))?;
-    Ok((generation, Rc::new(I::open(env, &bytes).await?), Loaded::default()))
+    let index = I::open(env, &bytes).await?;
+    // Another request may have opened it meanwhile: one copy is enough.
+    if let Some(shared) = current() {
+        return Ok(shared);
+    }
+    let shared = Rc::new(Shared { generation, index, cached: RefCell::new(Loaded::default()) });
+    CACHE.with(|cache| cache.borrow_mut().insert(I::DIR, shared.clone() as Rc<dyn Any>));
+    Ok(shared)
 }
 
-fn put_back<I: Index>(generation: u64, index: Rc<I>, mut loaded: Loaded<I::Key>) {
+/// Drops `shared` from the cache, unless a newer build's index took its place already.
+fn forget<I: Index>(shared: &Rc<Shared<I>>) {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
-        // A request that ran meanwhile may have put back pieces of its own: keep both, if they are of
-        // the same build.
-        if let Some(other) = cache.remove(I::DIR) {
-            if other.generation > generation {
-                // This request read an older build than the one cached meanwhile.
-                cache.insert(I::DIR, other);
-                return;
-            }
-            if other.generation == generation
-                && let Ok(held) = other.held.downcast::<(Rc<I>, Loaded<I::Key>)>()
-            {
-                for (key, bytes) in held.1.pieces {
-                    loaded.insert(key, bytes);
-                }
-            }
+        let same = cache.get(I::DIR).is_some_and(|any| {
+            any.clone().downcast::<Shared<I>>().is_ok_and(|held| Rc::ptr_eq(&held, shared))
+        });
+        if same {
+            cache.remove(I::DIR);
         }
-        cache.insert(I::DIR, Cached { generation, held: Box::new((index, loaded)) });
     });
 }

@@ -58,6 +58,7 @@ fn main() -> std::process::ExitCode {
         quotes::transcript_narrows_by_speaker_and_window_and_echoes_filters,
         quotes::speakers_share_speech_time_not_the_window,
         quotes::search_finds_phrases_with_speakers_and_lists_a_person,
+        quotes::phrase_reads_at_once_answer_as_they_do_alone,
         quotes::transcripts_download_as_webvtt_and_podcasting20,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).
         recipes_write::me_names_the_key_owner_and_its_label,

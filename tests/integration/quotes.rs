@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use anyhow::{Result, ensure};
+use futures::future::join_all;
 use serde_json::Value;
 use tests::Worker;
 
@@ -287,6 +288,36 @@ pub async fn speakers_share_speech_time_not_the_window(w: Arc<Worker>) -> Result
     ensure!(silent["speech_s"].as_f64().is_some_and(f64::is_sign_positive), "no negative zero: {silent}");
     problem(&w, &format!("/api/episodes/{id}/speakers?from=9&to=1"), 400).await?;
     problem(&w, &format!("/api/episodes/{id}/speakers?speaker=x"), 400).await?;
+    Ok(())
+}
+
+/// Searches and attributions running at once in the one isolate share its phrase index and cache
+/// (`edge/src/index.rs`): each answers exactly what it answers alone.
+pub async fn phrase_reads_at_once_answer_as_they_do_alone(w: Arc<Worker>) -> Result<()> {
+    let paths: Vec<String> = [
+        "q=the",
+        "q=is+the",
+        "q=patience+is+the+one+thing",
+        "q=tech+by+choice",
+        "q=sourdough",
+        "q=we&limit=100",
+        "q=the&speaker=Valerie+Phoenix",
+        "speaker=dora+salgado",
+        "q=and+the+a+zebra",
+    ]
+    .iter()
+    .map(|query| format!("/api/search?{query}"))
+    .chain(["/api/attribute?quote=patience+is+the+one+thing".to_string()])
+    .collect();
+    let together = join_all(paths.iter().map(|path| ok(&w, path))).await;
+    let mut paged = 0;
+    for (path, answer) in paths.iter().zip(together) {
+        let answer = answer?;
+        let alone = ok(&w, path).await?;
+        ensure!(answer == alone, "{path} answered differently at once:\n{answer}\nalone:\n{alone}");
+        paged += usize::from(answer["hits"].as_array().is_some_and(|hits| hits.len() == 10));
+    }
+    ensure!(paged >= 2, "common words fill a page of ten by default");
     Ok(())
 }
 

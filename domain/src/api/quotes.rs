@@ -64,7 +64,7 @@ pub struct TranscriptSearch {
     /// A person's name: only what they said (alone: everything they said).
     #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 200)))]
     pub speaker: Option<String>,
-    /// Hits per page (default 20).
+    /// Hits per page (default 10; each hit carries its whole passage).
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
@@ -87,7 +87,10 @@ impl Input for TranscriptSearch {
             }
         }
         let speaker = self.speaker.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let page = page(self.limit, self.cursor.as_deref(), &mut problems);
+        let page = Page {
+            limit: limit(self.limit, phrase::DEFAULT_LIMIT, MAX_LIMIT, &mut problems),
+            offset: offset(self.cursor.as_deref(), &mut problems),
+        };
         if problems.is_empty() && q.is_none() && speaker.is_none() {
             problems.push(Diagnostic::new("q", "give a phrase `q`, a `speaker`, or both"));
         }

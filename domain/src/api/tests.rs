@@ -150,3 +150,12 @@ fn a_cooks_bad_servings_and_units_are_named() {
     expect_test::expect![[r#"("dish", Request { servings: Some(3), units: Some(Metric) })"#]]
         .assert_eq(&format!("{tool:?}"));
 }
+
+#[test]
+fn a_phrase_search_pages_ten_hits_unless_asked_for_more() {
+    let page = |params: &[(&str, &str)]| from_query::<TranscriptSearch>(params.iter().copied()).unwrap().page;
+    assert_eq!(page(&[("q", "open source")]).limit, 10);
+    assert_eq!(page(&[("q", "open source"), ("limit", "100")]).limit, 100);
+    let tool = from_json::<TranscriptSearch>(&json!({"speaker": "Dora"})).unwrap();
+    assert_eq!((tool.page.limit, tool.page.offset), (10, 0));
+}

@@ -31,7 +31,7 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 pub use build::{BuiltIndex, IndexBuilder, IndexFull};
-pub use format::{DIR, Index, Manifest, Part, Parts, PhraseError, WholeFiles};
+pub use format::{DIR, Index, Manifest, Part, Parts, PhraseError, READ_GAP, Read, WholeFiles, reads};
 
 use crate::Diagnostic;
 use crate::quote::normalise::{self, Token};
@@ -43,6 +43,10 @@ use format::{Block, Bucket, Entry, Passage, Passages, corrupt, decode_gaps, requ
 /// A long segment is cut into passages of at most this many words.
 pub const MAX_PASSAGE_TOKENS: usize = 1024;
 pub const MAX_QUERY_CHARS: usize = 200;
+/// Hits on a page of a search that does not say `limit`. Ten, as search engines show and as the
+/// peers are measured with (BENCHMARKS.md, issue 14): a hit carries its whole passage, and each hit
+/// of a page is a ranged read of its own, since a phrase's hits lie scattered over the corpus.
+pub const DEFAULT_LIMIT: usize = 10;
 
 /// The index's shape; [`Config::default`] is what the builder writes (BENCHMARKS.md, issue 14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +79,7 @@ pub struct Query {
 pub fn parse_query<'a>(
     params: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Result<Query, Vec<Diagnostic>> {
-    let mut query = Query { q: None, speaker: None, page: Page::default() };
+    let mut query = Query { q: None, speaker: None, page: Page { offset: 0, limit: DEFAULT_LIMIT } };
     let mut problems = Vec::new();
     for (key, value) in crate::diagnostic::once_each(params, &mut problems) {
         match key {
@@ -147,9 +151,10 @@ impl<'a> Dict<'a> {
         Ok(Dict { buckets })
     }
 
+    /// `key`'s entry; `None` when it has none, or when its bucket is not read yet.
     fn get(&self, index: &Index, key: &str) -> Option<&Entry<'a>> {
         let part = index.bucket(key);
-        let (_, bucket) = self.buckets.iter().find(|(p, _)| *p == part).expect("bucket read");
+        let (_, bucket) = self.buckets.iter().find(|(p, _)| *p == part)?;
         bucket.find(key)
     }
 }
@@ -170,30 +175,67 @@ enum Located<'d, 'a> {
     Absent,
 }
 
-/// Locates a gram of at most `max_gram` words whose whole lattice has been read.
-fn locate<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Located<'d, 'a> {
-    if let Some(entry) = dict.get(index, &words.join(" ")) {
-        return Located::Indexed(entry);
+/// Locates a gram of at most `max_gram` words, or names the dictionary keys still to read: from the
+/// top of its lattice down, a level a round, so a gram that is an entry, or whose grams one word
+/// shorter settle it, reads no more of its lattice. (Two levels a round read a quote in 6 rounds
+/// instead of 8 at p50, but with 26 reads instead of 20: BENCHMARKS.md, issue 14.)
+fn locate<'d, 'a>(
+    index: &Index,
+    dict: &'d Dict<'a>,
+    words: &[String],
+) -> Result<Located<'d, 'a>, Vec<String>> {
+    let key = words.join(" ");
+    if !dict.has_bucket(index, &key) {
+        return Err(vec![key]);
+    }
+    if let Some(entry) = dict.get(index, &key) {
+        return Ok(Located::Indexed(entry));
     }
     let n = words.len();
     if n == 1 {
-        return Located::Absent;
+        return Ok(Located::Absent);
     }
     let frequent = index.manifest.frequent;
     let mut rarest: Option<&Entry> = None;
+    let mut unread = Vec::new();
     for part in [&words[..n - 1], &words[1..]] {
         let driver = match locate(index, dict, part) {
-            Located::Absent => return Located::Absent,
-            Located::Indexed(entry) if entry.count >= frequent => continue,
-            Located::Indexed(entry) | Located::Rare(entry) => entry,
+            Err(keys) => {
+                unread.extend(keys);
+                continue;
+            }
+            Ok(Located::Absent) => return Ok(Located::Absent),
+            Ok(Located::Indexed(entry)) if entry.count >= frequent => continue,
+            Ok(Located::Indexed(entry) | Located::Rare(entry)) => entry,
         };
         if rarest.is_none_or(|r| driver.count < r.count) {
             rarest = Some(driver);
         }
     }
+    if !unread.is_empty() {
+        return Err(unread);
+    }
     // Both parts frequent: the gram would be an entry if it occurred anywhere.
-    rarest.map_or(Located::Absent, Located::Rare)
+    Ok(rarest.map_or(Located::Absent, Located::Rare))
 }
+
+/// The keys a search of `words` reads first: the phrase's [`tiles`] when it is longer than
+/// `max_gram` words, else the phrase and its two grams one word shorter ([`locate`] and [`plan`] ask
+/// for the rest).
+fn first_keys(words: &[String], max_gram: usize) -> Vec<String> {
+    if words.len() > max_gram {
+        return tiles(words, max_gram).iter().map(|tile| tile.join(" ")).collect();
+    }
+    let mut keys = vec![words.join(" ")];
+    if words.len() > 1 {
+        keys.extend(windows(words, words.len() - 1));
+    }
+    keys
+}
+
+/// Candidates few enough that checking their text costs fewer reads than narrowing them further
+/// with another window's lattice.
+const FEW_CANDIDATES: u32 = 4;
 
 /// How the matching passages are found.
 enum Plan<'d, 'a> {
@@ -217,14 +259,41 @@ fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<P
         grams.iter().filter_map(|key| dict.get(index, key)).filter(|e| e.count < frequent).collect()
     };
     if words.len() <= max_gram {
-        return Ok(match locate(index, dict, words) {
+        return Ok(match locate(index, dict, words)? {
             Located::Absent => Plan::Nothing,
             Located::Indexed(entry) => Plan::Exact(entry),
-            // Every rare entry of the lattice narrows the candidates, at no extra read.
+            // Every rare entry of the lattice read so far narrows the candidates, at no extra read.
             Located::Rare(_) => Plan::Check(rare_inside(&lattice(words))),
         });
     }
+    // The phrase's tiles first: one window every `max_gram` words.
+    let tiles = tiles(words, max_gram);
+    let keys: Vec<String> = tiles.iter().map(|tile| tile.join(" ")).collect();
+    let rare = rare_inside(&keys);
+    if !rare.is_empty() {
+        return Ok(Plan::Check(rare));
+    }
+    // Tiles that are no entries: each one's lattice holds a rare entry (or says it occurs nowhere);
+    // the next tile's is read only while the candidates are still many.
+    let mut narrowing: Vec<&Entry> = Vec::new();
+    for tile in tiles.iter().filter(|tile| dict.get(index, &tile.join(" ")).is_none()) {
+        match locate(index, dict, tile)? {
+            Located::Absent => return Ok(Plan::Nothing),
+            Located::Indexed(entry) | Located::Rare(entry) => narrowing.push(entry),
+        }
+        if narrowing.iter().any(|entry| entry.count <= FEW_CANDIDATES) {
+            break;
+        }
+    }
+    if !narrowing.is_empty() {
+        return Ok(Plan::Check(narrowing));
+    }
+    // Every tile frequent: every window, then.
     let windows = windows(words, max_gram);
+    let unread: Vec<String> = windows.iter().filter(|key| !dict.has_bucket(index, key)).cloned().collect();
+    if !unread.is_empty() {
+        return Err(unread);
+    }
     let found: Vec<Option<&Entry>> = windows.iter().map(|key| dict.get(index, key)).collect();
     let rare = rare_inside(&windows);
     if !rare.is_empty() {
@@ -238,19 +307,31 @@ fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<P
             all.truncate(2);
             Ok(Plan::Check(all))
         }
-        // A window that is no entry: its own lattice says whether it occurs, and where.
-        Some(idx) => {
-            let window = &words[idx..idx + max_gram];
-            let keys = lattice(window);
-            if keys.iter().any(|key| !dict.has_bucket(index, key)) {
-                return Err(keys);
-            }
-            Ok(match locate(index, dict, window) {
-                Located::Absent => Plan::Nothing,
-                Located::Indexed(entry) | Located::Rare(entry) => Plan::Check(vec![entry]),
-            })
-        }
+        Some(idx) => located_window(index, dict, &words[idx..idx + max_gram]),
     }
+}
+
+/// The plan of a phrase with a window of `max_gram` words that is no entry: the window's own lattice
+/// says whether it occurs, and where.
+fn located_window<'d, 'a>(
+    index: &Index,
+    dict: &'d Dict<'a>,
+    window: &[String],
+) -> Result<Plan<'d, 'a>, Vec<String>> {
+    Ok(match locate(index, dict, window)? {
+        Located::Absent => Plan::Nothing,
+        Located::Indexed(entry) | Located::Rare(entry) => Plan::Check(vec![entry]),
+    })
+}
+
+/// A phrase longer than `n` words as windows of `n` words that cover it: one every `n` words, and
+/// the last.
+fn tiles(words: &[String], n: usize) -> Vec<&[String]> {
+    let mut tiles: Vec<&[String]> = words.chunks_exact(n).collect();
+    if !words.len().is_multiple_of(n) {
+        tiles.push(&words[words.len() - n..]);
+    }
+    tiles
 }
 
 impl Dict<'_> {
@@ -367,7 +448,7 @@ fn matching<P: Parts>(
     // Round one: the buckets of the phrase's grams and of the speaker; a longer phrase whose
     // windows say too little reads one window's lattice next.
     let speaker = speaker.map(|name| speaker_key(&fold_name(name)));
-    let mut keys = if words.len() <= max_gram { lattice(words) } else { windows(words, max_gram) };
+    let mut keys = first_keys(words, max_gram);
     keys.extend(speaker.clone());
     let mut dict = Dict::read(index, parts, &keys)?;
     let plan = loop {
@@ -562,22 +643,27 @@ fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Ve
     for piece in pieces {
         if piece.len() <= max_gram {
             probes.push(piece);
-            continue;
+        } else {
+            probes.extend(tiles(piece, max_gram));
         }
-        let mut at = 0;
-        while at + max_gram <= piece.len() {
-            probes.push(&piece[at..at + max_gram]);
-            at += max_gram;
-        }
-        probes.push(&piece[piece.len() - max_gram..]);
     }
     probes.truncate(MAX_PROBES);
-    let keys: Vec<String> = probes.iter().flat_map(|probe| lattice(probe)).collect();
-    let dict = Dict::read(index, parts, &keys)?;
+    let mut keys: Vec<String> = probes.iter().flat_map(|probe| first_keys(probe, max_gram)).collect();
+    let dict = loop {
+        let dict = Dict::read(index, parts, &keys)?;
+        let unread: Vec<String> =
+            probes.iter().filter_map(|probe| locate(index, &dict, probe).err()).flatten().collect();
+        if unread.is_empty() {
+            break dict;
+        }
+        keys.extend(unread);
+    };
     let mut votes: BTreeMap<u32, u32> = BTreeMap::new();
     for probe in probes {
         let entry = match locate(index, &dict, probe) {
-            Located::Indexed(entry) | Located::Rare(entry) if entry.count < index.manifest.frequent => entry,
+            Ok(Located::Indexed(entry) | Located::Rare(entry)) if entry.count < index.manifest.frequent => {
+                entry
+            }
             _ => continue,
         };
         for passage in &passages_of(index, parts, entry)? {
