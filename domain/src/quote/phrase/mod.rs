@@ -276,7 +276,7 @@ fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<P
     // Tiles that are no entries: each one's lattice holds a rare entry (or says it occurs nowhere);
     // the next tile's is read only while the candidates are still many.
     let mut narrowing: Vec<&Entry> = Vec::new();
-    for tile in tiles.iter().filter(|tile| dict.get(index, &tile.join(" ")).is_none()) {
+    for (tile, _) in tiles.iter().zip(&keys).filter(|(_, key)| dict.get(index, key).is_none()) {
         match locate(index, dict, tile)? {
             Located::Absent => return Ok(Plan::Nothing),
             Located::Indexed(entry) | Located::Rare(entry) => narrowing.push(entry),
@@ -307,21 +307,12 @@ fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<P
             all.truncate(2);
             Ok(Plan::Check(all))
         }
-        Some(idx) => located_window(index, dict, &words[idx..idx + max_gram]),
+        // A window that is no entry: its own lattice says whether it occurs, and where.
+        Some(idx) => Ok(match locate(index, dict, &words[idx..idx + max_gram])? {
+            Located::Absent => Plan::Nothing,
+            Located::Indexed(entry) | Located::Rare(entry) => Plan::Check(vec![entry]),
+        }),
     }
-}
-
-/// The plan of a phrase with a window of `max_gram` words that is no entry: the window's own lattice
-/// says whether it occurs, and where.
-fn located_window<'d, 'a>(
-    index: &Index,
-    dict: &'d Dict<'a>,
-    window: &[String],
-) -> Result<Plan<'d, 'a>, Vec<String>> {
-    Ok(match locate(index, dict, window)? {
-        Located::Absent => Plan::Nothing,
-        Located::Indexed(entry) | Located::Rare(entry) => Plan::Check(vec![entry]),
-    })
 }
 
 /// A phrase longer than `n` words as windows of `n` words that cover it: one every `n` words, and
@@ -445,8 +436,8 @@ fn matching<P: Parts>(
 ) -> Result<(RoaringBitmap, Option<Blocks>), PhraseError> {
     let max_gram = index.manifest.max_gram as usize;
 
-    // Round one: the buckets of the phrase's grams and of the speaker; a longer phrase whose
-    // windows say too little reads one window's lattice next.
+    // Round one: the buckets of the phrase's first keys and of the speaker; then whatever the plan
+    // still names (lower levels of a lattice, a long phrase's other windows).
     let speaker = speaker.map(|name| speaker_key(&fold_name(name)));
     let mut keys = first_keys(words, max_gram);
     keys.extend(speaker.clone());
