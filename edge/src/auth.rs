@@ -54,6 +54,13 @@ pub fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// Whether the request carries a key: then what the caller wrote (a recipe, a speaker's name) shows
+/// at once, so its reads ask D1 instead of trusting what this isolate last heard (at most a second
+/// old). The key is not checked here: a wrong one only costs its sender those reads.
+pub fn keyed(req: &Request) -> Result<bool, ApiError> {
+    Ok(req.headers().has("Authorization")?)
+}
+
 /// The key's owner, or 401 for a missing, unknown or revoked key.
 pub async fn caller(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
     let header = req.headers().get("Authorization")?.unwrap_or_default();

@@ -70,6 +70,7 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         Found::None => return assets::serve(req, env).await,
     };
     let param = |name: &str| params.iter().find(|(n, _)| *n == name).map_or("", |(_, value)| value.as_str());
+    let keyed = auth::keyed(&req)?;
     match route.op {
         Op::SearchRecipes => {
             recipes::search(&req, env, http::input::<api::RecipeSearch>(&req, &params)?).await
@@ -98,14 +99,20 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::AiChange => ai::change_route(req, env, param("slug")).await,
         Op::DietVersion => variants::route(req, env, param("slug"), param("kind")).await,
         // Quote attribution (issue 5) and speaker names set by editors (issue 7).
-        Op::Attribute => quotes::attribute(env, http::input::<api::QuoteAttribution>(&req, &params)?).await,
+        Op::Attribute => {
+            quotes::attribute(env, http::input::<api::QuoteAttribution>(&req, &params)?, keyed).await
+        }
         Op::Shows => quotes::shows(env).await,
         Op::Episodes => quotes::episodes(env, http::input::<api::EpisodeList>(&req, &params)?).await,
         Op::SpeakerDecisions => speakers::changes(env, http::input::<api::FeedQuery>(&req, &params)?).await,
-        Op::Episode => quotes::episode(env, param("episode_id")).await,
-        Op::Transcript => quotes::transcript(env, http::input::<api::TranscriptQuery>(&req, &params)?).await,
-        Op::Speakers => quotes::speakers(env, http::input::<api::SpeakerStats>(&req, &params)?).await,
-        Op::PhraseSearch => quotes::search(env, http::input::<api::TranscriptSearch>(&req, &params)?).await,
+        Op::Episode => quotes::episode(env, param("episode_id"), keyed).await,
+        Op::Transcript => {
+            quotes::transcript(env, http::input::<api::TranscriptQuery>(&req, &params)?, keyed).await
+        }
+        Op::Speakers => quotes::speakers(env, http::input::<api::SpeakerStats>(&req, &params)?, keyed).await,
+        Op::PhraseSearch => {
+            quotes::search(env, http::input::<api::TranscriptSearch>(&req, &params)?, keyed).await
+        }
         Op::DecideSpeaker => speakers::decide(req, env, param("episode_id"), param("label")).await,
         // Agents (issue 6): one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,

@@ -117,10 +117,9 @@ async fn writer(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
 
 /// Runs one tool: each arm is the function its HTTP route calls, with the input its route reads.
 async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiError> {
+    let keyed = auth::keyed(req)?;
     match input {
-        ToolInput::SearchRecipes(query) => {
-            structured(recipes::search_page(env, query, req.headers().has("Authorization")?).await?)
-        }
+        ToolInput::SearchRecipes(query) => structured(recipes::search_page(env, query, keyed).await?),
         ToolInput::GetRecipe((slug, request)) => {
             let db = store::db(env)?;
             let (published, _) = overlay::current(env, &db, slug)
@@ -154,10 +153,10 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
             let caller = auth::caller(req, env).await?;
             structured(variants::diet_version(env, &caller, slug, kind.code()).await?.published)
         }
-        ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input).await?),
-        ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query).await?),
-        ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input).await?),
-        ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input).await?),
+        ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input, keyed).await?),
+        ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query, keyed).await?),
+        ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input, keyed).await?),
+        ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input, keyed).await?),
         ToolInput::ListEpisodes(input) => structured(quotes::episode_page(env, input.clone()).await?),
     }
 }

@@ -188,7 +188,7 @@ async fn refresh_waiting(env: &Env, now: bool) -> Result<(), ApiError> {
 /// Whether a public read of `slug` must ask D1: the request carries a key, or the feed says a live
 /// overlay row may wait for it.
 async fn may_wait(req: &Request, env: &Env, slug: &str) -> Result<bool, ApiError> {
-    if req.headers().has("Authorization")? {
+    if crate::auth::keyed(req)? {
         return Ok(true);
     }
     refresh_waiting(env, false).await?;

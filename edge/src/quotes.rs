@@ -84,29 +84,36 @@ async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
 }
 
 /// `GET /api/attribute?source_url=…&quote=…`
-pub async fn attribute(env: &Env, input: (Option<String>, String)) -> Result<Response, ApiError> {
-    render(&attribution(env, &input).await?)
+pub async fn attribute(
+    env: &Env,
+    input: (Option<String>, String),
+    keyed: bool,
+) -> Result<Response, ApiError> {
+    render(&attribution(env, &input, keyed).await?)
 }
 
 /// The attribution of a quote in the episode at a (normalised) source URL, or, without one, over the
-/// whole corpus through the phrase index; also the `attribute_quote` tool.
+/// whole corpus through the phrase index; also the `attribute_quote` tool. `keyed`: the request
+/// carries a key, so an editor's decisions show whatever this isolate knows (`speakers.rs`); so do
+/// the other quote reads'.
 pub async fn attribution(
     env: &Env,
     (normalised, quote): &(Option<String>, String),
+    keyed: bool,
 ) -> Result<Attribution, ApiError> {
-    let Some(normalised) = normalised else { return corpus_attribution(env, quote).await };
+    let Some(normalised) = normalised else { return corpus_attribution(env, quote, keyed).await };
     let id = episode_id(normalised);
     let loaded = load(env, &id).await.map_err(|err| match err {
         ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
         other => other,
     })?;
-    let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
+    let decided = crate::speakers::with_decisions(env, &loaded.0, keyed).await?;
     Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
 }
 
 /// "Who said this?" over every episode: the places the phrase index names, with the names editors
 /// decided since the build, attributed by `domain`.
-async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiError> {
+async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attribution, ApiError> {
     let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
     let pieces: Vec<Vec<String>> =
         corpus::split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
@@ -114,7 +121,7 @@ async fn corpus_attribution(env: &Env, quote: &str) -> Result<Attribution, ApiEr
         phrase::places(index, &words(quote), &pieces, parts)
     })
     .await?;
-    crate::speakers::all_with_decisions(env, &mut places.transcripts).await?;
+    crate::speakers::all_with_decisions(env, &mut places.transcripts, keyed).await?;
     Ok(corpus::attribute_corpus(&places, quote))
 }
 
@@ -145,56 +152,62 @@ pub async fn episode_page(env: &Env, (show, page): (Option<String>, Page)) -> Re
 }
 
 /// `GET /api/episodes/:id`: the record with every run, as built.
-pub async fn episode(env: &Env, id: &str) -> Result<Response, ApiError> {
+pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
     if !is_episode_id(id) {
         return Err(not_found());
     }
     let built = fetch_bytes(env, format!("episodes/{id}.json")).await?.ok_or_else(not_found)?;
-    json_file(crate::speakers::record_with_decisions(env, id, built).await?, 300)
+    json_file(crate::speakers::record_with_decisions(env, id, built, keyed).await?, 300)
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
-pub async fn transcript(env: &Env, input: (String, Filters)) -> Result<Response, ApiError> {
-    render(&transcript_view(env, &input).await?)
+pub async fn transcript(env: &Env, input: (String, Filters), keyed: bool) -> Result<Response, ApiError> {
+    render(&transcript_view(env, &input, keyed).await?)
 }
 
 /// The narrowed transcript; also the `get_transcript` tool.
 pub async fn transcript_view(
     env: &Env,
     (id, filters): &(String, Filters),
+    keyed: bool,
 ) -> Result<views::TranscriptView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
+    let decided = crate::speakers::with_decisions(env, &loaded.0, keyed).await?;
     Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
-pub async fn speakers(env: &Env, input: (String, Filters)) -> Result<Response, ApiError> {
-    render(&speakers_view(env, &input).await?)
+pub async fn speakers(env: &Env, input: (String, Filters), keyed: bool) -> Result<Response, ApiError> {
+    render(&speakers_view(env, &input, keyed).await?)
 }
 
 /// Speaker statistics; also the `speaker_stats` tool.
 pub async fn speakers_view(
     env: &Env,
     (id, filters): &(String, Filters),
+    keyed: bool,
 ) -> Result<views::SpeakersView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = crate::speakers::with_decisions(env, &loaded.0).await?;
+    let decided = crate::speakers::with_decisions(env, &loaded.0, keyed).await?;
     Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
-pub async fn search(env: &Env, query: phrase::Query) -> Result<Response, ApiError> {
-    let answer = phrase_search(env, &query).await?;
+pub async fn search(env: &Env, query: phrase::Query, keyed: bool) -> Result<Response, ApiError> {
+    let answer = phrase_search(env, &query, keyed).await?;
     let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&value, 60)
 }
 
 /// Phrase search; also the `search_transcripts` tool.
-pub async fn phrase_search(env: &Env, query: &phrase::Query) -> Result<phrase::Answer, ApiError> {
+pub async fn phrase_search(
+    env: &Env,
+    query: &phrase::Query,
+    keyed: bool,
+) -> Result<phrase::Answer, ApiError> {
     let mut answer =
         index::answer::<phrase::Index, _, _>(env, |index, parts| phrase::search(index, query, parts)).await?;
-    crate::speakers::hits_with_decisions(env, &mut answer).await?;
+    crate::speakers::hits_with_decisions(env, &mut answer, keyed).await?;
     Ok(answer)
 }

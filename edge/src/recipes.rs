@@ -9,11 +9,11 @@ use worker::{Env, Request, Response};
 use crate::error::ApiError;
 use crate::http;
 use crate::overlay::with_stemmers;
-use crate::{index, overlay, store};
+use crate::{auth, index, overlay, store};
 
 /// `GET /api/recipes`: DESIGN.md §2's search, over the built index and the live D1 overlay.
 pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
-    let keyed = req.headers().has("Authorization")?;
+    let keyed = auth::keyed(req)?;
     let page = search_page(env, &query, keyed).await?;
     let body = serde_json::to_value(&page).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&body, 60)

@@ -3,13 +3,19 @@
 //! and the overlay that makes every quote answer show a decision at once.
 //!
 //! A decision lives in D1 (`migrations/0003_speaker_decisions.sql`) until the next build carries it in
-//! names.json. Reads that name speakers ask D1 for the episode's decisions; only when there are some do
-//! they fetch `episodes/<id>/names.json` (the votes, labels and roster the build resolved) and resolve
-//! again with the decisions in place — so elimination follows a decision at once, exactly as the next
-//! build will. A decision is never overwritten by a source; only a newer decision replaces it. The SQL
-//! of this table lives here, next to its only routes.
+//! names.json. Reads that name speakers ask D1 for the decisions of their episodes that have any; only
+//! then do they fetch `episodes/<id>/names.json` (the votes, labels and roster the build resolved) and
+//! resolve again with the decisions in place — so elimination follows a decision at once, exactly as
+//! the next build will. A decision is never overwritten by a source; only a newer decision replaces it.
+//!
+//! Which episodes have a decision an isolate keeps in [`DECIDED`], brought up to date from the feed at
+//! most once a second, so a search or an attribution over undecided episodes asks D1 nothing. A request
+//! with a key (an editor checking their own decision) asks D1 every time, and the isolate that stored a
+//! decision notes it at once: the rule recipe writes follow too (`overlay.rs`). The SQL of this table
+//! lives here, next to its only routes.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 use domain::quote::phrase;
 use domain::transcript::names::{
@@ -87,15 +93,90 @@ impl DecisionRow {
     }
 }
 
-/// The decisions in force for the given episodes: the newest row of each label.
+/// How long an isolate trusts [`DECIDED`] before asking D1 what is new: the longest a reader without
+/// a key, on another isolate than the editor's, waits to see a decision.
+const DECIDED_REFRESH_MS: u64 = 1_000;
+
+/// The most feed rows one refresh query reads.
+const DECIDED_PER_QUERY: u32 = 10_000;
+
+/// The episodes that have any decision, as far as this isolate knows.
+#[derive(Debug, Default)]
+struct Decided {
+    episodes: BTreeSet<String>,
+    /// The newest decision seen.
+    seq: u64,
+    checked_ms: Option<u64>,
+}
+
+thread_local! {
+    static DECIDED: RefCell<Decided> = RefCell::new(Decided::default());
+}
+
+#[derive(Debug, Deserialize)]
+struct DecidedRow {
+    seq: u64,
+    episode_id: String,
+}
+
+/// Brings [`DECIDED`] up to date with the feed if it is older than [`DECIDED_REFRESH_MS`].
+async fn refresh_decided(env: &Env) -> Result<(), ApiError> {
+    let now_ms = worker::Date::now().as_millis();
+    let due = DECIDED.with(|decided| {
+        decided.borrow().checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= DECIDED_REFRESH_MS)
+    });
+    if !due {
+        return Ok(());
+    }
+    let db = store::db(env)?;
+    loop {
+        let since = DECIDED.with(|decided| decided.borrow().seq);
+        let rows: Vec<DecidedRow> = store::all(
+            &db,
+            "SELECT seq, episode_id FROM speaker_decisions WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            &[Arg::Int(since as i64), Arg::Int(i64::from(DECIDED_PER_QUERY))],
+        )
+        .await?;
+        let more = rows.len() == DECIDED_PER_QUERY as usize;
+        DECIDED.with(|decided| {
+            let mut decided = decided.borrow_mut();
+            for row in rows {
+                decided.seq = decided.seq.max(row.seq);
+                decided.episodes.insert(row.episode_id);
+            }
+            decided.checked_ms = Some(now_ms);
+        });
+        if !more {
+            return Ok(());
+        }
+    }
+}
+
+/// Notes a decision this isolate just stored, so its next read shows it without waiting for a refresh.
+fn note_decided(id: &str) {
+    DECIDED.with(|decided| decided.borrow_mut().episodes.insert(id.to_string()));
+}
+
+/// The decisions in force for the given episodes: the newest row of each label. `keyed`: the request
+/// carries a key, so D1 is asked whatever [`DECIDED`] says.
 async fn decisions_of(
     env: &Env,
     ids: &[&str],
+    keyed: bool,
 ) -> Result<BTreeMap<String, BTreeMap<String, HumanDecision>>, ApiError> {
+    let ids: Vec<&str> = if keyed {
+        ids.to_vec()
+    } else {
+        refresh_decided(env).await?;
+        DECIDED.with(|decided| {
+            let decided = decided.borrow();
+            ids.iter().copied().filter(|id| decided.episodes.contains(*id)).collect()
+        })
+    };
     if ids.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let ids_json = serde_json::to_string(ids).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let ids_json = serde_json::to_string(&ids).map_err(|err| ApiError::Internal(err.to_string()))?;
     let rows: Vec<DecisionRow> = store::all(
         &store::db(env)?,
         "SELECT seq, episode_id, label, name, note, editor, at FROM speaker_decisions d \
@@ -114,8 +195,12 @@ async fn decisions_of(
 }
 
 /// The episode's names with its decisions in force, or `None` when it has none (the built answer stands).
-async fn current_reports(env: &Env, id: &str) -> Result<Option<BTreeMap<String, LabelReport>>, ApiError> {
-    let decisions = decisions_of(env, &[id]).await?;
+async fn current_reports(
+    env: &Env,
+    id: &str,
+    keyed: bool,
+) -> Result<Option<BTreeMap<String, LabelReport>>, ApiError> {
+    let decisions = decisions_of(env, &[id], keyed).await?;
     let Some(decided) = decisions.get(id) else { return Ok(None) };
     let Some(inputs) = name_inputs(env, id).await? else { return Ok(None) };
     Ok(Some(inputs.resolve_with(decided)))
@@ -131,8 +216,12 @@ fn speakers_of(reports: &BTreeMap<String, LabelReport>) -> BTreeMap<String, Spea
 }
 
 /// The canonical transcript with the decisions in force, or `None` when the built one stands.
-pub async fn with_decisions(env: &Env, canonical: &Canonical) -> Result<Option<Canonical>, ApiError> {
-    let Some(reports) = current_reports(env, &canonical.episode.id).await? else { return Ok(None) };
+pub async fn with_decisions(
+    env: &Env,
+    canonical: &Canonical,
+    keyed: bool,
+) -> Result<Option<Canonical>, ApiError> {
+    let Some(reports) = current_reports(env, &canonical.episode.id, keyed).await? else { return Ok(None) };
     let mut speakers = canonical.speakers.clone();
     speakers.extend(speakers_of(&reports));
     Ok(Some(Canonical { speakers, ..canonical.clone() }))
@@ -140,11 +229,15 @@ pub async fn with_decisions(env: &Env, canonical: &Canonical) -> Result<Option<C
 
 /// Transcripts with the decisions in force, asking D1 once for all of them (corpus-wide attribution
 /// weighs many places at once).
-pub async fn all_with_decisions(env: &Env, transcripts: &mut [Canonical]) -> Result<(), ApiError> {
+pub async fn all_with_decisions(
+    env: &Env,
+    transcripts: &mut [Canonical],
+    keyed: bool,
+) -> Result<(), ApiError> {
     let mut ids: Vec<&str> = transcripts.iter().map(|t| t.episode.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    let decisions = decisions_of(env, &ids).await?;
+    let decisions = decisions_of(env, &ids, keyed).await?;
     for transcript in transcripts.iter_mut() {
         let Some(decided) = decisions.get(&transcript.episode.id) else { continue };
         let Some(inputs) = name_inputs(env, &transcript.episode.id).await? else { continue };
@@ -154,8 +247,13 @@ pub async fn all_with_decisions(env: &Env, transcripts: &mut [Canonical]) -> Res
 }
 
 /// The built episode record with the decisions in force.
-pub async fn record_with_decisions(env: &Env, id: &str, bytes: Vec<u8>) -> Result<Vec<u8>, ApiError> {
-    let Some(reports) = current_reports(env, id).await? else { return Ok(bytes) };
+pub async fn record_with_decisions(
+    env: &Env,
+    id: &str,
+    bytes: Vec<u8>,
+    keyed: bool,
+) -> Result<Vec<u8>, ApiError> {
+    let Some(reports) = current_reports(env, id, keyed).await? else { return Ok(bytes) };
     let mut record: Value = serde_json::from_slice(&bytes)
         .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
     record["names"] = serde_json::to_value(&reports).map_err(|err| ApiError::Internal(err.to_string()))?;
@@ -164,11 +262,15 @@ pub async fn record_with_decisions(env: &Env, id: &str, bytes: Vec<u8>) -> Resul
 
 /// Search hits with the decisions in force. (The `speaker` filter still finds people by the names of
 /// the last build: the index has a bitmap per name, not per label.)
-pub async fn hits_with_decisions(env: &Env, answer: &mut phrase::Answer) -> Result<(), ApiError> {
+pub async fn hits_with_decisions(
+    env: &Env,
+    answer: &mut phrase::Answer,
+    keyed: bool,
+) -> Result<(), ApiError> {
     let mut ids: Vec<&str> = answer.hits.iter().map(|hit| hit.episode.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    let decisions = decisions_of(env, &ids).await?;
+    let decisions = decisions_of(env, &ids, keyed).await?;
     for (id, decided) in &decisions {
         let Some(inputs) = name_inputs(env, id).await? else { continue };
         let reports = inputs.resolve_with(decided);
@@ -225,7 +327,8 @@ pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Resul
     .await?;
     let seq =
         row.map(|row| row.seq).ok_or_else(|| ApiError::Internal("the decision was not stored".into()))?;
-    let decisions = decisions_of(env, &[id]).await?;
+    note_decided(id);
+    let decisions = decisions_of(env, &[id], true).await?;
     let reports = inputs.resolve_with(decisions.get(id).unwrap_or(&BTreeMap::new()));
     let report = reports.get(&label);
     let body = json!({

@@ -118,6 +118,7 @@ fn main() -> std::process::ExitCode {
         // Speaker names set by editors (issue 7).
         speakers::speaker_names_need_a_key_and_the_editor_role,
         speakers::an_editors_speaker_name_shows_at_once_and_syncs_to_git,
+        speakers::a_decision_stored_elsewhere_reaches_readers_within_a_second,
         // Last: schemathesis signs in and posts forms at random, which counts against per-address limits.
         mcp::schemathesis_finds_every_valid_request_accepted_and_every_status_described,
     ])
