@@ -468,8 +468,9 @@ pub const ROUTES: &[Route] = &[
         op: Op::DecideSpeaker,
         method: Method::Put,
         path: "/api/episodes/{episode_id}/speakers/{label}",
-        summary: "Name a speaker as a person (keys with the editor role); shown at once, never overwritten by \
-                  any identification source, synced to git by `builder sync`",
+        summary: "Name a speaker as a person (keys with the editor role); shown at once to requests with a \
+                  key and to other readers within a second, never overwritten by any identification \
+                  source, synced to git by `builder sync`",
         key: true,
         takes: Takes::Json("SpeakerDecision"),
         ok: (200, Answer::Json("Object")),
