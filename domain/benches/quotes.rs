@@ -239,6 +239,8 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     let mut joined: Vec<(u64, Vec<f64>, Vec<f64>)> =
         GAPS.iter().map(|&gap| (gap, Vec::new(), Vec::new())).collect();
     let mut hits = 0u64;
+    // Parts read per query by file: dictionary buckets, bitmaps, passage blocks (summed, for means).
+    let mut by_file = [0usize; 3];
     // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
     let mut paths = String::new();
     let mut peer_queries = String::new();
@@ -286,6 +288,13 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         loaded.push(have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0);
         n_parts.push(have.len() as f64);
         n_rounds.push(rounds as f64);
+        for part in have.keys() {
+            let kind = [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages]
+                .iter()
+                .position(|file| **file == part.file)
+                .expect("a part of an index file");
+            by_file[kind] += 1;
+        }
         for (gap, reads, bytes) in &mut joined {
             let each: Vec<phrase::Read> = needs.iter().flat_map(|need| phrase::reads(need, *gap)).collect();
             reads.push(each.len() as f64);
@@ -309,6 +318,13 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     }
     std::fs::write(root.join("tests/.work/phrase-queries.txt"), paths).unwrap();
     std::fs::write(peers.join("queries.jsonl"), peer_queries).unwrap();
+    let n_queries = n_parts.len() as f64;
+    println!(
+        "  parts per query, means: {:.2} dictionary buckets, {:.2} bitmaps, {:.2} passage blocks",
+        by_file[0] as f64 / n_queries,
+        by_file[1] as f64 / n_queries,
+        by_file[2] as f64 / n_queries
+    );
     for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
     }
@@ -316,10 +332,11 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         reads.sort_by(f64::total_cmp);
         bytes.sort_by(f64::total_cmp);
         println!(
-            "  parts at most {} KiB apart read as one{}: p50 {} / p99 {} / max {} ranged reads, fetching p50 {:.1} KiB, \
-             p99 {:.1} KiB, max {:.1} KiB",
+            "  parts at most {} KiB apart read as one{}: mean {:.2} / p50 {} / p99 {} / max {} ranged reads, fetching \
+             p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB",
             *gap / 1024,
             if *gap == phrase::READ_GAP { " (the Worker's choice)" } else { "" },
+            reads.iter().sum::<f64>() / reads.len() as f64,
             percentile(reads, 0.5),
             percentile(reads, 0.99),
             reads.last().unwrap(),
@@ -357,20 +374,25 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
 }
 
 /// Runs `step` as a cold reader would, reading the parts each round names: the answer, the bytes,
-/// and the Worker's ranged reads (`phrase::reads`) and rounds.
+/// the Worker's ranged reads (`phrase::reads`) of each file (dictionary, bitmaps, passages), and the
+/// rounds.
 fn cold<T>(
     index: &Index,
     whole: &WholeFiles,
     step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
-) -> (T, usize, usize, usize) {
+) -> (T, usize, [usize; 3], usize) {
     let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
-    let (mut reads, mut rounds) = (0, 0);
+    let (mut reads, mut rounds) = ([0; 3], 0);
+    let files = [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages];
     loop {
         match step(index, &have) {
             Ok(answer) => return (answer, have.values().map(Vec::len).sum(), reads, rounds),
             Err(PhraseError::Need(need)) => {
                 rounds += 1;
-                reads += phrase::reads(&need, phrase::READ_GAP).len();
+                for read in phrase::reads(&need, phrase::READ_GAP) {
+                    reads[files.iter().position(|file| **file == read.range.file).expect("an index file")] +=
+                        1;
+                }
                 for part in need {
                     let bytes = whole.part(&part).unwrap().to_vec();
                     have.insert(part, bytes);
@@ -403,6 +425,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let (mut times, mut loaded) = (Vec::new(), Vec::new());
     let (mut n_reads, mut n_rounds) = (Vec::new(), Vec::new());
+    let mut reads_by_file = [0usize; 3];
     let mut examples_wrong = Vec::new();
     let mut episodes = std::collections::BTreeSet::new();
     while episodes.len() < 400 {
@@ -457,7 +480,10 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
                 domain::quote::normalise::tokens(&quote).into_iter().map(|t| t.norm).collect();
             let (places, bytes, reads, rounds) =
                 cold(index, &whole, |index, parts| phrase::places(index, &quote_words, &pieces, parts));
-            n_reads.push(reads as f64);
+            n_reads.push(reads.iter().sum::<usize>() as f64);
+            for (sum, n) in reads_by_file.iter_mut().zip(reads) {
+                *sum += n;
+            }
             n_rounds.push(rounds as f64);
             let answer = attribute_corpus(&places, &quote);
             times.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -489,6 +515,13 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             }
         }
     }
+    let n_quotes = n_reads.len() as f64;
+    println!(
+        "  ranged reads per quote, means: {:.2} of the dictionary, {:.2} of bitmaps, {:.2} of passage blocks",
+        reads_by_file[0] as f64 / n_quotes,
+        reads_by_file[1] as f64 / n_quotes,
+        reads_by_file[2] as f64 / n_quotes
+    );
     for list in [&mut times, &mut loaded, &mut n_reads, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
     }
