@@ -318,13 +318,7 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     }
     std::fs::write(root.join("tests/.work/phrase-queries.txt"), paths).unwrap();
     std::fs::write(peers.join("queries.jsonl"), peer_queries).unwrap();
-    let n_queries = n_parts.len() as f64;
-    println!(
-        "  parts per query, means: {:.2} dictionary buckets, {:.2} bitmaps, {:.2} passage blocks",
-        by_file[0] as f64 / n_queries,
-        by_file[1] as f64 / n_queries,
-        by_file[2] as f64 / n_queries
-    );
+    print_by_file("parts per query", by_file, n_parts.len());
     for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
     }
@@ -371,6 +365,17 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         hits as f64 / times.len() as f64
     );
     (index, files)
+}
+
+/// Prints the means of counts summed by index file (dictionary, bitmaps, passages) over `n` queries.
+fn print_by_file(what: &str, sums: [usize; 3], n: usize) {
+    let mean = |sum: usize| sum as f64 / n.max(1) as f64;
+    println!(
+        "  {what}, means: {:.2} of the dictionary, {:.2} of bitmaps, {:.2} of passage blocks",
+        mean(sums[0]),
+        mean(sums[1]),
+        mean(sums[2])
+    );
 }
 
 /// Runs `step` as a cold reader would, reading the parts each round names: the answer, the bytes,
@@ -515,13 +520,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             }
         }
     }
-    let n_quotes = n_reads.len() as f64;
-    println!(
-        "  ranged reads per quote, means: {:.2} of the dictionary, {:.2} of bitmaps, {:.2} of passage blocks",
-        reads_by_file[0] as f64 / n_quotes,
-        reads_by_file[1] as f64 / n_quotes,
-        reads_by_file[2] as f64 / n_quotes
-    );
+    print_by_file("ranged reads per quote", reads_by_file, n_reads.len());
     for list in [&mut times, &mut loaded, &mut n_reads, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
     }
