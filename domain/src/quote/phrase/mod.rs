@@ -500,11 +500,14 @@ fn find_words(tokens: &[Token], words: &[String]) -> Option<usize> {
 }
 
 /// The passages that hold `words` one after the other (and are of `speaker`, when given):
-/// exactly those, and the blocks read on the way.
+/// exactly those, and the blocks read on the way. Candidates checked against their text come with
+/// the `context` passages on each side when they are at most [`KEPT`]: attribution shows those, so
+/// one read fetches a place and its surroundings.
 fn matching<P: Parts>(
     index: &Index,
     words: &[String],
     speaker: Option<&str>,
+    context: u32,
     parts: &P,
 ) -> Result<(RoaringBitmap, Option<Blocks>), PhraseError> {
     let max_gram = index.manifest.max_gram as usize;
@@ -559,8 +562,14 @@ fn matching<P: Parts>(
                 });
             }
             let candidates = narrow(candidates.unwrap_or_default());
-            // Round three, early: the candidates' blocks, to keep the passages that hold the phrase.
-            let blocks = Blocks::read(index, parts, candidates.iter())?;
+            // Round three, early: the candidates' blocks, to keep the passages that hold the phrase;
+            // with the passages around them when the caller will show those and they are few.
+            let context = if candidates.len() <= KEPT as u64 { context } else { 0 };
+            let blocks = Blocks::read(
+                index,
+                parts,
+                candidates.iter().flat_map(|passage| around(index, passage, context)),
+            )?;
             let mut matches = RoaringBitmap::new();
             for passage in &candidates {
                 let (_, entry) = blocks.get(index, passage)?;
@@ -584,7 +593,7 @@ fn words_of(text: &str) -> Vec<String> {
 /// Runs a search, or names the parts of the index it still needs.
 pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer, PhraseError> {
     let words = query.q.as_deref().map(words_of).unwrap_or_default();
-    let (matches, checked) = matching(index, &words, query.speaker.as_deref(), parts)?;
+    let (matches, checked) = matching(index, &words, query.speaker.as_deref(), 0, parts)?;
 
     let total = matches.len();
     let start = query.page.offset.min(total as usize);
@@ -616,6 +625,15 @@ const MAX_PROBES: usize = 12;
 /// How many verbatim places a search of the whole corpus reports besides the best.
 pub const MAX_ALTERNATIVES: usize = 10;
 
+/// The verbatim places of a quote that [`places`] keeps: the earliest, and the alternatives.
+const KEPT: usize = MAX_ALTERNATIVES + MAX_PLACES;
+
+/// `passage` and the `spread` passages on each side of it.
+fn around(index: &Index, passage: u32, spread: u32) -> std::ops::RangeInclusive<u32> {
+    passage.saturating_sub(spread)
+        ..=passage.saturating_add(spread).min(index.manifest.n_passages.saturating_sub(1))
+}
+
 /// Where a quote may be in the whole corpus ([`places`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Places {
@@ -639,23 +657,19 @@ pub fn places(
 ) -> Result<Places, PhraseError> {
     // The quote's words as they stand; an edited quote's longest piece when they stand nowhere.
     let mut key = &quote[..quote.len().min(KEY_WORDS)];
-    let (mut verbatim, _) = matching(index, key, None, parts)?;
+    let spread = index.manifest.passages_per_block;
+    let (mut verbatim, _) = matching(index, key, None, spread, parts)?;
     if verbatim.is_empty()
         && pieces.len() > 1
         && let Some(longest) = pieces.iter().max_by_key(|piece| piece.len())
     {
         key = &longest[..longest.len().min(KEY_WORDS)];
-        verbatim = matching(index, key, None, parts)?.0;
+        verbatim = matching(index, key, None, spread, parts)?.0;
     }
     // The corpus lists episodes newest first: the last passages are the earliest said.
-    let kept: Vec<u32> = verbatim.iter().rev().take(MAX_ALTERNATIVES + MAX_PLACES).collect();
+    let kept: Vec<u32> = verbatim.iter().rev().take(KEPT).collect();
     let loci: Vec<u32> = if kept.is_empty() { voted(index, pieces, parts)? } else { kept.clone() };
-
-    let spread = index.manifest.passages_per_block;
-    let around = |passage: u32| {
-        passage.saturating_sub(spread)
-            ..=passage.saturating_add(spread).min(index.manifest.n_passages.saturating_sub(1))
-    };
+    let around = |passage: u32| around(index, passage, spread);
     let blocks = Blocks::read(index, parts, loci.iter().flat_map(|&p| around(p)))?;
     let mut transcripts: Vec<Canonical> = Vec::new();
     for &passage in &loci {
