@@ -94,8 +94,9 @@ pub async fn attribute(
 
 /// The attribution of a quote in the episode at a (normalised) source URL, or, without one, over the
 /// whole corpus through the phrase index; also the `attribute_quote` tool. `keyed`: the request
-/// carries a key, so an editor's decisions show whatever this isolate knows (`speakers.rs`); so do
-/// the other quote reads'.
+/// carries a key, so editors' decisions are asked of D1 rather than taken from this isolate's list
+/// of decided episodes, which may be a second old (`speakers.rs`); the other quote reads take
+/// `keyed` for the same reason.
 pub async fn attribution(
     env: &Env,
     (normalised, quote): &(Option<String>, String),
