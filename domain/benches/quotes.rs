@@ -413,10 +413,18 @@ fn cold<T>(
 /// corpus through the phrase index. "Wrong" = another episode, another speaker, a start more than
 /// 2 s from the quote's, or any `high` on a quote across speakers or an edited one.
 fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>, rng: &mut Rng) {
-    use domain::quote::corpus::{attribute_corpus, split_edits};
+    use domain::quote::corpus::{attribute_corpus, places};
     let whole = WholeFiles(files);
-    let kinds =
-        ["verbatim", "curly quotes", "case", "no punctuation", "changed tail", "across speakers", "ellipsis"];
+    let kinds = [
+        "verbatim",
+        "curly quotes",
+        "case",
+        "no punctuation",
+        "changed tail",
+        "across speakers",
+        "ellipsis",
+        "bracket",
+    ];
     let filler = ["purple", "giraffe", "seventeen", "umbrella", "quietly", "marmalade", "tractor", "violin"];
     #[derive(Default)]
     struct Tally {
@@ -426,6 +434,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
         right_speaker: usize,
         high: usize,
         high_wrong: usize,
+        reads: Vec<f64>,
     }
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let (mut times, mut loaded) = (Vec::new(), Vec::new());
@@ -455,6 +464,15 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
                     let quote = format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" "));
                     (quote, expected_start(segment, w.len() - 6), true)
                 }
+                "bracket" => {
+                    if w.len() < 12 {
+                        continue;
+                    }
+                    // The quote's first two words replaced by a bracketed one, as editors do.
+                    let n = 10 + rng.below(16).min(w.len() - 10);
+                    let at = rng.below(w.len() - n + 1);
+                    (format!("[It] {}", w[at + 2..at + n].join(" ")), expected_start(segment, at + 2), false)
+                }
                 "ellipsis" => {
                     if w.len() < 24 {
                         continue;
@@ -476,16 +494,10 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             let tally = tallies.entry(kind).or_default();
             tally.asked += 1;
             let started = Instant::now();
-            let pieces: Vec<Vec<String>> = split_edits(&quote)
-                .pieces
-                .iter()
-                .map(|p| domain::quote::normalise::tokens(p).into_iter().map(|t| t.norm).collect())
-                .collect();
-            let quote_words: Vec<String> =
-                domain::quote::normalise::tokens(&quote).into_iter().map(|t| t.norm).collect();
             let (places, bytes, reads, rounds) =
-                cold(index, &whole, |index, parts| phrase::places(index, &quote_words, &pieces, parts));
+                cold(index, &whole, |index, parts| places(index, &quote, parts));
             n_reads.push(reads.iter().sum::<usize>() as f64);
+            tally.reads.push(reads.iter().sum::<usize>() as f64);
             for (sum, n) in reads_by_file.iter_mut().zip(reads) {
                 *sum += n;
             }
@@ -503,6 +515,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
                 tally.high += 1;
                 let wrong = crossing
                     || kind == "ellipsis"
+                    || kind == "bracket"
                     || !right_speaker
                     || (found.start_s - expected_start).abs() > 2.0;
                 if wrong {
@@ -542,22 +555,31 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
         n_rounds.last().unwrap()
     );
     println!(
-        "  {:<16} {:>6} {:>8} {:>14} {:>14} {:>10} {:>10}",
-        "perturbation", "quotes", "found", "right episode", "right speaker", "trust=high", "high wrong"
+        "  {:<16} {:>6} {:>8} {:>14} {:>14} {:>10} {:>10} {:>16}",
+        "perturbation",
+        "quotes",
+        "found",
+        "right episode",
+        "right speaker",
+        "trust=high",
+        "high wrong",
+        "reads p50/p99"
     );
     let (mut high, mut high_wrong) = (0, 0);
     for kind in kinds {
-        let t = &tallies[kind];
+        let t = tallies.get_mut(kind).expect("every kind asked");
+        t.reads.sort_by(f64::total_cmp);
         let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
         println!(
-            "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>13.1}% {:>9.1}% {:>10}",
+            "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>13.1}% {:>9.1}% {:>10} {:>16}",
             kind,
             t.asked,
             pct(t.found, t.asked),
             pct(t.right_episode, t.found),
             pct(t.right_speaker, t.found),
             pct(t.high, t.found),
-            t.high_wrong
+            t.high_wrong,
+            format!("{} / {}", percentile(&t.reads, 0.5), percentile(&t.reads, 0.99))
         );
         high += t.high;
         high_wrong += t.high_wrong;

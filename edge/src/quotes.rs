@@ -13,7 +13,7 @@ use std::rc::Rc;
 use domain::api::EpisodePage;
 use domain::quote::phrase;
 use domain::quote::views::{Filters, Page};
-use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, normalise, views};
+use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, views};
 use domain::transcript::url::is_episode_id;
 use domain::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
@@ -115,13 +115,8 @@ pub async fn attribution(
 /// "Who said this?" over every episode: the places the phrase index names, with the names editors
 /// decided since the build, attributed by `domain`.
 async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attribution, ApiError> {
-    let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
-    let pieces: Vec<Vec<String>> =
-        corpus::split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
-    let mut places = index::answer::<phrase::Index, _, _>(env, |index, parts| {
-        phrase::places(index, &words(quote), &pieces, parts)
-    })
-    .await?;
+    let mut places =
+        index::answer::<phrase::Index, _, _>(env, |index, parts| corpus::places(index, quote, parts)).await?;
     crate::speakers::all_with_decisions(env, &mut places.transcripts, keyed).await?;
     Ok(corpus::attribute_corpus(&places, quote))
 }

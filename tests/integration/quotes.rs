@@ -160,6 +160,15 @@ pub async fn attribute_without_source_url_searches_every_episode(w: Arc<Worker>)
     // Edited with an ellipsis: found, flagged, and never `high`.
     let edited = ok(&w, &everywhere("I started in tech … self-taught developer")).await?;
     ensure!(edited["found"] == true && edited["edited"] == true && edited["trust"] == "review", "{edited}");
+    // Edited with a bracketed word for the speaker's own: the words outside it stand verbatim, but
+    // the quote is not what was said.
+    let bracketed = ok(&w, &everywhere("[Valerie] started in tech about 9-10 years ago")).await?;
+    ensure!(bracketed["name"] == "Valerie Phoenix" && bracketed["edited"] == true, "{bracketed}");
+    ensure!(bracketed["trust"] == "review" && bracketed["verbatim"] == true, "{bracketed}");
+    // Its tail changed: found where most of its words were said, not verbatim, never `high`.
+    let tail = ok(&w, &everywhere("I started in tech about 9-10 years ago, and purple giraffes")).await?;
+    ensure!(tail["name"] == "Valerie Phoenix" && tail["exact"] == false, "{tail}");
+    ensure!(tail["trust"] == "review" && tail["episode"]["source_url"] == JS_PARTY_299, "{tail}");
     // The episode names its audio: the link starts at the quote.
     let sourdough = ok(&w, &everywhere("the secret is patience, not some magic ingredient")).await?;
     let listen = sourdough["listen_url"].as_str().unwrap_or_default();

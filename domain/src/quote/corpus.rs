@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::phrase::{Hit, Places};
+use super::phrase::{self, Hit, Index, Parts, PhraseError, Places, Reach};
 use super::{Attribution, Prepared, Trust, attribute, normalise};
 use crate::transcript::{EpisodeRef, NameState};
 
@@ -28,6 +28,8 @@ pub struct Edits {
     pub pieces: Vec<String>,
     /// An ellipsis joined two pieces, or a bracketed insertion stood for the original words.
     pub edited: bool,
+    /// The bracketed insertions as written, brackets and all.
+    pub insertions: Vec<String>,
 }
 
 /// Cuts a quote at each ellipsis (`…`, `...`) and each `[bracketed]` insertion. An ellipsis at the
@@ -35,7 +37,7 @@ pub struct Edits {
 /// not an edit.
 pub fn split_edits(quote: &str) -> Edits {
     let mut pieces = vec![String::new()];
-    let mut brackets = false;
+    let mut insertions = Vec::new();
     let mut rest = quote;
     while let Some(c) = rest.chars().next() {
         if let Some(after) = rest.strip_prefix("...").or_else(|| rest.strip_prefix('…')) {
@@ -43,7 +45,7 @@ pub fn split_edits(quote: &str) -> Edits {
             rest = after;
         } else if c == '[' {
             let close = rest.find(']').map_or(rest.len(), |end| end + 1);
-            brackets = true;
+            insertions.push(rest[..close].to_string());
             pieces.push(String::new());
             rest = &rest[close..];
         } else {
@@ -56,7 +58,7 @@ pub fn split_edits(quote: &str) -> Edits {
         .map(|piece| piece.trim().to_string())
         .filter(|piece| !normalise::tokens(piece).is_empty())
         .collect();
-    Edits { edited: brackets || pieces.len() > 1, pieces }
+    Edits { edited: !insertions.is_empty() || pieces.len() > 1, pieces, insertions }
 }
 
 /// Another place that holds the quote word for word.
@@ -71,7 +73,25 @@ pub struct Alternative {
     pub start_s: f64,
 }
 
-/// The attribution of `quote` over the whole corpus, from the places [`super::phrase::places`]
+/// The places `quote` may be in the whole corpus, or the parts of the index still to read: where its
+/// words stand verbatim or most of its rare pairs meet, or, when those pairs are few and none of
+/// their places holds the quote, where its grams meet. The grams cost about twice the reads, so only
+/// the quotes that need them pay for them (BENCHMARKS.md, issue 14).
+pub fn places(index: &Index, quote: &str, parts: &impl Parts) -> Result<Places, PhraseError> {
+    let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
+    let pieces: Vec<Vec<String>> = split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
+    let quote_words = words(quote);
+    let first = phrase::places(index, &quote_words, &pieces, Reach::Pairs, parts)?;
+    let holds = |canonical: &crate::transcript::Canonical| {
+        attribute(canonical, &Prepared::new(&canonical.segments), quote).found
+    };
+    if !first.unsure || first.transcripts.iter().any(holds) {
+        return Ok(first);
+    }
+    phrase::places(index, &quote_words, &pieces, Reach::Grams, parts)
+}
+
+/// The attribution of `quote` over the whole corpus, from the places [`places`]
 /// found (their names brought up to date by the caller).
 pub fn attribute_corpus(places: &Places, quote: &str) -> Attribution {
     let found: Vec<Attribution> = places
@@ -130,10 +150,9 @@ mod tests {
     #[test]
     fn ellipses_and_brackets_cut_a_quote_into_pieces() {
         let check = |quote: &str, pieces: &[&str], edited: bool| {
-            assert_eq!(
-                split_edits(quote),
-                Edits { pieces: pieces.iter().map(|p| p.to_string()).collect(), edited }
-            );
+            let edits = split_edits(quote);
+            assert_eq!(edits.pieces, pieces, "{quote}");
+            assert_eq!(edits.edited, edited, "{quote}");
         };
         check("Patience is the one thing", &["Patience is the one thing"], false);
         check("Patience is … nobody can sell you", &["Patience is", "nobody can sell you"], true);
@@ -141,5 +160,6 @@ mod tests {
         check("[Patience] is the one thing", &["is the one thing"], true);
         check("the secret [of bread] is patience", &["the secret", "is patience"], true);
         check("…and that is why...", &["and that is why"], false);
+        assert_eq!(split_edits("[It] is [not] sold").insertions, ["[It]", "[not]"]);
     }
 }

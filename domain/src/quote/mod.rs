@@ -247,13 +247,25 @@ struct Alignment {
     edits: usize,
 }
 
-/// Finds `quote` in the transcript. A quote with the marks of an edit ([`corpus::split_edits`]) whose
-/// words do not stand so in the transcript is found piece by piece. (Transcripts have ellipses and
-/// bracketed non-speech too: a quote copied from one with them is not an edited quote.)
+/// Finds `quote` in the transcript. A quote with the marks of an edit ([`corpus::split_edits`]) is
+/// found piece by piece, unless the transcript holds it as it stands: its words verbatim, and each
+/// bracketed insertion in the text there. (Transcripts have ellipses and bracketed non-speech too: a
+/// quote copied from one with them is not an edited quote. Bracketed words are no words to match,
+/// so "[The project] is a gift" stands verbatim where "Open source is a gift" was said; only the
+/// bracket's own text, there or not, tells the two apart.)
 pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Attribution {
     let whole = attribute_pieces(canonical, prepared, &[words_of(quote)], false);
     let edits = corpus::split_edits(quote);
-    if !edits.edited || whole.found_at.as_ref().is_some_and(|m| m.verbatim) {
+    let as_it_stands = whole.found_at.as_ref().is_some_and(|m| {
+        let said: String = canonical
+            .segments
+            .iter()
+            .filter(|segment| segment.start_s <= m.end_s && m.start_s <= segment.end_s)
+            .map(|segment| segment.text.to_lowercase())
+            .collect();
+        m.verbatim && edits.insertions.iter().all(|insertion| said.contains(&insertion.to_lowercase()))
+    });
+    if !edits.edited || as_it_stands {
         return whole;
     }
     let pieces: Vec<Vec<String>> = edits.pieces.iter().map(|piece| words_of(piece)).collect();

@@ -205,3 +205,19 @@ fn quote_checks_name_the_problem() {
     assert_eq!(check_quote(Some("…!")).unwrap_err().reason, "has no words");
     assert_eq!(check_quote(Some(" hi ")).unwrap(), "hi");
 }
+
+#[test]
+fn a_bracketed_word_is_an_edit_unless_the_transcript_has_it() {
+    let mut canonical = canonical();
+    canonical.segments.push(segment("S1", 51.0, 55.0, "[laughs] It never complains."));
+    let prepared = Prepared::new(&canonical.segments);
+    let edited = |quote: &str| {
+        let m = attribute(&canonical, &prepared, quote).found_at.expect("found");
+        (m.edited, m.trust)
+    };
+    // The bracket stands for the speaker's words ("it"); the words outside it stand verbatim.
+    assert_eq!(edited("[The starter] has outlived two ovens"), (true, Trust::Review));
+    assert_eq!(edited("[It] never complains"), (true, Trust::Review));
+    // Copied with the transcript's own bracketed non-speech: as it stands.
+    assert_eq!(edited("[Laughs] it never complains"), (false, Trust::High));
+}

@@ -643,32 +643,56 @@ pub struct Places {
     pub verbatim_total: u64,
     /// Some of those passages, earliest in the corpus's order first.
     pub verbatim: Vec<Hit>,
+    /// The places are where a few of the quote's rare pairs meet, and no place has [`SURE_VOTES`]:
+    /// when none of them holds the quote, [`Reach::Grams`] may find it.
+    pub unsure: bool,
+}
+
+/// How [`places`] looks for a quote that no passage holds word for word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// By the votes of its rare pairs ([`pair_voted`]), or by its grams ([`voted`]) when no place
+    /// has two votes.
+    Pairs,
+    /// By its grams: for a quote whose pairs' places turned out not to hold it.
+    Grams,
 }
 
 /// Finds the places a quote (its words, and its pieces: see [`super::corpus::split_edits`]) may be,
 /// reading only the index: the passages that hold it word for word, or else those where most of
-/// its rare grams meet (a changed word, a quote across two speakers). Each place comes with the
-/// passages around it, enough for [`super::attribute`] to place the quote on its words.
+/// its rare pairs or grams meet (a changed word, a quote across two speakers), as `reach` says.
+/// Each place comes with the passages around it, enough for [`super::attribute`] to place the
+/// quote on its words. [`super::corpus::places`] is how a caller asks.
 pub fn places(
     index: &Index,
     quote: &[String],
     pieces: &[Vec<String>],
+    reach: Reach,
     parts: &impl Parts,
 ) -> Result<Places, PhraseError> {
-    // The quote's words as they stand; an edited quote's longest piece when they stand nowhere.
-    let mut key = &quote[..quote.len().min(KEY_WORDS)];
+    // The quote's words as they stand; an edited quote's longest piece, since an editor's cut or
+    // bracketed word stands nowhere.
+    let edited = pieces.len() != 1 || pieces.first().is_some_and(|piece| piece[..] != quote[..]);
+    let key = match pieces.iter().max_by_key(|piece| piece.len()) {
+        Some(longest) if edited => longest,
+        _ => quote,
+    };
+    let key = &key[..key.len().min(KEY_WORDS)];
     let spread = index.manifest.passages_per_block;
-    let (mut verbatim, _) = matching(index, key, None, spread, parts)?;
-    if verbatim.is_empty()
-        && pieces.len() > 1
-        && let Some(longest) = pieces.iter().max_by_key(|piece| piece.len())
-    {
-        key = &longest[..longest.len().min(KEY_WORDS)];
-        verbatim = matching(index, key, None, spread, parts)?.0;
-    }
+    let (verbatim, _) = matching(index, key, None, spread, parts)?;
     // The corpus lists episodes newest first: the last passages are the earliest said.
     let kept: Vec<u32> = verbatim.iter().rev().take(KEPT).collect();
-    let loci: Vec<u32> = if kept.is_empty() { voted(index, pieces, parts)? } else { kept.clone() };
+    let (mut loci, mut unsure) = (kept.clone(), false);
+    if kept.is_empty() {
+        if reach == Reach::Pairs {
+            let sure;
+            (loci, sure) = pair_voted(index, pieces, parts)?;
+            unsure = !sure && !loci.is_empty();
+        }
+        if loci.is_empty() {
+            loci = voted(index, pieces, parts)?;
+        }
+    }
     let around = |passage: u32| around(index, passage, spread);
     let blocks = Blocks::read(index, parts, loci.iter().flat_map(|&p| around(p)))?;
     let mut transcripts: Vec<Canonical> = Vec::new();
@@ -709,7 +733,70 @@ pub fn places(
     }
     let hits: Vec<Hit> =
         kept.iter().map(|&passage| blocks.hit(index, passage, key)).collect::<Result<_, _>>()?;
-    Ok(Places { transcripts, verbatim_total: verbatim.len(), verbatim: hits })
+    Ok(Places { transcripts, verbatim_total: verbatim.len(), verbatim: hits, unsure })
+}
+
+/// A place that this many of a quote's rare pairs point to is taken without reading more pairs.
+const SURE_VOTES: u32 = 3;
+
+/// The passages that at least two of a quote's rare pairs point to, best first (see [`loci`]), and
+/// whether the best has [`SURE_VOTES`]. A quote that no passage holds word for word (its tail changed,
+/// or its words run across a change of speaker) still has most of its pairs in the place it came
+/// from, and the search that found it holds no verbatim has read the first of those pairs already:
+/// the pairs are read in the same order, [`PAIRS_PER_ROUND`] a round, until one place has
+/// [`SURE_VOTES`] or every pair is read. A pair that is no entry, or a frequent one, does not vote.
+fn pair_voted(
+    index: &Index,
+    pieces: &[Vec<String>],
+    parts: &impl Parts,
+) -> Result<(Vec<u32>, bool), PhraseError> {
+    let frequent = index.manifest.frequent;
+    let mut pairs: Vec<String> = Vec::new();
+    for pair in pieces.iter().flat_map(|piece| promising_pairs(piece)) {
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+    }
+    let mut votes: BTreeMap<u32, u32> = BTreeMap::new();
+    for (round, batch) in pairs.chunks(PAIRS_PER_ROUND).enumerate() {
+        let dict = Dict::read(index, parts, &pairs[..round * PAIRS_PER_ROUND + batch.len()])?;
+        for entry in batch.iter().filter_map(|key| dict.get(index, key)).filter(|e| e.count < frequent) {
+            for passage in &passages_of(index, parts, entry)? {
+                *votes.entry(passage).or_default() += 1;
+            }
+        }
+        if loci(&votes).first().is_some_and(|&(pooled, _)| pooled >= SURE_VOTES) {
+            break;
+        }
+    }
+    let chosen = loci(&votes);
+    let sure = chosen.first().is_some_and(|&(pooled, _)| pooled >= SURE_VOTES);
+    Ok((
+        chosen.into_iter().take_while(|&(pooled, _)| pooled >= 2).map(|(_, passage)| passage).collect(),
+        sure,
+    ))
+}
+
+/// Places from votes per passage, best first: neighbouring passages (a quote across a speaker
+/// change) pool their votes, and a place keeps a distance of three passages from a better one; at
+/// most twice [`MAX_PLACES`], as (pooled votes, passage).
+fn loci(votes: &BTreeMap<u32, u32>) -> Vec<(u32, u32)> {
+    let mut pooled: Vec<(u32, u32)> = Vec::new();
+    for (&passage, &n) in votes {
+        let around: u32 = votes.range(passage.saturating_sub(1)..=passage + 1).map(|(_, n)| n).sum();
+        pooled.push((around.max(n), passage));
+    }
+    pooled.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut chosen: Vec<(u32, u32)> = Vec::new();
+    for (n, passage) in pooled {
+        if chosen.iter().all(|&(_, c)| c.abs_diff(passage) > 2) {
+            chosen.push((n, passage));
+        }
+        if chosen.len() >= MAX_PLACES * 2 {
+            break;
+        }
+    }
+    chosen
 }
 
 /// The passages where most of a quote's rare grams are, best first: one gram of [`Config::max_gram`]
@@ -748,23 +835,7 @@ fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Ve
             *votes.entry(passage).or_default() += 1;
         }
     }
-    // Neighbouring passages (a quote across a speaker change) pool their votes.
-    let mut loci: Vec<(u32, u32)> = Vec::new();
-    for (&passage, &n) in &votes {
-        let pooled: u32 = votes.range(passage.saturating_sub(1)..=passage + 1).map(|(_, n)| n).sum();
-        loci.push((pooled.max(n), passage));
-    }
-    loci.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-    let mut chosen: Vec<u32> = Vec::new();
-    for (_, passage) in loci {
-        if chosen.iter().all(|c| c.abs_diff(passage) > 2) {
-            chosen.push(passage);
-        }
-        if chosen.len() >= MAX_PLACES * 2 {
-            break;
-        }
-    }
-    Ok(chosen)
+    Ok(loci(&votes).into_iter().map(|(_, passage)| passage).collect())
 }
 
 /// The phrase's times inside its passage, in proportion to character position.
@@ -983,9 +1054,7 @@ mod tests {
     }
 
     fn attribute_everywhere(built: &Built, quote: &str) -> String {
-        let pieces: Vec<Vec<String>> =
-            crate::quote::corpus::split_edits(quote).pieces.iter().map(|p| words_of(p)).collect();
-        let (places, _) = built.read(|index, parts| places(index, &words_of(quote), &pieces, parts));
+        let (places, _) = built.read(|index, parts| crate::quote::corpus::places(index, quote, parts));
         let answer = crate::quote::corpus::attribute_corpus(&places, quote);
         let Some(m) = answer.found_at else {
             return format!("found={} episode={:?} match={:?}", answer.found, answer.episode, answer.matches);
@@ -1048,6 +1117,22 @@ mod tests {
                 one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=Some(1) alternatives=[]
                 "and twenty five people maintain it. Open the"
                 Ana Lima, “one”, s, 2019-02-01, at 0:00:03."#]],
+        );
+        // Edited: a bracketed word standing for the speaker's own; the rest is found verbatim.
+        check(
+            "[The project] is a gift, and twenty five people maintain it",
+            expect![[r#"
+            one Some("Ana Lima") 2.069-9.828 exact=true verbatim=true edited=true crosses=false trust=Review match=Some(1) alternatives=[]
+            "is a gift, and twenty five people maintain it"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:02."#]],
+        );
+        // Its tail changed: most of its words still meet in one place.
+        check(
+            "Open source is a gift, and twenty five purple giraffes",
+            expect![[r#"
+            one Some("Ana Lima") 0-6.552 exact=false verbatim=false edited=false crosses=false trust=Review match=Some(1) alternatives=[]
+            "Open source is a gift, and twenty five"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
         );
         check("nobody said this", expect!["found=false episode=None match=Some(0)"]);
     }
