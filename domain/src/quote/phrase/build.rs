@@ -6,6 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use roaring::RoaringBitmap;
 
+use super::format::FIRST_PAGE;
 use super::format::{
     Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, Manifest, Passage, Passages, Tables, encode_gaps,
     fnv1a, speaker_key,
@@ -205,10 +206,11 @@ impl IndexBuilder {
                 if count < frequent {
                     Encoded { key, count, inline: encode_gaps(&passages), bitmap: None }
                 } else {
+                    let first = encode_gaps(&passages[..FIRST_PAGE.min(passages.len())]);
                     let bytes = bitmap_bytes(&RoaringBitmap::from_sorted_iter(passages).expect("sorted"));
                     let place = (bitmaps.len() as u64, bytes.len() as u32);
                     bitmaps.extend_from_slice(&bytes);
-                    Encoded { key, count, inline: Vec::new(), bitmap: Some(place) }
+                    Encoded { key, count, inline: first, bitmap: Some(place) }
                 }
             })
             .collect();
@@ -233,7 +235,7 @@ impl IndexBuilder {
                             key: &entry.key,
                             count: entry.count,
                             passages: match entry.bitmap {
-                                Some((offset, len)) => Passages::Bitmap { offset, len },
+                                Some((offset, len)) => Passages::Bitmap { offset, len, first: &entry.inline },
                                 None => Passages::Inline(&entry.inline),
                             },
                         }
@@ -288,6 +290,7 @@ impl IndexBuilder {
 struct Encoded {
     key: String,
     count: u32,
+    /// A rare entry's passages, or a frequent one's first page.
     inline: Vec<u8>,
     bitmap: Option<(u64, u32)>,
 }

@@ -15,7 +15,11 @@ use crate::index::Corrupt;
 use crate::transcript::{EpisodeRef, NameState, RunKind};
 
 /// The version of the index's files; a Worker refuses an index it does not know.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+
+/// How many of a frequent entry's first passages its dictionary entry lists: a search's first page
+/// of a phrase that is an entry then reads no bitmap.
+pub const FIRST_PAGE: usize = super::DEFAULT_LIMIT;
 
 /// The folder of the index in the build.
 pub const DIR: &str = "quotes";
@@ -234,8 +238,9 @@ pub(super) struct Entry<'a> {
 pub(super) enum Passages<'a> {
     /// A rare entry's passages, as LEB128 gaps.
     Inline(&'a [u8]),
-    /// A frequent entry's passages: a roaring bitmap at this place of the bitmaps file.
-    Bitmap { offset: u64, len: u32 },
+    /// A frequent entry's passages: a roaring bitmap at this place of the bitmaps file, and its
+    /// first [`FIRST_PAGE`] passages as LEB128 gaps, which are a search's first page.
+    Bitmap { offset: u64, len: u32, first: &'a [u8] },
 }
 
 /// The entries whose keys hash to one bucket, sorted by key.

@@ -10,8 +10,9 @@
 //! total — or has a *rare* entry inside it, found in fewer than `frequent` passages: those
 //! passages are the candidates, and reading their text checks each one. A rare entry lists its
 //! passages inline; a frequent one points to a roaring bitmap, which is at most one bit per
-//! passage of the corpus. A query of common words ("we went to the") thus reads one bucket and one
-//! bitmap, never a position list of "the", and no query reads more than a few dozen small parts:
+//! passage of the corpus, and lists its first [`format::FIRST_PAGE`] passages, a search's first
+//! page. A query of common words ("we went to the") thus reads one bucket (and one bitmap for a
+//! later page), never a position list of "the", and no query reads more than a few dozen small parts:
 //! dictionary buckets, bitmaps, and blocks of [`Config::passages_per_block`] passages (see
 //! [`format`]). A longer phrase is looked up by its grams of `max_gram` words.
 //!
@@ -412,7 +413,7 @@ fn passages_of(index: &Index, parts: &impl Parts, entry: &Entry) -> Result<Roari
             let list = decode_gaps(bytes).ok_or_else(|| corrupt(&index.manifest.dict))?;
             RoaringBitmap::from_sorted_iter(list).map_err(|_| corrupt(&index.manifest.dict).into())
         }
-        Passages::Bitmap { offset, len } => {
+        Passages::Bitmap { offset, len, .. } => {
             let part = index.bitmap(offset, len);
             let bytes = parts.part(&part).expect("required");
             RoaringBitmap::deserialize_from(bytes).map_err(|_| corrupt(&part.file).into())
@@ -423,7 +424,7 @@ fn passages_of(index: &Index, parts: &impl Parts, entry: &Entry) -> Result<Roari
 fn bitmap_part(index: &Index, entry: &Entry) -> Option<Part> {
     match entry.passages {
         Passages::Inline(_) => None,
-        Passages::Bitmap { offset, len } => Some(index.bitmap(offset, len)),
+        Passages::Bitmap { offset, len, .. } => Some(index.bitmap(offset, len)),
     }
 }
 
@@ -499,17 +500,28 @@ fn find_words(tokens: &[Token], words: &[String]) -> Option<usize> {
         .find(|&at| words.iter().zip(&tokens[at..]).all(|(word, token)| *word == token.norm))
 }
 
-/// The passages that hold `words` one after the other (and are of `speaker`, when given):
-/// exactly those, and the blocks read on the way. Candidates checked against their text come with
-/// the `context` passages on each side when they are at most [`KEPT`]: attribution shows those, so
-/// one read fetches a place and its surroundings.
+/// The passages that hold a phrase ([`matching`]).
+struct Matched {
+    /// All of them; or, when a search asked only for its first page and the phrase is a frequent
+    /// entry, the first ones, which the entry lists.
+    passages: RoaringBitmap,
+    /// How many there are.
+    total: u64,
+    /// The blocks read on the way.
+    blocks: Option<Blocks>,
+}
+
+/// The passages that hold `words` one after the other (and are of `speaker`, when given), or only
+/// the first `first` of them when those are all the caller shows (0: all of them). Candidates
+/// checked against their text come with the `context` passages on each side when they are at most
+/// [`KEPT`]: attribution shows those, so one read fetches a place and its surroundings.
 fn matching<P: Parts>(
     index: &Index,
     words: &[String],
     speaker: Option<&str>,
-    context: u32,
+    (first, context): (usize, u32),
     parts: &P,
-) -> Result<(RoaringBitmap, Option<Blocks>), PhraseError> {
+) -> Result<Matched, PhraseError> {
     let max_gram = index.manifest.max_gram as usize;
 
     // Round one: the buckets of the phrase's first keys and of the speaker; then whatever the plan
@@ -528,6 +540,19 @@ fn matching<P: Parts>(
         }
     };
     let speaker_entry = speaker.as_deref().map(|key| dict.get(index, key));
+
+    // The first page of a frequent entry is listed beside it: no bitmap to read.
+    if let (Plan::Exact(entry), None, Passages::Bitmap { first: listed, .. }) =
+        (&plan, &speaker_entry, &entry_passages(&plan))
+        && first > 0
+    {
+        let listed = decode_gaps(listed).ok_or_else(|| corrupt(&index.manifest.dict))?;
+        if first <= listed.len() {
+            let passages =
+                RoaringBitmap::from_sorted_iter(listed).map_err(|_| corrupt(&index.manifest.dict))?;
+            return Ok(Matched { passages, total: u64::from(entry.count), blocks: None });
+        }
+    }
 
     // Round two: the bitmaps of the entries the plan and the speaker use.
     let mut used: Vec<&Entry> = match &plan {
@@ -548,7 +573,7 @@ fn matching<P: Parts>(
         }
         set
     };
-    Ok(match &plan {
+    let (passages, blocks) = match &plan {
         Plan::Nothing => (RoaringBitmap::new(), None),
         Plan::All => (speaker_passages.clone().unwrap_or_default(), None),
         Plan::Exact(entry) => (narrow(passages_of(index, parts, entry)?), None),
@@ -579,7 +604,16 @@ fn matching<P: Parts>(
             }
             (matches, Some(blocks))
         }
-    })
+    };
+    Ok(Matched { total: passages.len(), passages, blocks })
+}
+
+/// The passages field of an exact plan's entry (a rare entry's list stands for "none listed").
+fn entry_passages<'a>(plan: &Plan<'_, 'a>) -> Passages<'a> {
+    match plan {
+        Plan::Exact(entry) => entry.passages.clone(),
+        _ => Passages::Inline(&[]),
+    }
 }
 
 fn windows(words: &[String], n: usize) -> Vec<String> {
@@ -593,9 +627,10 @@ fn words_of(text: &str) -> Vec<String> {
 /// Runs a search, or names the parts of the index it still needs.
 pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer, PhraseError> {
     let words = query.q.as_deref().map(words_of).unwrap_or_default();
-    let (matches, checked) = matching(index, &words, query.speaker.as_deref(), 0, parts)?;
+    let first = query.page.offset + query.page.limit;
+    let matched = matching(index, &words, query.speaker.as_deref(), (first, 0), parts)?;
+    let (matches, checked, total) = (matched.passages, matched.blocks, matched.total);
 
-    let total = matches.len();
     let start = query.page.offset.min(total as usize);
     let page: Vec<u32> = matches.iter().skip(start).take(query.page.limit).collect();
     let next_cursor = query.page.next_cursor(page.len(), total as usize);
@@ -679,7 +714,7 @@ pub fn places(
     };
     let key = &key[..key.len().min(KEY_WORDS)];
     let spread = index.manifest.passages_per_block;
-    let (verbatim, _) = matching(index, key, None, spread, parts)?;
+    let verbatim = matching(index, key, None, (0, spread), parts)?.passages;
     // The corpus lists episodes newest first: the last passages are the earliest said.
     let kept: Vec<u32> = verbatim.iter().rev().take(KEPT).collect();
     let (mut loci, mut unsure) = (kept.clone(), false);
@@ -1206,6 +1241,14 @@ mod tests {
             let want: Vec<(&str, &str)> =
                 expected.iter().take(100).map(|(e, _, t)| (e.as_str(), t.as_str())).collect();
             assert_eq!(got, want, "hits of {phrase:?} ({speaker:?})");
+            // The first page alone, which a frequent entry lists beside its bitmap.
+            let mut params = vec![("q", phrase.as_str())];
+            params.extend(speaker.map(|s| ("speaker", s)));
+            let (first_page, _) = built.search(&parse_query(params).unwrap());
+            assert_eq!(first_page.total as usize, expected.len(), "first page total of {phrase:?}");
+            let got: Vec<(&str, &str)> =
+                first_page.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
+            assert_eq!(got, want[..want.len().min(DEFAULT_LIMIT)], "first page of {phrase:?} ({speaker:?})");
             kinds[usize::from(wanted.len() > 3)] += 1;
             found += usize::from(!expected.is_empty());
             // Pairs, tiles, a lattice level, bitmaps, blocks: a long phrase of words this small
