@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# What a ranged R2 read costs on the local stack (`wrangler dev --local`), apart from our code: a bare
+# JavaScript Worker reads `n` random 4 KiB ranges of a 64 MiB object one after another, then all at
+# once, and each median is set beside a request that reads nothing, in the same run. BENCHMARKS.md
+# (issue 14) uses it to tell what our reads cost from what the local R2 makes of them.
+#   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT=${PORT:-8813}
+REQUESTS=${1:-60}
+WORK=$(realpath -m tests/.work/local-r2)
+rm -rf "$WORK" && mkdir -p "$WORK"
+head -c 64M /dev/urandom > "$WORK/blob"
+cat > "$WORK/worker.js" <<'JS'
+export default {
+  async fetch(request, env) {
+    const params = new URL(request.url).searchParams;
+    const n = Number(params.get("n"));
+    const read = async () => {
+      const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - 4096));
+      const object = await env.BLOBS.get("blob", { range: { offset, length: 4096 } });
+      return (await object.arrayBuffer()).byteLength;
+    };
+    if (params.get("at_once") === "1") {
+      await Promise.all(Array.from({ length: n }, read));
+    } else {
+      for (let i = 0; i < n; i++) await read();
+    }
+    return new Response("ok");
+  },
+};
+JS
+cat > "$WORK/wrangler.toml" <<'TOML'
+name = "local-r2-probe"
+main = "worker.js"
+compatibility_date = "2025-09-01"
+[[r2_buckets]]
+binding = "BLOBS"
+bucket_name = "local-r2-probe"
+TOML
+export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
+WRANGLER="$PWD/node_modules/.bin/wrangler"
+(cd "$WORK" && "$WRANGLER" r2 object put local-r2-probe/blob --file blob --local --persist-to state >/dev/null)
+(cd "$WORK" && exec setsid "$WRANGLER" dev --local --ip 127.0.0.1 --port "$PORT" --persist-to state \
+  --inspector-port "$((PORT + 1))" --show-interactive-dev-session=false --live-reload=false > wrangler.log 2>&1) &
+trap 'pkill -f "wrangler.*--port $PORT" 2>/dev/null || true; pkill -f "workerd.*$WORK" 2>/dev/null || true' EXIT
+started=$(date +%s)
+until curl -sf "http://127.0.0.1:$PORT/?n=0" >/dev/null; do
+  sleep 1
+  if [ $(( $(date +%s) - started )) -gt 120 ]; then echo "the probe did not start"; tail "$WORK/wrangler.log"; exit 1; fi
+done
+python3 - "$PORT" "$REQUESTS" <<'PY'
+import http.client, statistics, sys, time
+port, requests = int(sys.argv[1]), int(sys.argv[2])
+connection = http.client.HTTPConnection("127.0.0.1", port)
+def median_ms(query):
+    times = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        connection.request("GET", "/?" + query)
+        connection.getresponse().read()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+median_ms("n=1")  # warm up
+print(f"{'reads':>5} {'one after another':>18} {'at once':>9} {'no read':>8}   (medians of {requests} requests, ms)")
+for n in (1, 4, 8, 16):
+    none = median_ms("n=0")
+    serial, at_once = median_ms(f"n={n}"), median_ms(f"n={n}&at_once=1")
+    print(f"{n:>5} {serial:>18.2f} {at_once:>9.2f} {none:>8.2f}   a read: {(serial - none) / n:.2f} ms after another, {(at_once - none) / n:.2f} ms at once")
+PY
