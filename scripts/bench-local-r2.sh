@@ -41,14 +41,8 @@ TOML
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 WRANGLER="$PWD/node_modules/.bin/wrangler"
 (cd "$WORK" && "$WRANGLER" r2 object put local-r2-probe/blob --file blob --local --persist-to state >/dev/null)
-(cd "$WORK" && exec setsid "$WRANGLER" dev --local --ip 127.0.0.1 --port "$PORT" --persist-to state \
-  --inspector-port "$((PORT + 1))" --show-interactive-dev-session=false --live-reload=false > wrangler.log 2>&1) &
-trap 'pkill -f "wrangler.*--port $PORT" 2>/dev/null || true; pkill -f "workerd.*$WORK" 2>/dev/null || true' EXIT
-started=$(date +%s)
-until curl -sf "http://127.0.0.1:$PORT/?n=0" >/dev/null; do
-  sleep 1
-  if [ $(( $(date +%s) - started )) -gt 120 ]; then echo "the probe did not start"; tail "$WORK/wrangler.log"; exit 1; fi
-done
+source scripts/dev-local-lib.sh
+dev_local "$WORK" "$PORT" "/?n=0" 120
 python3 - "$PORT" "$REQUESTS" <<'PY'
 import http.client, statistics, sys, time
 port, requests = int(sys.argv[1]), int(sys.argv[2])

@@ -44,14 +44,9 @@ started=$(date +%s)
 bash scripts/r2-local.sh "$OUT" "$WORK/state"
 echo "local R2 filled in $(( $(date +%s) - started )) s: $(wc -l < "$OUT.r2/objects.txt") packs, $(du -sh "$OUT.r2/packs" | cut -f1)"
 (cd "$WORK" && "$WRANGLER" d1 migrations apply DB --local --persist-to state >/dev/null)
-(cd "$WORK" && exec setsid "$WRANGLER" dev --local --ip 127.0.0.1 --port "$PORT" --persist-to state \
-  --inspector-port "$((PORT + 1))" --show-interactive-dev-session=false --live-reload=false > wrangler.log 2>&1) &
-trap 'pkill -f "wrangler.*--port $PORT" 2>/dev/null || true; pkill -f "workerd.*$WORK" 2>/dev/null || true' EXIT
 started=$(date +%s)
-until curl -sf "http://127.0.0.1:$PORT/llms.txt" >/dev/null; do
-  sleep 1
-  if [ $(( $(date +%s) - started )) -gt 600 ]; then echo "the worker did not start"; tail "$WORK/wrangler.log"; exit 1; fi
-done
+source scripts/dev-local-lib.sh
+dev_local "$WORK" "$PORT" /llms.txt
 echo "worker ready after $(( $(date +%s) - started )) s on $(find "$OUT.assets" -type f | wc -l) static files"
 
 # Request paths for each kind, drawn with a fixed seed from what the build holds.

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::phrase::{self, Hit, Index, Parts, PhraseError, Places, Reach};
-use super::{Attribution, Prepared, Trust, attribute, normalise};
+use super::{Attribution, Prepared, Trust, attribute, normalise, words_of};
 use crate::transcript::{EpisodeRef, NameState};
 
 pub use super::phrase::MAX_ALTERNATIVES;
@@ -78,9 +78,8 @@ pub struct Alternative {
 /// their places holds the quote, where its grams meet. The grams cost about twice the reads, so only
 /// the quotes that need them pay for them (BENCHMARKS.md, issue 14).
 pub fn places(index: &Index, quote: &str, parts: &impl Parts) -> Result<Places, PhraseError> {
-    let words = |text: &str| -> Vec<String> { normalise::tokens(text).into_iter().map(|t| t.norm).collect() };
-    let pieces: Vec<Vec<String>> = split_edits(quote).pieces.iter().map(|piece| words(piece)).collect();
-    let quote_words = words(quote);
+    let pieces: Vec<Vec<String>> = split_edits(quote).pieces.iter().map(|piece| words_of(piece)).collect();
+    let quote_words = words_of(quote);
     let first = phrase::places(index, &quote_words, &pieces, Reach::Pairs, parts)?;
     let holds = |canonical: &crate::transcript::Canonical| {
         attribute(canonical, &Prepared::new(&canonical.segments), quote).found

@@ -256,21 +256,28 @@ struct Alignment {
 pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Attribution {
     let whole = attribute_pieces(canonical, prepared, &[words_of(quote)], false);
     let edits = corpus::split_edits(quote);
-    let as_it_stands = whole.found_at.as_ref().is_some_and(|m| {
-        let said: String = canonical
-            .segments
-            .iter()
-            .filter(|segment| segment.start_s <= m.end_s && m.start_s <= segment.end_s)
-            .map(|segment| segment.text.to_lowercase())
-            .collect();
-        m.verbatim && edits.insertions.iter().all(|insertion| said.contains(&insertion.to_lowercase()))
-    });
-    if !edits.edited || as_it_stands {
+    if !edits.edited || stands_as_written(canonical, &whole, &edits.insertions) {
         return whole;
     }
     let pieces: Vec<Vec<String>> = edits.pieces.iter().map(|piece| words_of(piece)).collect();
     let edited = attribute_pieces(canonical, prepared, &pieces, true);
     if edited.found { edited } else { whole }
+}
+
+/// Whether a quote's words were found verbatim, and each of its bracketed insertions is in the text of
+/// the segments there (the transcript's own `[laughs]`, copied with the quote).
+fn stands_as_written(canonical: &Canonical, whole: &Attribution, insertions: &[String]) -> bool {
+    let Some(m) = whole.found_at.as_ref().filter(|m| m.verbatim) else { return false };
+    if insertions.is_empty() {
+        return true;
+    }
+    let said: String = canonical
+        .segments
+        .iter()
+        .filter(|segment| segment.start_s <= m.end_s && m.start_s <= segment.end_s)
+        .map(|segment| segment.text.to_lowercase())
+        .collect();
+    insertions.iter().all(|insertion| said.contains(&insertion.to_lowercase()))
 }
 
 /// Finds the pieces of a quote, in order and close together.

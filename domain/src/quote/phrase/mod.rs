@@ -542,8 +542,9 @@ fn matching<P: Parts>(
     let speaker_entry = speaker.as_deref().map(|key| dict.get(index, key));
 
     // The first page of a frequent entry is listed beside it: no bitmap to read.
-    if let (Plan::Exact(entry), None, Passages::Bitmap { first: listed, .. }) =
-        (&plan, &speaker_entry, &entry_passages(&plan))
+    if let Plan::Exact(entry) = &plan
+        && let Passages::Bitmap { first: listed, .. } = entry.passages
+        && speaker_entry.is_none()
         && first > 0
     {
         let listed = decode_gaps(listed).ok_or_else(|| corrupt(&index.manifest.dict))?;
@@ -606,14 +607,6 @@ fn matching<P: Parts>(
         }
     };
     Ok(Matched { total: passages.len(), passages, blocks })
-}
-
-/// The passages field of an exact plan's entry (a rare entry's list stands for "none listed").
-fn entry_passages<'a>(plan: &Plan<'_, 'a>) -> Passages<'a> {
-    match plan {
-        Plan::Exact(entry) => entry.passages.clone(),
-        _ => Passages::Inline(&[]),
-    }
 }
 
 fn windows(words: &[String], n: usize) -> Vec<String> {
@@ -793,6 +786,7 @@ fn pair_voted(
         }
     }
     let mut votes: BTreeMap<u32, u32> = BTreeMap::new();
+    let (mut chosen, mut sure) = (Vec::new(), false);
     for (round, batch) in pairs.chunks(PAIRS_PER_ROUND).enumerate() {
         let dict = Dict::read(index, parts, &pairs[..round * PAIRS_PER_ROUND + batch.len()])?;
         for entry in batch.iter().filter_map(|key| dict.get(index, key)).filter(|e| e.count < frequent) {
@@ -800,12 +794,12 @@ fn pair_voted(
                 *votes.entry(passage).or_default() += 1;
             }
         }
-        if loci(&votes).first().is_some_and(|&(pooled, _)| pooled >= SURE_VOTES) {
+        chosen = loci(&votes);
+        sure = chosen.first().is_some_and(|&(pooled, _)| pooled >= SURE_VOTES);
+        if sure {
             break;
         }
     }
-    let chosen = loci(&votes);
-    let sure = chosen.first().is_some_and(|&(pooled, _)| pooled >= SURE_VOTES);
     Ok((
         chosen.into_iter().take_while(|&(pooled, _)| pooled >= 2).map(|(_, passage)| passage).collect(),
         sure,
