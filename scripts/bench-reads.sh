@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end reads through the real Worker in `wrangler dev --local`, on a build in the production
 # layout (OUT.assets as static assets, OUT.r2's packs in a local R2, a fresh local D1). For each kind of
-# read, wrk (4 connections) gives p50 and p99, next to a request that does no IO (a CORS preflight,
+# read, wrk (CONNECTIONS, default 4) gives p50 and p99, next to a request that does no IO (a CORS preflight,
 # answered by the Worker alone), measured in the same run before and after: the ratio is what this
 # machine's noise cannot move much.
 #   scripts/bench-reads.sh OUT [DURATION] [KINDS]
@@ -17,6 +17,8 @@ OUT=$(realpath "$1")
 DURATION=${2:-20s}
 KINDS=${3:-recipe-json recipe-page search attribute transcript phrase}
 PORT=${PORT:-8799}
+CONNECTIONS=${CONNECTIONS:-4}
+THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 ))
 WORK=$(realpath -m tests/.work/reads)
 rm -rf "$WORK" && mkdir -p "$WORK"
 cat > "$WORK/wrangler.toml" <<TOML
@@ -119,7 +121,7 @@ echo "/api/recipes" > "$WORK/noio.txt"
 # p50 and p99 in ms from wrk's latency distribution.
 run() {
   local method=$1 file=$2
-  METHOD=$method PATHS_FILE=$file wrk -t2 -c4 -d"$DURATION" --latency -s "$WORK/replay.lua" \
+  METHOD=$method PATHS_FILE=$file wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$WORK/replay.lua" \
     "http://127.0.0.1:$PORT" > "$WORK/last.txt"
   python3 - "$WORK/last.txt" <<'PY'
 import re, sys

@@ -74,20 +74,20 @@ pub struct Alternative {
 }
 
 /// The places `quote` may be in the whole corpus, or the parts of the index still to read: where its
-/// words stand verbatim or most of its rare pairs meet, or, when those pairs are few and none of
-/// their places holds the quote, where its grams meet. The grams cost about twice the reads, so only
+/// words stand verbatim or most of its rare grams meet, or, when those grams are few and none of
+/// their places holds the quote, where its tiles meet. The tiles cost about twice the reads, so only
 /// the quotes that need them pay for them (BENCHMARKS.md, issue 14).
 pub fn places(index: &Index, quote: &str, parts: &impl Parts) -> Result<Places, PhraseError> {
     let pieces: Vec<Vec<String>> = split_edits(quote).pieces.iter().map(|piece| words_of(piece)).collect();
     let quote_words = words_of(quote);
-    let first = phrase::places(index, &quote_words, &pieces, Reach::Pairs, parts)?;
+    let first = phrase::places(index, &quote_words, &pieces, Reach::Rare, parts)?;
     let holds = |canonical: &crate::transcript::Canonical| {
         attribute(canonical, &Prepared::new(&canonical.segments), quote).found
     };
     if !first.unsure || first.transcripts.iter().any(holds) {
         return Ok(first);
     }
-    phrase::places(index, &quote_words, &pieces, Reach::Grams, parts)
+    phrase::places(index, &quote_words, &pieces, Reach::Tiles, parts)
 }
 
 /// The attribution of `quote` over the whole corpus, from the places [`places`]

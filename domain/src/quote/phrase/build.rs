@@ -8,8 +8,8 @@ use roaring::RoaringBitmap;
 
 use super::format::FIRST_PAGE;
 use super::format::{
-    Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, Manifest, Passage, Passages, Tables, encode_gaps,
-    fnv1a, speaker_key,
+    Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, FrequentGrams, Manifest, Passage, Passages, Tables,
+    encode_gaps, fnv1a, speaker_key,
 };
 use super::{Config, MAX_PASSAGE_TOKENS};
 use crate::index::{IndexFile, bitmap_bytes, hashed_name};
@@ -193,6 +193,7 @@ impl IndexBuilder {
             }
             frequent_below = next_frequent;
         }
+        let n_grams = entries.len();
         for (name, passages) in self.speakers {
             entries.push((speaker_key(&name), passages));
         }
@@ -254,7 +255,11 @@ impl IndexBuilder {
             block_lens.push(bytes.len() as u32);
             passages.extend_from_slice(&bytes);
         }
-        let tables = postcard::to_allocvec(&Tables { bucket_lens, block_lens }).expect("tables serialise");
+        let frequent_grams = FrequentGrams::of(
+            encoded[..n_grams].iter().filter(|e| e.bitmap.is_some()).map(|e| e.key.as_str()),
+        );
+        let tables = postcard::to_allocvec(&Tables { bucket_lens, block_lens, frequent: frequent_grams })
+            .expect("tables serialise");
 
         let mut files = Vec::new();
         let mut store = |kind: &str, bytes: Vec<u8>| -> (String, u64) {

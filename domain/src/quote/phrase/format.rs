@@ -10,12 +10,13 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use xorf::{BinaryFuse16, Descriptor, Filter};
 
 use crate::index::Corrupt;
 use crate::transcript::{EpisodeRef, NameState, RunKind};
 
 /// The version of the index's files; a Worker refuses an index it does not know.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// How many of a frequent entry's first passages its dictionary entry lists: a search's first page
 /// of a phrase that is an entry then reads no bitmap.
@@ -47,19 +48,75 @@ pub struct Manifest {
     pub passages: String,
 }
 
-/// Where each dictionary bucket and passage block lies in its file.
+/// Where each dictionary bucket and passage block lies in its file, and which grams are frequent.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tables {
     pub bucket_lens: Vec<u32>,
     pub block_lens: Vec<u32>,
+    /// `None`: the reader takes every gram for possibly frequent (too few frequent grams to build
+    /// a filter of).
+    pub frequent: Option<FrequentGrams>,
+}
+
+/// The keys of the frequent gram entries (found in at least [`Manifest::frequent`] passages) as a
+/// binary fuse filter of their [`fnv1a`] hashes: it says "maybe" of every frequent gram and,
+/// wrongly, of about one other key in 65,536; "no" is always right. A reader holds it in memory
+/// (about 2.3 bytes a frequent gram) and plans its dictionary reads with it: a gram is an entry
+/// only when its two grams one word shorter are frequent, so the filter tells, without a read,
+/// which grams of a phrase have entries and which of those are rare.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FrequentGrams {
+    pub seed: u64,
+    pub segment_length: u32,
+    pub segment_length_mask: u32,
+    pub segment_count_length: u32,
+    /// The filter's 16-bit fingerprints, little-endian.
+    pub fingerprints: Vec<u8>,
+}
+
+impl FrequentGrams {
+    /// The filter of `keys` (gram keys), or `None` when the filter cannot be built (fewer than two
+    /// keys).
+    pub fn of<'k>(keys: impl Iterator<Item = &'k str>) -> Option<FrequentGrams> {
+        let mut hashes: Vec<u64> = keys.map(|key| fnv1a(key.as_bytes())).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        if hashes.len() < 2 {
+            return None;
+        }
+        let filter = BinaryFuse16::try_from(&hashes).ok()?;
+        Some(FrequentGrams {
+            seed: filter.descriptor.seed,
+            segment_length: filter.descriptor.segment_length,
+            segment_length_mask: filter.descriptor.segment_length_mask,
+            segment_count_length: filter.descriptor.segment_count_length,
+            fingerprints: filter.fingerprints.iter().flat_map(|f| f.to_le_bytes()).collect(),
+        })
+    }
+
+    /// The filter, when its sizes agree with each other (else any lookup could index past its end).
+    fn filter(self) -> Option<BinaryFuse16> {
+        let Self { seed, segment_length, segment_length_mask, segment_count_length, fingerprints } = self;
+        let agree = segment_length.is_power_of_two()
+            && segment_length_mask == segment_length - 1
+            && segment_count_length.is_multiple_of(segment_length)
+            && fingerprints.len().is_multiple_of(2)
+            && fingerprints.len() / 2 >= segment_count_length as usize + 2 * segment_length as usize;
+        agree.then(|| BinaryFuse16 {
+            descriptor: Descriptor { seed, segment_length, segment_length_mask, segment_count_length },
+            fingerprints: fingerprints.chunks_exact(2).map(|f| u16::from_le_bytes([f[0], f[1]])).collect(),
+        })
+    }
 }
 
 /// A manifest with its tables turned into offsets: what [`super::search`] reads the index through.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Index {
     pub manifest: Manifest,
     bucket_starts: Vec<u64>,
     block_starts: Vec<u64>,
+    /// `None`: every gram may be frequent.
+    frequent: Option<BinaryFuse16>,
 }
 
 impl Index {
@@ -83,11 +140,21 @@ impl Index {
         if tables.bucket_lens.is_empty() {
             return Err(corrupt(&manifest.tables));
         }
+        let frequent = match tables.frequent {
+            None => None,
+            Some(grams) => Some(grams.filter().ok_or_else(|| corrupt(&manifest.tables))?),
+        };
         Ok(Index {
             bucket_starts: starts(&tables.bucket_lens),
             block_starts: starts(&tables.block_lens),
+            frequent,
             manifest,
         })
+    }
+
+    /// Whether gram `key` may be a frequent entry: `false` only when it surely is not.
+    pub(super) fn may_be_frequent(&self, key: &str) -> bool {
+        self.frequent.as_ref().is_none_or(|filter| filter.contains(&fnv1a(key.as_bytes())))
     }
 
     /// The part of the dictionary that holds `key`'s entry, if there is one.

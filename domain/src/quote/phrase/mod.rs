@@ -14,7 +14,13 @@
 //! page. A query of common words ("we went to the") thus reads one bucket (and one bitmap for a
 //! later page), never a position list of "the", and no query reads more than a few dozen small parts:
 //! dictionary buckets, bitmaps, and blocks of [`Config::passages_per_block`] passages (see
-//! [`format`]). A longer phrase is looked up by its grams of `max_gram` words.
+//! [`format`]). A longer phrase is looked up by its rare grams, or its grams of `max_gram` words.
+//!
+//! A reader holds in memory a filter of the frequent grams ([`format::FrequentGrams`], about 320
+//! KiB for the Changelog corpus), so it knows before reading which grams of a phrase have entries
+//! and which of those are rare: a phrase's first round reads the buckets it needs, not a lattice
+//! level at a time. The filter only chooses what to read; what a search concludes rests on the
+//! entries it read, so a wrong "frequent" (one key in 65,536) costs a round, never a wrong answer.
 //!
 //! Positions are not stored at all: a hit's place inside its passage comes from the passage's
 //! text, which the answer shows anyway. The alternative we measured first, a positional roaring
@@ -176,30 +182,40 @@ enum Located<'d, 'a> {
     Absent,
 }
 
-/// Locates a gram of at most `max_gram` words, or names the dictionary keys still to read: from the
-/// top of its lattice down, a level a round, so a gram that is an entry, or whose grams one word
-/// shorter settle it, reads no more of its lattice. (Two levels a round read a quote in 6 rounds
-/// instead of 8 at p50, but with 26 reads instead of 20: BENCHMARKS.md, issue 14.)
+/// Locates a gram of at most `max_gram` words, or names the dictionary keys still to read. A gram
+/// is an entry only when its two grams one word shorter are frequent, so the index's filter of
+/// frequent grams ([`Index::may_be_frequent`]) tells, before any read, which grams of the lattice
+/// can be entries: the buckets read are those of the highest such grams, all in the first round;
+/// a gram the filter takes for frequent is read only when no other gram narrows the phrase. A
+/// second round follows only for a phrase found nowhere (its parts are then read to make sure they
+/// are frequent, as the filter may say "frequent" wrongly) or a wrong "frequent" of the filter.
 fn locate<'d, 'a>(
     index: &Index,
     dict: &'d Dict<'a>,
     words: &[String],
 ) -> Result<Located<'d, 'a>, Vec<String>> {
-    let key = words.join(" ");
-    if !dict.has_bucket(index, &key) {
-        return Err(vec![key]);
-    }
-    if let Some(entry) = dict.get(index, &key) {
-        return Ok(Located::Indexed(entry));
-    }
     let n = words.len();
-    if n == 1 {
-        return Ok(Located::Absent);
+    if may_be_entry(index, words) {
+        let key = words.join(" ");
+        if !dict.has_bucket(index, &key) {
+            return Err(vec![key]);
+        }
+        if let Some(entry) = dict.get(index, &key) {
+            return Ok(Located::Indexed(entry));
+        }
+        if n == 1 {
+            return Ok(Located::Absent);
+        }
     }
     let frequent = index.manifest.frequent;
     let mut rarest: Option<&Entry> = None;
-    let mut unread = Vec::new();
+    let (mut unread, mut deferred) = (Vec::new(), Vec::new());
     for part in [&words[..n - 1], &words[1..]] {
+        let key = part.join(" ");
+        if index.may_be_frequent(&key) && may_be_entry(index, part) && !dict.has_bucket(index, &key) {
+            deferred.push(key);
+            continue;
+        }
         let driver = match locate(index, dict, part) {
             Err(keys) => {
                 unread.extend(keys);
@@ -216,54 +232,69 @@ fn locate<'d, 'a>(
     if !unread.is_empty() {
         return Err(unread);
     }
-    // Both parts frequent: the gram would be an entry if it occurred anywhere.
-    Ok(rarest.map_or(Located::Absent, Located::Rare))
+    match rarest {
+        Some(rarest) => Ok(Located::Rare(rarest)),
+        None if !deferred.is_empty() => Err(deferred),
+        // Both parts frequent: the gram would be an entry if it occurred anywhere.
+        None => Ok(Located::Absent),
+    }
 }
 
-/// The keys a search of `words` reads first: the phrase's [`tiles`] when it is longer than
-/// `max_gram` words, else the phrase and its two grams one word shorter ([`locate`] and [`plan`] ask
-/// for the rest).
-fn first_keys(words: &[String], max_gram: usize) -> Vec<String> {
+/// Whether `words` may be a dictionary entry: a word, or a gram whose two grams one word shorter
+/// may both be frequent.
+fn may_be_entry(index: &Index, words: &[String]) -> bool {
+    let n = words.len();
+    n == 1
+        || (index.may_be_frequent(&words[..n - 1].join(" ")) && index.may_be_frequent(&words[1..].join(" ")))
+}
+
+/// The keys a search of `words` reads first: a long phrase's first [`RARE_PER_ROUND`] rare grams
+/// ([`rare_grams`]; its [`tiles`] too when it has no more), else the keys [`locate`] asks for first.
+fn first_keys(index: &Index, words: &[String]) -> Vec<String> {
+    let max_gram = index.manifest.max_gram as usize;
     if words.len() > max_gram {
-        let pairs = promising_pairs(words);
-        let mut keys: Vec<String> = pairs.iter().take(PAIRS_PER_ROUND).cloned().collect();
-        if pairs.len() <= PAIRS_PER_ROUND {
+        let rare = rare_grams(index, words);
+        let mut keys: Vec<String> = rare.iter().take(RARE_PER_ROUND).cloned().collect();
+        if rare.len() <= RARE_PER_ROUND {
             keys.extend(tile_keys(words, max_gram));
         }
         return keys;
     }
-    vec![words.join(" ")]
+    if words.is_empty() {
+        return Vec::new();
+    }
+    locate(index, &Dict { buckets: Vec::new() }, words).err().unwrap_or_default()
 }
 
-/// The pairs of a long phrase's words that a round reads, likeliest rare first ([`promising_pairs`]).
-const PAIRS_PER_ROUND: usize = 4;
+/// How many of a long phrase's rare grams a round reads.
+const RARE_PER_ROUND: usize = 4;
 
-/// The pairs of adjacent words of a long phrase, likeliest rare first: by the shorter word's length,
-/// since the words that make a pair frequent ("the", "you", "know") are short. In a quote of spoken
-/// English a pair is indexed (both its words frequent) and rare in about a quarter of cases, a gram
-/// of five words is indexed in about one in forty (BENCHMARKS.md, issue 14), so pairs find a long
-/// phrase's candidates in fewer reads than its windows' lattices.
-fn promising_pairs(words: &[String]) -> Vec<String> {
-    let mut pairs: Vec<(usize, usize)> = words
-        .windows(2)
-        .enumerate()
-        .map(|(at, pair)| (at, pair.iter().map(|word| word.chars().count()).min().unwrap_or(0)))
-        .collect();
-    pairs.sort_by_key(|&(at, shorter)| (std::cmp::Reverse(shorter), at));
-    let mut keys: Vec<String> = Vec::with_capacity(pairs.len());
-    for (at, _) in pairs {
-        let key = words[at..at + 2].join(" ");
-        if !keys.contains(&key) {
-            keys.push(key);
+/// The grams of a long phrase that are rare entries, as far as the index's filter of frequent grams
+/// can tell without a read: grams of at most `max_gram` words that may be entries ([`may_be_entry`])
+/// but are surely not frequent, so each lists fewer than [`Manifest::frequent`] passages (or occurs
+/// nowhere: a changed word). In an order that spreads each round's over the whole phrase, so a
+/// round's grams still meet in the place a quote came from when part of it was changed.
+fn rare_grams(index: &Index, words: &[String]) -> Vec<String> {
+    let max_gram = index.manifest.max_gram as usize;
+    let mut found: Vec<String> = Vec::new();
+    for at in 0..words.len() {
+        for n in 1..=max_gram.min(words.len() - at) {
+            let gram = &words[at..at + n];
+            let key = gram.join(" ");
+            if !found.contains(&key) && may_be_entry(index, gram) && !index.may_be_frequent(&key) {
+                found.push(key);
+            }
         }
     }
-    keys
+    // Every `stride`-th first, so the first round's grams lie about evenly over the phrase.
+    let stride = found.len().div_ceil(RARE_PER_ROUND).max(1);
+    (0..stride).flat_map(|offset| found.iter().skip(offset).step_by(stride).cloned()).collect()
 }
 
-/// A long phrase's candidates from its rare pairs: the pairs are read [`PAIRS_PER_ROUND`] a round
-/// until the passages that hold every rare pair read so far (listed in their entries, so known
-/// without another read) are at most [`FEW_CANDIDATES`]. `None` when no pair is a rare entry.
-fn by_pairs<'d, 'a>(
+/// A long phrase's candidates from its rare grams: they are read [`RARE_PER_ROUND`] a round until
+/// the passages that every rare entry read so far lists (known without another read) are at most
+/// [`FEW_CANDIDATES`]. `None` when none of them is a rare entry.
+fn by_rare_grams<'d, 'a>(
     index: &Index,
     dict: &'d Dict<'a>,
     words: &[String],
@@ -271,13 +302,13 @@ fn by_pairs<'d, 'a>(
     let frequent = index.manifest.frequent;
     let mut rare: Vec<&'d Entry<'a>> = Vec::new();
     let mut candidates: Option<RoaringBitmap> = None;
-    let pairs = promising_pairs(words);
-    let n_batches = pairs.len().div_ceil(PAIRS_PER_ROUND);
-    for (batch_idx, batch) in pairs.chunks(PAIRS_PER_ROUND).enumerate() {
+    let grams = rare_grams(index, words);
+    let n_batches = grams.len().div_ceil(RARE_PER_ROUND);
+    for (batch_idx, batch) in grams.chunks(RARE_PER_ROUND).enumerate() {
         let mut unread: Vec<String> =
             batch.iter().filter(|key| !dict.has_bucket(index, key)).cloned().collect();
         if !unread.is_empty() {
-            // The last pairs come with the tiles, which a phrase that no pair narrows reads next.
+            // The last grams come with the tiles, which a phrase that no gram narrows reads next.
             if batch_idx + 1 == n_batches {
                 unread.extend(tile_keys(words, index.manifest.max_gram as usize));
             }
@@ -333,10 +364,10 @@ fn plan<'d, 'a>(index: &Index, dict: &'d Dict<'a>, words: &[String]) -> Result<P
             Located::Rare(_) => Plan::Check(rare_inside(&lattice(words))),
         });
     }
-    if let Some(plan) = by_pairs(index, dict, words)? {
+    if let Some(plan) = by_rare_grams(index, dict, words)? {
         return Ok(plan);
     }
-    // No pair is rare (a stock phrase of common words): one window every `max_gram` words first.
+    // No gram is rare (a stock phrase of common words): one window every `max_gram` words first.
     let tiles = tiles(words, max_gram);
     let keys = tile_keys(words, max_gram);
     let rare = rare_inside(&keys);
@@ -522,12 +553,10 @@ fn matching<P: Parts>(
     (first, context): (usize, u32),
     parts: &P,
 ) -> Result<Matched, PhraseError> {
-    let max_gram = index.manifest.max_gram as usize;
-
     // Round one: the buckets of the phrase's first keys and of the speaker; then whatever the plan
     // still names (lower levels of a lattice, a long phrase's other windows).
     let speaker = speaker.map(|name| speaker_key(&fold_name(name)));
-    let mut keys = first_keys(words, max_gram);
+    let mut keys = first_keys(index, words);
     keys.extend(speaker.clone());
     let mut dict = Dict::read(index, parts, &keys)?;
     let plan = loop {
@@ -671,19 +700,19 @@ pub struct Places {
     pub verbatim_total: u64,
     /// Some of those passages, earliest in the corpus's order first.
     pub verbatim: Vec<Hit>,
-    /// The places are where a few of the quote's rare pairs meet, and no place has [`SURE_VOTES`]:
-    /// when none of them holds the quote, [`Reach::Grams`] may find it.
+    /// The places are where a few of the quote's rare grams meet, and no place has [`SURE_VOTES`]:
+    /// when none of them holds the quote, [`Reach::Tiles`] may find it.
     pub unsure: bool,
 }
 
 /// How [`places`] looks for a quote that no passage holds word for word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reach {
-    /// By the votes of its rare pairs ([`pair_voted`]), or by its grams ([`voted`]) when no place
+    /// By the votes of its rare grams ([`rare_voted`]), or by its tiles ([`voted`]) when no place
     /// has two votes.
-    Pairs,
-    /// By its grams: for a quote whose pairs' places turned out not to hold it.
-    Grams,
+    Rare,
+    /// By its tiles: for a quote whose rare grams' places turned out not to hold it.
+    Tiles,
 }
 
 /// Finds the places a quote (its words, and its pieces: see [`super::corpus::split_edits`]) may be,
@@ -712,9 +741,9 @@ pub fn places(
     let kept: Vec<u32> = verbatim.iter().rev().take(KEPT).collect();
     let (mut loci, mut unsure) = (kept.clone(), false);
     if kept.is_empty() {
-        if reach == Reach::Pairs {
+        if reach == Reach::Rare {
             let sure;
-            (loci, sure) = pair_voted(index, pieces, parts)?;
+            (loci, sure) = rare_voted(index, pieces, parts)?;
             unsure = !sure && !loci.is_empty();
         }
         if loci.is_empty() {
@@ -764,31 +793,32 @@ pub fn places(
     Ok(Places { transcripts, verbatim_total: verbatim.len(), verbatim: hits, unsure })
 }
 
-/// A place that this many of a quote's rare pairs point to is taken without reading more pairs.
+/// A place that this many of a quote's rare grams point to is taken without reading more of them.
 const SURE_VOTES: u32 = 3;
 
-/// The passages that at least two of a quote's rare pairs point to, best first (see [`loci`]), and
+/// The passages that at least two of a quote's rare grams point to, best first (see [`loci`]), and
 /// whether the best has [`SURE_VOTES`]. A quote that no passage holds word for word (its tail changed,
-/// or its words run across a change of speaker) still has most of its pairs in the place it came
-/// from, and the search that found it holds no verbatim has read the first of those pairs already:
-/// the pairs are read in the same order, [`PAIRS_PER_ROUND`] a round, until one place has
-/// [`SURE_VOTES`] or every pair is read. A pair that is no entry, or a frequent one, does not vote.
-fn pair_voted(
+/// or its words run across a change of speaker) still has most of its rare grams in the place it
+/// came from, and the search that found it holds no verbatim has read the first of them already:
+/// they are read in the same order ([`rare_grams`]), [`RARE_PER_ROUND`] a round, until one place
+/// has [`SURE_VOTES`] or every one is read. A gram that is no entry, or a frequent one (the filter
+/// can say "frequent" wrongly, never "rare"), does not vote.
+fn rare_voted(
     index: &Index,
     pieces: &[Vec<String>],
     parts: &impl Parts,
 ) -> Result<(Vec<u32>, bool), PhraseError> {
     let frequent = index.manifest.frequent;
-    let mut pairs: Vec<String> = Vec::new();
-    for pair in pieces.iter().flat_map(|piece| promising_pairs(piece)) {
-        if !pairs.contains(&pair) {
-            pairs.push(pair);
+    let mut grams: Vec<String> = Vec::new();
+    for gram in pieces.iter().flat_map(|piece| rare_grams(index, piece)) {
+        if !grams.contains(&gram) {
+            grams.push(gram);
         }
     }
     let mut votes: BTreeMap<u32, u32> = BTreeMap::new();
     let (mut chosen, mut sure) = (Vec::new(), false);
-    for (round, batch) in pairs.chunks(PAIRS_PER_ROUND).enumerate() {
-        let dict = Dict::read(index, parts, &pairs[..round * PAIRS_PER_ROUND + batch.len()])?;
+    for (round, batch) in grams.chunks(RARE_PER_ROUND).enumerate() {
+        let dict = Dict::read(index, parts, &grams[..round * RARE_PER_ROUND + batch.len()])?;
         for entry in batch.iter().filter_map(|key| dict.get(index, key)).filter(|e| e.count < frequent) {
             for passage in &passages_of(index, parts, entry)? {
                 *votes.entry(passage).or_default() += 1;
@@ -842,7 +872,7 @@ fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Ve
         }
     }
     probes.truncate(MAX_PROBES);
-    let mut keys: Vec<String> = probes.iter().flat_map(|probe| first_keys(probe, max_gram)).collect();
+    let mut keys: Vec<String> = probes.iter().flat_map(|probe| first_keys(index, probe)).collect();
     let dict = loop {
         let dict = Dict::read(index, parts, &keys)?;
         let unread: Vec<String> =
@@ -939,6 +969,40 @@ mod tests {
                 built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
             let tables = WholeFiles(&files).part(&Index::tables_part(&built.manifest)).unwrap().to_vec();
             Built { index: Index::open(built.manifest, &tables).unwrap(), files }
+        }
+
+        /// The same index read with another filter of frequent grams.
+        fn with_frequent(&self, frequent: Option<format::FrequentGrams>) -> Built {
+            let manifest = self.index.manifest.clone();
+            let whole = WholeFiles(&self.files);
+            let mut tables: format::Tables =
+                postcard::from_bytes(whole.part(&Index::tables_part(&manifest)).unwrap()).unwrap();
+            tables.frequent = frequent;
+            let bytes = postcard::to_allocvec(&tables).unwrap();
+            Built { index: Index::open(manifest, &bytes).unwrap(), files: self.files.clone() }
+        }
+
+        /// Every gram entry's key, and whether it is frequent.
+        fn grams(&self) -> Vec<(String, bool)> {
+            let manifest = &self.index.manifest;
+            let whole = WholeFiles(&self.files);
+            let tables: format::Tables =
+                postcard::from_bytes(whole.part(&Index::tables_part(manifest)).unwrap()).unwrap();
+            let dict = &self.files[&manifest.dict];
+            let mut at = 0usize;
+            let mut grams = Vec::new();
+            for len in tables.bucket_lens {
+                let bucket: Bucket = postcard::from_bytes(&dict[at..at + len as usize]).unwrap();
+                at += len as usize;
+                grams.extend(
+                    bucket
+                        .entries
+                        .iter()
+                        .filter(|entry| !entry.key.starts_with('@'))
+                        .map(|entry| (entry.key.to_string(), entry.count >= manifest.frequent)),
+                );
+            }
+            grams
         }
 
         /// Searches as a Worker does: reading the parts each round names, and only those.
@@ -1168,7 +1232,9 @@ mod tests {
 
     /// Phrases of every kind the lattice knows — an entry, frequent or rare; no entry but a rare one
     /// inside; longer than the longest gram; absent — answer exactly what reading every passage
-    /// answers, with and without a speaker.
+    /// answers, with and without a speaker; and so they do when the filter of frequent grams says
+    /// "frequent" of every gram (no filter), or wrongly of half the rare ones: it only chooses what
+    /// is read.
     #[test]
     fn answers_equal_a_scan_of_every_passage() {
         let words = ["the", "a", "we", "went", "to", "open", "source", "is", "gift", "shop", "zebra"];
@@ -1215,6 +1281,12 @@ mod tests {
             let n = 1 + below(6);
             phrases.push((0..n).map(|_| words[below(words.len())]).collect::<Vec<_>>().join(" "));
         }
+        let grams = built.grams();
+        assert!(grams.iter().filter(|(_, frequent)| *frequent).count() > 20, "a corpus with frequent grams");
+        let mut rare = grams.iter().filter(|(_, frequent)| !*frequent).map(|(key, _)| key.as_str());
+        let wrong = grams.iter().filter(|(_, frequent)| *frequent).map(|(key, _)| key.as_str());
+        let wrong = format::FrequentGrams::of(wrong.chain(std::iter::from_fn(|| rare.nth(1))));
+        let filters = [built.with_frequent(None), built.with_frequent(wrong)];
         let (mut kinds, mut found) = ([0usize; 2], 0);
         for (idx, phrase) in phrases.iter().enumerate() {
             let speaker = (idx % 4 == 0).then_some("Ana Lima");
@@ -1245,9 +1317,18 @@ mod tests {
             assert_eq!(got, want[..want.len().min(DEFAULT_LIMIT)], "first page of {phrase:?} ({speaker:?})");
             kinds[usize::from(wanted.len() > 3)] += 1;
             found += usize::from(!expected.is_empty());
-            // Pairs, tiles, a lattice level, bitmaps, blocks: a long phrase of words this small
-            // corpus holds everywhere (no pair rare) reads its pairs in two rounds before its tiles.
+            // Rare grams, tiles, a lattice level, bitmaps, blocks: a long phrase of words this small
+            // corpus holds everywhere (few grams rare) reads its rare grams before its tiles.
             assert!(rounds <= 5, "{phrase:?} took {rounds} rounds");
+            for other in &filters {
+                let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
+                params.extend(speaker.map(|s| ("speaker", s)));
+                assert_eq!(
+                    other.search(&parse_query(params).unwrap()).0,
+                    answer,
+                    "{phrase:?}, another filter"
+                );
+            }
         }
         assert!(kinds[0] > 50 && kinds[1] > 50 && found > 100 && found < phrases.len(), "{kinds:?} {found}");
     }
