@@ -197,11 +197,12 @@ impl Part {
 }
 
 /// Parts of one file at most this many bytes apart are fetched by one ranged read ([`reads`]): an
-/// attributed place is read with the blocks on either side of it, which lie end to end. Wider gaps
-/// join little more, since a phrase's hits lie scattered over the corpus: over the bench's queries,
-/// 16 KiB saved one read in 13 at p50 and 64 KiB two, for twice the bytes at p99 (BENCHMARKS.md,
-/// issue 14).
-pub const READ_GAP: u64 = 4 * 1024;
+/// attributed place is read with the blocks on either side of it, which lie end to end, and hits of
+/// one episode share reads. What a read costs is a round trip (and, at R2, an operation billed),
+/// hardly its bytes: over the bench's queries 16 KiB read 6.99 times a query on average instead of
+/// 7.40 at 4 KiB (p50 5 instead of 6), for p99 112.6 KiB instead of 97.1; 64 KiB saved half a read
+/// more, for 237 KiB at p99, too near the 256 KiB a query may read (BENCHMARKS.md, issue 14).
+pub const READ_GAP: u64 = 16 * 1024;
 
 /// One ranged read of an index file, and the parts it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
