@@ -266,8 +266,10 @@ fn first_keys(index: &Index, words: &[String]) -> Vec<String> {
     locate(index, &Dict { buckets: Vec::new() }, words).err().unwrap_or_default()
 }
 
-/// How many of a long phrase's rare grams a round reads.
-const RARE_PER_ROUND: usize = 4;
+/// How many of a long phrase's rare grams a round reads: two rare entries nearly always narrow a
+/// quote to the places that hold it verbatim (four a round read 5 times a quote at p50 instead of
+/// 3, and found two quotes of 2,099 more: BENCHMARKS.md, issue 14).
+const RARE_PER_ROUND: usize = 2;
 
 /// The grams of a long phrase that are rare entries, as far as the index's filter of frequent grams
 /// can tell without a read: grams of at most `max_gram` words that may be entries ([`may_be_entry`])
@@ -286,9 +288,16 @@ fn rare_grams(index: &Index, words: &[String]) -> Vec<String> {
             }
         }
     }
-    // Every `stride`-th first, so the first round's grams lie about evenly over the phrase.
-    let stride = found.len().div_ceil(RARE_PER_ROUND).max(1);
-    (0..stride).flat_map(|offset| found.iter().skip(offset).step_by(stride).cloned()).collect()
+    // In bit-reversed order of place (the first, the middle, the quarters, …), so the grams of
+    // every round so far lie about evenly over the phrase.
+    let bits = found.len().next_power_of_two().trailing_zeros();
+    let mut order: Vec<(u32, String)> = found
+        .into_iter()
+        .enumerate()
+        .map(|(at, key)| ((at as u32).reverse_bits().checked_shr(32 - bits).unwrap_or(0), key))
+        .collect();
+    order.sort_by_key(|(place, _)| *place);
+    order.into_iter().map(|(_, key)| key).collect()
 }
 
 /// A long phrase's candidates from its rare grams: they are read [`RARE_PER_ROUND`] a round until
