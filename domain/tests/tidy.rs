@@ -49,11 +49,13 @@ fn domain_clippy_rejects_io_clock_and_environment() {
 
 /// `domain`'s dependencies, each chosen: a new one is added here on purpose (and must do no IO and
 /// run on wasm32), never by accident.
-const DOMAIN_DEPENDENCIES: [&str; 15] = [
+const DOMAIN_DEPENDENCIES: [&str; 16] = [
     "serde",
     "serde_json",
     "postcard",
     "roaring",
+    // The phrase index's filter of frequent grams: binary fuse filters (no_std, builds for wasm32).
+    "xorf",
     "rust-stemmers",
     "unicode-normalization",
     "unicode-segmentation",

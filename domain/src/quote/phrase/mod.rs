@@ -16,8 +16,8 @@
 //! dictionary buckets, bitmaps, and blocks of [`Config::passages_per_block`] passages (see
 //! [`format`]). A longer phrase is looked up by its rare grams, or its grams of `max_gram` words.
 //!
-//! A reader holds in memory a filter of the frequent grams ([`format::FrequentGrams`], about 320
-//! KiB for the Changelog corpus), so it knows before reading which grams of a phrase have entries
+//! A reader holds in memory a filter of the frequent grams ([`format::FrequentGrams`], 336 KiB
+//! for the Changelog corpus), so it knows before reading which grams of a phrase have entries
 //! and which of those are rare: a phrase's first round reads the buckets it needs, not a lattice
 //! level at a time. The filter only chooses what to read; what a search concludes rests on the
 //! entries it read, so a wrong "frequent" (one key in 65,536) costs a round, never a wrong answer.
