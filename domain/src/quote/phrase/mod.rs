@@ -980,12 +980,16 @@ mod tests {
             Built { index: Index::open(built.manifest, &tables).unwrap(), files }
         }
 
+        /// The index's tables, decoded.
+        fn tables(&self) -> format::Tables {
+            let part = Index::tables_part(&self.index.manifest);
+            postcard::from_bytes(WholeFiles(&self.files).part(&part).unwrap()).unwrap()
+        }
+
         /// The same index read with another filter of frequent grams.
         fn with_frequent(&self, frequent: Option<format::FrequentGrams>) -> Built {
             let manifest = self.index.manifest.clone();
-            let whole = WholeFiles(&self.files);
-            let mut tables: format::Tables =
-                postcard::from_bytes(whole.part(&Index::tables_part(&manifest)).unwrap()).unwrap();
+            let mut tables = self.tables();
             tables.frequent = frequent;
             let bytes = postcard::to_allocvec(&tables).unwrap();
             Built { index: Index::open(manifest, &bytes).unwrap(), files: self.files.clone() }
@@ -994,13 +998,10 @@ mod tests {
         /// Every gram entry's key, and whether it is frequent.
         fn grams(&self) -> Vec<(String, bool)> {
             let manifest = &self.index.manifest;
-            let whole = WholeFiles(&self.files);
-            let tables: format::Tables =
-                postcard::from_bytes(whole.part(&Index::tables_part(manifest)).unwrap()).unwrap();
             let dict = &self.files[&manifest.dict];
             let mut at = 0usize;
             let mut grams = Vec::new();
-            for len in tables.bucket_lens {
+            for len in self.tables().bucket_lens {
                 let bucket: Bucket = postcard::from_bytes(&dict[at..at + len as usize]).unwrap();
                 at += len as usize;
                 grams.extend(
