@@ -239,6 +239,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     let mut joined: Vec<(u64, Vec<f64>, Vec<f64>)> =
         GAPS.iter().map(|&gap| (gap, Vec::new(), Vec::new())).collect();
     let mut hits = 0u64;
+    // The Worker's ranged reads per query by file, summed by the query's total: 0, 1, 2-9, 10-31, 32+.
+    let classes = ["0", "1", "2-9", "10-31", "32+"];
+    let mut by_total = [(0usize, [0usize; 3]); 5];
     // Parts read per query by file: dictionary buckets, bitmaps, passage blocks (summed, for means).
     let mut by_file = [0usize; 3];
     // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
@@ -300,6 +303,21 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
             reads.push(each.len() as f64);
             bytes.push(each.iter().map(|read| read.range.len).sum::<u64>() as f64 / 1024.0);
         }
+        let class = match answer.total {
+            0 => 0,
+            1 => 1,
+            2..=9 => 2,
+            10..=31 => 3,
+            _ => 4,
+        };
+        by_total[class].0 += 1;
+        for read in needs.iter().flat_map(|need| phrase::reads(need, phrase::READ_GAP)) {
+            let kind = [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages]
+                .iter()
+                .position(|file| **file == read.range.file)
+                .expect("a read of an index file");
+            by_total[class].1[kind] += 1;
+        }
         let started = Instant::now();
         let timed = phrase::search(&index, &query, &whole).unwrap();
         times.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -319,6 +337,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     std::fs::write(root.join("tests/.work/phrase-queries.txt"), paths).unwrap();
     std::fs::write(peers.join("queries.jsonl"), peer_queries).unwrap();
     print_by_file("parts per query", by_file, n_parts.len());
+    for (class, (n, sums)) in classes.iter().zip(by_total) {
+        print_by_file(&format!("ranged reads of the {n} queries with a total of {class}"), sums, n);
+    }
     for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
     }

@@ -26,6 +26,10 @@ const STOPWORDS: &[&str] = &[
 
 /// Folds case, accents and niqqud; removes apostrophes and Hebrew geresh inside words.
 pub fn fold(text: &str) -> String {
+    // ASCII has no accents to take apart: most of a transcript, folded without decomposing it.
+    if text.is_ascii() {
+        return text.bytes().filter(|b| *b != b'\'').map(|b| char::from(b.to_ascii_lowercase())).collect();
+    }
     text.nfd()
         .filter(|c| !is_combining_mark(*c) && !matches!(c, '\'' | '’' | '׳' | '״' | '\u{05BE}'))
         .flat_map(char::to_lowercase)

@@ -105,12 +105,14 @@ fn fold_word(raw: &str) -> String {
         "%" => "percent".into(),
         "&" => "and".into(),
         _ => {
-            let folded = fold(raw);
+            let mut folded = fold(raw);
             if folded.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                folded.chars().filter(|c| *c != ',').collect::<String>().trim_end_matches(".0").to_string()
+                folded.retain(|c| c != ',');
+                folded.truncate(folded.trim_end_matches(".0").len());
             } else {
-                folded.chars().filter(|c| c.is_alphanumeric()).collect()
+                folded.retain(char::is_alphanumeric);
             }
+            folded
         }
     }
 }
@@ -154,17 +156,17 @@ pub fn tokens(text: &str) -> Vec<Token> {
 
 /// Turns runs of number words into one digit token: `two hundred and five` stays three tokens
 /// (`200 and 5`) but `twenty five` is `25` and `three thousand` is `3000`.
-fn combine_numbers(words: Vec<Token>) -> Vec<Token> {
+fn combine_numbers(mut words: Vec<Token>) -> Vec<Token> {
     let mut out = Vec::with_capacity(words.len());
     let mut idx = 0;
     while idx < words.len() {
         let Some(first) = number_word(&words[idx].norm) else {
-            out.push(words[idx].clone());
+            out.push(take(&mut words[idx]));
             idx += 1;
             continue;
         };
         if matches!(first, NumberWord::Hundred | NumberWord::Scale(_)) {
-            out.push(words[idx].clone());
+            out.push(take(&mut words[idx]));
             idx += 1;
             continue;
         }
@@ -206,6 +208,11 @@ fn combine_numbers(words: Vec<Token>) -> Vec<Token> {
         out.push(Token { norm: (total + current).to_string(), start, end });
     }
     out
+}
+
+/// A token moved out of a list that is read no further.
+fn take(token: &mut Token) -> Token {
+    Token { norm: std::mem::take(&mut token.norm), start: token.start, end: token.end }
 }
 
 /// The normalised words of a text, joined by spaces (for tests and debugging).

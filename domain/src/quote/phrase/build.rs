@@ -8,8 +8,8 @@ use roaring::RoaringBitmap;
 
 use super::format::FIRST_PAGE;
 use super::format::{
-    Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, FrequentGrams, Manifest, Passage, Passages, Tables,
-    encode_gaps, fnv1a, speaker_key,
+    Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, FrequentGrams, Manifest, Mark, Passage, Passages,
+    Tables, encode_gaps, fnv1a, speaker_key,
 };
 use super::{Config, MAX_PASSAGE_TOKENS};
 use crate::index::{IndexFile, bitmap_bytes, hashed_name};
@@ -143,81 +143,86 @@ impl IndexBuilder {
     pub fn finish(self) -> BuiltIndex {
         let frequent = self.config.frequent;
         // Every entry's key and passages, level by level.
-        let mut entries: Vec<(String, Vec<u32>)> = Vec::new();
+        let mut entries: Vec<(String, Postings)> = Vec::new();
+        let bits: Vec<u8> = self.words.iter().map(|word| Mark::bit(word)).collect();
+        // The bits of the words on either side of the `n` words at `at` of a passage.
+        let sides = |ids: &[u32], at: usize, n: usize| {
+            let bit =
+                |idx: Option<usize>| idx.and_then(|idx| ids.get(idx)).map_or(0, |&id| bits[id as usize]);
+            (bit(at.checked_sub(1)), bit(Some(at + n)))
+        };
 
         // Level 1: every word.
-        let mut by_word: Vec<Vec<u32>> = vec![Vec::new(); self.words.len()];
+        let mut by_word: Vec<Postings> = (0..self.words.len()).map(|_| Postings::default()).collect();
         for (passage, ids) in self.passage_words.iter().enumerate() {
-            for &id in ids {
-                let list = &mut by_word[id as usize];
-                if list.last() != Some(&(passage as u32)) {
-                    list.push(passage as u32);
-                }
+            for (at, &id) in ids.iter().enumerate() {
+                let (before, after) = sides(ids, at, 1);
+                by_word[id as usize].add(passage as u32, before, after);
             }
         }
         let mut frequent_below: GramSet = GramSet::default();
-        for (id, passages) in by_word.into_iter().enumerate() {
-            if passages.len() as u32 >= frequent {
+        for (id, postings) in by_word.into_iter().enumerate() {
+            if postings.passages.len() as u32 >= frequent {
                 frequent_below.insert(gram_key(&[id as u32]));
             }
-            entries.push((self.words[id].clone(), passages));
+            entries.push((self.words[id].clone(), postings));
         }
 
         // Level n: the grams whose two grams of n - 1 words are both frequent.
         for n in 2..=self.config.max_gram {
-            let mut level: GramMap<Vec<u32>> = GramMap::default();
+            let mut level: GramMap<Postings> = GramMap::default();
             for (passage, ids) in self.passage_words.iter().enumerate() {
-                for window in ids.windows(n) {
+                for (at, window) in ids.windows(n).enumerate() {
                     if !frequent_below.contains(&gram_key(&window[..n - 1]))
                         || !frequent_below.contains(&gram_key(&window[1..]))
                     {
                         continue;
                     }
-                    let list = level.entry(gram_key(window)).or_default();
-                    if list.last() != Some(&(passage as u32)) {
-                        list.push(passage as u32);
-                    }
+                    let (before, after) = sides(ids, at, n);
+                    level.entry(gram_key(window)).or_default().add(passage as u32, before, after);
                 }
             }
             // In key order, so the same corpus always writes the same bytes.
-            let mut level: Vec<(u128, Vec<u32>)> = level.into_iter().collect();
+            let mut level: Vec<(u128, Postings)> = level.into_iter().collect();
             level.sort_unstable_by_key(|(key, _)| *key);
             let mut next_frequent = GramSet::default();
-            for (key, passages) in level {
-                if passages.len() as u32 >= frequent {
+            for (key, postings) in level {
+                if postings.passages.len() as u32 >= frequent {
                     next_frequent.insert(key);
                 }
                 let words: Vec<&str> =
                     unpack(key, n).iter().map(|&id| self.words[id as usize].as_str()).collect();
-                entries.push((words.join(" "), passages));
+                entries.push((words.join(" "), postings));
             }
             frequent_below = next_frequent;
         }
         let n_grams = entries.len();
         for (name, passages) in self.speakers {
-            entries.push((speaker_key(&name), passages));
+            entries.push((speaker_key(&name), Postings { passages, marks: Vec::new() }));
         }
 
         // The bitmaps file, and each entry's passages.
         let mut bitmaps: Vec<u8> = Vec::new();
         let encoded: Vec<Encoded> = entries
             .into_iter()
-            .map(|(key, passages)| {
+            .map(|(key, Postings { passages, marks })| {
                 let count = passages.len() as u32;
                 if count < frequent {
-                    Encoded { key, count, inline: encode_gaps(&passages), bitmap: None }
+                    let marks = marks.into_iter().map(|mark| mark.0).collect();
+                    Encoded { key, count, inline: encode_gaps(&passages), marks, bitmap: None }
                 } else {
                     let first = encode_gaps(&passages[..FIRST_PAGE.min(passages.len())]);
                     let bytes = bitmap_bytes(&RoaringBitmap::from_sorted_iter(passages).expect("sorted"));
                     let place = (bitmaps.len() as u64, bytes.len() as u32);
                     bitmaps.extend_from_slice(&bytes);
-                    Encoded { key, count, inline: first, bitmap: Some(place) }
+                    Encoded { key, count, inline: first, marks: Vec::new(), bitmap: Some(place) }
                 }
             })
             .collect();
 
         // The dictionary: entries hashed into buckets of about `bucket_bytes`.
-        let approximate: usize = encoded.iter().map(|e| e.key.len() + e.inline.len() + 8).sum();
+        let approximate: usize =
+            encoded.iter().map(|e| e.key.len() + e.inline.len() + e.marks.len() + 8).sum();
         let n_buckets = approximate.div_ceil(self.config.bucket_bytes).max(1);
         let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); n_buckets];
         for (idx, entry) in encoded.iter().enumerate() {
@@ -237,7 +242,7 @@ impl IndexBuilder {
                             count: entry.count,
                             passages: match entry.bitmap {
                                 Some((offset, len)) => Passages::Bitmap { offset, len, first: &entry.inline },
-                                None => Passages::Inline(&entry.inline),
+                                None => Passages::Inline { gaps: &entry.inline, marks: &entry.marks },
                             },
                         }
                     })
@@ -297,7 +302,27 @@ struct Encoded {
     count: u32,
     /// A rare entry's passages, or a frequent one's first page.
     inline: Vec<u8>,
+    /// A rare gram's [`Mark`] in each of its passages; empty for the others.
+    marks: Vec<u8>,
     bitmap: Option<(u64, u32)>,
+}
+
+/// A gram's passages in order, with its [`Mark`] in each.
+#[derive(Default)]
+struct Postings {
+    passages: Vec<u32>,
+    marks: Vec<Mark>,
+}
+
+impl Postings {
+    /// An occurrence in `passage` (no earlier than the last one added), between words of these bits.
+    fn add(&mut self, passage: u32, before: u8, after: u8) {
+        if self.passages.last() != Some(&passage) {
+            self.passages.push(passage);
+            self.marks.push(Mark::default());
+        }
+        self.marks.last_mut().expect("one mark a passage").add(before, after);
+    }
 }
 
 /// Gram keys are already well mixed numbers: hashing them again with SipHash, `std`'s default,

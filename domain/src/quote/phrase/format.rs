@@ -16,7 +16,7 @@ use crate::index::Corrupt;
 use crate::transcript::{EpisodeRef, NameState, RunKind};
 
 /// The version of the index's files; a Worker refuses an index it does not know.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// How many of a frequent entry's first passages its dictionary entry lists: a search's first page
 /// of a phrase that is an entry then reads no bitmap.
@@ -304,8 +304,9 @@ pub(super) struct Entry<'a> {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) enum Passages<'a> {
-    /// A rare entry's passages, as LEB128 gaps.
-    Inline(&'a [u8]),
+    /// A rare entry's passages, as LEB128 gaps, and a [`Mark`] for each passage: which words
+    /// stand next to the gram there. A speaker's passages have no marks (`marks` is empty).
+    Inline { gaps: &'a [u8], marks: &'a [u8] },
     /// A frequent entry's passages: a roaring bitmap at this place of the bitmaps file, and its
     /// first [`FIRST_PAGE`] passages as LEB128 gaps, which are a search's first page.
     Bitmap { offset: u64, len: u32, first: &'a [u8] },
@@ -321,6 +322,35 @@ pub(super) struct Bucket<'a> {
 impl<'a> Bucket<'a> {
     pub fn find(&self, key: &str) -> Option<&Entry<'a>> {
         self.entries.binary_search_by(|entry| entry.key.cmp(key)).ok().map(|idx| &self.entries[idx])
+    }
+}
+
+/// Which words stand next to a gram in one passage, a byte: the low half for the words before its
+/// occurrences there, the high half for the words after, one bit of each half set per word
+/// ([`Mark::bit`]). A phrase that holds the gram between two words can be in the passage only if
+/// both words' bits are set, so a search checks against their text only the passages a rare
+/// entry lists whose marks allow the phrase: about a quarter of those that do not hold it, on
+/// each side the phrase goes past the gram.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Mark(pub u8);
+
+impl Mark {
+    /// A word's bit in a half: one of four, by its hash (high bits, which the buckets do not use).
+    pub fn bit(word: &str) -> u8 {
+        1 << (fnv1a(word.as_bytes()) >> 62)
+    }
+
+    /// Adds an occurrence of the gram, between `before` and `after` (the words' bits, 0 at the
+    /// passage's start or end).
+    pub fn add(&mut self, before: u8, after: u8) {
+        self.0 |= before | after << 4;
+    }
+
+    /// Whether the gram may stand after `before` and before `after` here (`None`: the phrase
+    /// starts or ends with the gram, so any word may).
+    pub fn allows(self, before: Option<&str>, after: Option<&str>) -> bool {
+        before.is_none_or(|word| self.0 & Mark::bit(word) != 0)
+            && after.is_none_or(|word| (self.0 >> 4) & Mark::bit(word) != 0)
     }
 }
 

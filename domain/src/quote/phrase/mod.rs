@@ -45,7 +45,7 @@ use crate::quote::normalise::{self, Token};
 use crate::quote::views::{Page, fold_name};
 use crate::transcript::round_ms;
 use crate::transcript::{Canonical, EpisodeRef, NameState, Segment, Speaker};
-use format::{Block, Bucket, Entry, Passage, Passages, corrupt, decode_gaps, require, speaker_key};
+use format::{Block, Bucket, Entry, Mark, Passage, Passages, corrupt, decode_gaps, require, speaker_key};
 
 /// A long segment is cut into passages of at most this many words.
 pub const MAX_PASSAGE_TOKENS: usize = 1024;
@@ -326,10 +326,7 @@ fn by_rare_grams<'d, 'a>(
         for entry in batch.iter().filter_map(|key| dict.get(index, key)).filter(|e| e.count < frequent) {
             rare.push(entry);
             // A list that does not decode is reported as corrupt when the plan's entries are read.
-            if let Passages::Inline(bytes) = entry.passages
-                && let Some(list) = decode_gaps(bytes)
-            {
-                let list: RoaringBitmap = list.into_iter().collect();
+            if let Some(Ok(list)) = listed(index, entry, words) {
                 candidates = Some(candidates.map_or(list.clone(), |known| known & list));
             }
         }
@@ -449,8 +446,8 @@ impl Dict<'_> {
 /// An entry's passages; a bitmap must have been read.
 fn passages_of(index: &Index, parts: &impl Parts, entry: &Entry) -> Result<RoaringBitmap, PhraseError> {
     match entry.passages {
-        Passages::Inline(bytes) => {
-            let list = decode_gaps(bytes).ok_or_else(|| corrupt(&index.manifest.dict))?;
+        Passages::Inline { gaps, .. } => {
+            let list = decode_gaps(gaps).ok_or_else(|| corrupt(&index.manifest.dict))?;
             RoaringBitmap::from_sorted_iter(list).map_err(|_| corrupt(&index.manifest.dict).into())
         }
         Passages::Bitmap { offset, len, .. } => {
@@ -461,9 +458,43 @@ fn passages_of(index: &Index, parts: &impl Parts, entry: &Entry) -> Result<Roari
     }
 }
 
+/// The passages a rare entry lists where `words` may stand (the phrase holds the entry's gram):
+/// those whose [`Mark`]s allow the words on either side of the gram in the phrase. `None` for a
+/// frequent entry, whose bitmap says only where the gram is.
+fn listed(index: &Index, entry: &Entry, words: &[String]) -> Option<Result<RoaringBitmap, PhraseError>> {
+    let Passages::Inline { gaps, marks } = entry.passages else { return None };
+    let Some(list) = decode_gaps(gaps).filter(|list| marks.is_empty() || marks.len() == list.len()) else {
+        return Some(Err(corrupt(&index.manifest.dict).into()));
+    };
+    let sides = sides_of(entry.key, words);
+    // A speaker's passages have no marks; and an entry is always a gram of the phrase, but were
+    // it not, every passage it lists would stay a candidate.
+    if marks.is_empty() || sides.is_empty() {
+        return Some(Ok(list.into_iter().collect()));
+    }
+    let allowed = |mark: &u8| sides.iter().any(|(before, after)| Mark(*mark).allows(*before, *after));
+    Some(Ok(list
+        .into_iter()
+        .zip(marks)
+        .filter(|(_, mark)| allowed(mark))
+        .map(|(passage, _)| passage)
+        .collect()))
+}
+
+/// The words on either side of each place the words of gram `key` stand in `words` (`None` past
+/// either end).
+fn sides_of<'w>(key: &str, words: &'w [String]) -> Vec<(Option<&'w str>, Option<&'w str>)> {
+    let gram: Vec<&str> = key.split(' ').collect();
+    let n = gram.len();
+    (0..(words.len() + 1).saturating_sub(n))
+        .filter(|&at| words[at..at + n].iter().zip(&gram).all(|(word, part)| word == part))
+        .map(|at| (at.checked_sub(1).map(|idx| words[idx].as_str()), words.get(at + n).map(String::as_str)))
+        .collect()
+}
+
 fn bitmap_part(index: &Index, entry: &Entry) -> Option<Part> {
     match entry.passages {
-        Passages::Inline(_) => None,
+        Passages::Inline { .. } => None,
         Passages::Bitmap { offset, len, .. } => Some(index.bitmap(offset, len)),
     }
 }
@@ -619,7 +650,10 @@ fn matching<P: Parts>(
         Plan::Check(entries) => {
             let mut candidates: Option<RoaringBitmap> = None;
             for entry in entries {
-                let set = passages_of(index, parts, entry)?;
+                let set = match listed(index, entry, words) {
+                    Some(listed) => listed?,
+                    None => passages_of(index, parts, entry)?,
+                };
                 candidates = Some(match candidates {
                     None => set,
                     Some(c) => c & set,
@@ -1245,6 +1279,53 @@ mod tests {
     /// answers, with and without a speaker; and so they do when the filter of frequent grams says
     /// "frequent" of every gram (no filter), or wrongly of half the rare ones: it only chooses what
     /// is read.
+    #[test]
+    fn marks_keep_passages_without_the_neighbours_unread() {
+        // "zebra" is rare; one passage holds "the zebra" and two hold "zebra" after words whose mark
+        // bits differ from "the"'s, so only the first is checked against its text.
+        let the = Mark::bit("the");
+        let others: Vec<&str> = ["a", "my", "one", "big", "old", "red", "wild"]
+            .into_iter()
+            .filter(|w| Mark::bit(w) != the)
+            .collect();
+        let mut texts = vec![
+            format!("the zebra ran"),
+            format!("{} zebra ran", others[0]),
+            format!("{} zebra ran", others[1]),
+        ];
+        // "the" is frequent, so the rare "zebra" is what narrows the phrase.
+        texts.extend(["the sky", "the sea", "the end", "the start"].map(String::from));
+        let segments: Vec<(&str, f64, f64, &str)> = texts
+            .iter()
+            .enumerate()
+            .map(|(at, text)| ("A", at as f64, at as f64 + 1.0, text.as_str()))
+            .collect();
+        let built = Built::of(
+            Config { frequent: 4, passages_per_block: 1, ..Config::default() },
+            &[canonical("one", &segments)],
+        );
+        let query = parse_query([("q", "the zebra")]).unwrap();
+        let whole = WholeFiles(&built.files);
+        let mut read: HashMap<Part, Vec<u8>> = HashMap::new();
+        let answer = loop {
+            match search(&built.index, &query, &read) {
+                Ok(answer) => break answer,
+                Err(PhraseError::Need(parts)) => {
+                    for part in parts {
+                        read.insert(part.clone(), whole.part(&part).unwrap().to_vec());
+                    }
+                }
+                Err(PhraseError::Corrupt(corrupt)) => panic!("{}", corrupt.0),
+            }
+        };
+        assert_eq!(answer.hits.iter().map(|hit| hit.text.as_str()).collect::<Vec<_>>(), ["the zebra ran"]);
+        let blocks = read.keys().filter(|part| part.file == built.index.manifest.passages).count();
+        assert_eq!(blocks, 1, "only the block of the passage whose marks allow \"the\" is read");
+        // "zebra ran" ends every passage's "zebra": all three hold it, marks or not.
+        let (answer, _) = built.search(&parse_query([("q", "zebra ran")]).unwrap());
+        assert_eq!(answer.total, 3);
+    }
+
     #[test]
     fn answers_equal_a_scan_of_every_passage() {
         let words = ["the", "a", "we", "went", "to", "open", "source", "is", "gift", "shop", "zebra"];
