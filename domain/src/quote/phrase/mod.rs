@@ -728,6 +728,21 @@ pub const MAX_ALTERNATIVES: usize = 10;
 /// The verbatim places of a quote that [`places`] keeps: the earliest, and the alternatives.
 const KEPT: usize = MAX_ALTERNATIVES + MAX_PLACES;
 
+/// How many passages on each side of a place corpus-wide attribution reads and attributes in: one
+/// for every five words of the quote, at least [`NEAR_PASSAGES`] and at most [`FAR_PASSAGES`]. A
+/// quote spans few passages unless it is long, and then it may span many short turns. (Eight for
+/// every quote, as before, cost a third of attribution's time preparing passages that no quote of
+/// the accuracy bench reached, and cut off a long quote over more than eight turns: BENCHMARKS.md,
+/// issue 14.)
+fn spread(n_words: usize) -> u32 {
+    u32::try_from(n_words / 5).unwrap_or(u32::MAX).clamp(NEAR_PASSAGES, FAR_PASSAGES)
+}
+
+/// The fewest passages on each side of a place that corpus-wide attribution reads.
+const NEAR_PASSAGES: u32 = 3;
+/// The most: a quote of [`crate::quote::MAX_QUOTE_CHARS`] is about 350 words.
+const FAR_PASSAGES: u32 = 32;
+
 /// `passage` and the `spread` passages on each side of it.
 fn around(index: &Index, passage: u32, spread: u32) -> std::ops::RangeInclusive<u32> {
     passage.saturating_sub(spread)
@@ -778,7 +793,7 @@ pub fn places(
         _ => quote,
     };
     let key = &key[..key.len().min(KEY_WORDS)];
-    let spread = index.manifest.passages_per_block;
+    let spread = spread(quote.len());
     let verbatim = matching(index, key, None, (0, spread), parts)?.passages;
     // The corpus lists episodes newest first: the last passages are the earliest said.
     let kept: Vec<u32> = verbatim.iter().rev().take(KEPT).collect();
@@ -1279,6 +1294,42 @@ mod tests {
     /// answers, with and without a speaker; and so they do when the filter of frequent grams says
     /// "frequent" of every gram (no filter), or wrongly of half the rare ones: it only chooses what
     /// is read.
+    #[test]
+    fn a_long_quote_over_many_short_passages_is_found() {
+        // A quote of 64 words over twelve turns: more passages than the fewest read on each side
+        // of its place, or than the eight read before.
+        let turns = [
+            "Tell me about the launch.",
+            "Which one?",
+            "The big one in March.",
+            "Right, that one.",
+            "So what happened next?",
+            "Well we shipped it.",
+            "On a Friday?",
+            "On a Friday, yes, and nobody slept that weekend at all.",
+            "Why not?",
+            "Because the migration locked every table in the database for hours.",
+            "Ouch.",
+            "Then the pager went off again and again until Monday morning came around.",
+        ];
+        let segments: Vec<(&str, f64, f64, &str)> = turns
+            .iter()
+            .enumerate()
+            .map(|(at, text)| {
+                (if at % 2 == 0 { "A" } else { "B" }, at as f64 * 5.0, at as f64 * 5.0 + 5.0, *text)
+            })
+            .collect();
+        let mut episodes = vec![canonical("long", &segments)];
+        // Other talk around it, so the quote's place is not the whole corpus.
+        let filler = "We talked about databases and weekends and pagers for a while today.";
+        episodes.push(canonical("other", &[("A", 0.0, 5.0, filler), ("B", 5.0, 9.0, "Indeed we did.")]));
+        let built = Built::of(Config { frequent: 2, ..Config::default() }, &episodes);
+        let quote = turns.join(" ");
+        let answer = attribute_everywhere(&built, &quote);
+        assert!(answer.starts_with("long "), "{answer}");
+        assert!(answer.contains("until Monday morning came around"), "{answer}");
+    }
+
     #[test]
     fn marks_keep_passages_without_the_neighbours_unread() {
         // "zebra" is rare; one passage holds "the zebra" and two hold "zebra" after words whose mark
