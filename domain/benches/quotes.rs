@@ -292,11 +292,7 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         n_parts.push(have.len() as f64);
         n_rounds.push(rounds as f64);
         for part in have.keys() {
-            let kind = [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages]
-                .iter()
-                .position(|file| **file == part.file)
-                .expect("a part of an index file");
-            by_file[kind] += 1;
+            by_file[file_kind(&index, &part.file)] += 1;
         }
         for (gap, reads, bytes) in &mut joined {
             let each: Vec<phrase::Read> = needs.iter().flat_map(|need| phrase::reads(need, *gap)).collect();
@@ -312,11 +308,7 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         };
         by_total[class].0 += 1;
         for read in needs.iter().flat_map(|need| phrase::reads(need, phrase::READ_GAP)) {
-            let kind = [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages]
-                .iter()
-                .position(|file| **file == read.range.file)
-                .expect("a read of an index file");
-            by_total[class].1[kind] += 1;
+            by_total[class].1[file_kind(&index, &read.range.file)] += 1;
         }
         let started = Instant::now();
         let timed = phrase::search(&index, &query, &whole).unwrap();
@@ -388,6 +380,14 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     (index, files)
 }
 
+/// Which index file `file` is: 0 the dictionary, 1 the bitmaps, 2 the passage blocks.
+fn file_kind(index: &Index, file: &str) -> usize {
+    [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages]
+        .iter()
+        .position(|name| *name == file)
+        .expect("a part of an index file")
+}
+
 /// Prints the means of counts summed by index file (dictionary, bitmaps, passages) over `n` queries.
 fn print_by_file(what: &str, sums: [usize; 3], n: usize) {
     let mean = |sum: usize| sum as f64 / n.max(1) as f64;
@@ -409,15 +409,13 @@ fn cold<T>(
 ) -> (T, usize, [usize; 3], usize) {
     let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
     let (mut reads, mut rounds) = ([0; 3], 0);
-    let files = [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages];
     loop {
         match step(index, &have) {
             Ok(answer) => return (answer, have.values().map(Vec::len).sum(), reads, rounds),
             Err(PhraseError::Need(need)) => {
                 rounds += 1;
                 for read in phrase::reads(&need, phrase::READ_GAP) {
-                    reads[files.iter().position(|file| **file == read.range.file).expect("an index file")] +=
-                        1;
+                    reads[file_kind(index, &read.range.file)] += 1;
                 }
                 for part in need {
                     let bytes = whole.part(&part).unwrap().to_vec();

@@ -1074,11 +1074,20 @@ mod tests {
             &self,
             step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
         ) -> (T, usize) {
+            let (answer, rounds, _) = self.read_parts(step);
+            (answer, rounds)
+        }
+
+        /// [`Built::read`], with the parts it read.
+        fn read_parts<T>(
+            &self,
+            step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+        ) -> (T, usize, HashMap<Part, Vec<u8>>) {
             let whole = WholeFiles(&self.files);
             let mut read: HashMap<Part, Vec<u8>> = HashMap::new();
             for round in 0.. {
                 match step(&self.index, &read) {
-                    Ok(answer) => return (answer, round),
+                    Ok(answer) => return (answer, round, read),
                     Err(PhraseError::Need(parts)) => {
                         assert!(!parts.is_empty() && round < 5, "round {round} needs {parts:?}");
                         for part in parts {
@@ -1340,7 +1349,7 @@ mod tests {
             .filter(|w| Mark::bit(w) != the)
             .collect();
         let mut texts = vec![
-            format!("the zebra ran"),
+            String::from("the zebra ran"),
             format!("{} zebra ran", others[0]),
             format!("{} zebra ran", others[1]),
         ];
@@ -1356,19 +1365,7 @@ mod tests {
             &[canonical("one", &segments)],
         );
         let query = parse_query([("q", "the zebra")]).unwrap();
-        let whole = WholeFiles(&built.files);
-        let mut read: HashMap<Part, Vec<u8>> = HashMap::new();
-        let answer = loop {
-            match search(&built.index, &query, &read) {
-                Ok(answer) => break answer,
-                Err(PhraseError::Need(parts)) => {
-                    for part in parts {
-                        read.insert(part.clone(), whole.part(&part).unwrap().to_vec());
-                    }
-                }
-                Err(PhraseError::Corrupt(corrupt)) => panic!("{}", corrupt.0),
-            }
-        };
+        let (answer, _, read) = built.read_parts(|index, parts| search(index, &query, parts));
         assert_eq!(answer.hits.iter().map(|hit| hit.text.as_str()).collect::<Vec<_>>(), ["the zebra ran"]);
         let blocks = read.keys().filter(|part| part.file == built.index.manifest.passages).count();
         assert_eq!(blocks, 1, "only the block of the passage whose marks allow \"the\" is read");
