@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use domain::quote::phrase::{self, Index, IndexBuilder, Part, Parts, PhraseError, WholeFiles};
+use domain::quote::phrase::{self, Index, IndexBuilder, Joining, Part, Parts, PhraseError, WholeFiles};
 use domain::quote::{Prepared, attribute};
 use domain::transcript::import::parse_changelog;
 use domain::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
@@ -235,9 +235,10 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     let mut times = Vec::new();
     let mut loaded = Vec::new();
     let (mut n_parts, mut n_rounds) = (Vec::new(), Vec::new());
-    // Ranged reads and the bytes they fetch when neighbouring parts are joined (`phrase::reads`), by gap.
-    let mut joined: Vec<(u64, Vec<f64>, Vec<f64>)> =
-        GAPS.iter().map(|&gap| (gap, Vec::new(), Vec::new())).collect();
+    // Ranged reads and the bytes they fetch when neighbouring parts are joined (`phrase::reads`), by
+    // way of joining.
+    let mut joined: Vec<(Joining, Vec<f64>, Vec<f64>)> =
+        JOININGS.iter().map(|&joining| (joining, Vec::new(), Vec::new())).collect();
     let mut hits = 0u64;
     // The Worker's ranged reads per query by file, summed by the query's total: 0, 1, 2-9, 10-31, 32+.
     let classes = ["0", "1", "2-9", "10-31", "32+"];
@@ -294,8 +295,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         for part in have.keys() {
             by_file[file_kind(&index, &part.file)] += 1;
         }
-        for (gap, reads, bytes) in &mut joined {
-            let each: Vec<phrase::Read> = needs.iter().flat_map(|need| phrase::reads(need, *gap)).collect();
+        for (joining, reads, bytes) in &mut joined {
+            let each: Vec<phrase::Read> =
+                needs.iter().flat_map(|need| phrase::reads(need, *joining)).collect();
             reads.push(each.len() as f64);
             bytes.push(each.iter().map(|read| read.range.len).sum::<u64>() as f64 / 1024.0);
         }
@@ -307,7 +309,7 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
             _ => 4,
         };
         by_total[class].0 += 1;
-        for read in needs.iter().flat_map(|need| phrase::reads(need, phrase::READ_GAP)) {
+        for read in needs.iter().flat_map(|need| phrase::reads(need, phrase::JOINING)) {
             by_total[class].1[file_kind(&index, &read.range.file)] += 1;
         }
         let started = Instant::now();
@@ -335,14 +337,18 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     for list in [&mut times, &mut loaded, &mut n_parts, &mut n_rounds] {
         list.sort_by(f64::total_cmp);
     }
-    for (gap, reads, bytes) in &mut joined {
+    for (joining, reads, bytes) in &mut joined {
         reads.sort_by(f64::total_cmp);
         bytes.sort_by(f64::total_cmp);
+        let budget = match joining.budget {
+            0 => String::new(),
+            budget => format!(", wider gaps within {} KiB a round", budget / 1024),
+        };
         println!(
-            "  parts at most {} KiB apart read as one{}: mean {:.2} / p50 {} / p99 {} / max {} ranged reads, fetching \
-             p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB",
-            *gap / 1024,
-            if *gap == phrase::READ_GAP { " (the Worker's choice)" } else { "" },
+            "  parts at most {} KiB apart read as one{budget}{}: mean {:.2} / p50 {} / p99 {} / max {} ranged reads, \
+             fetching p50 {:.1} KiB, p99 {:.1} KiB, max {:.1} KiB",
+            joining.gap / 1024,
+            if *joining == phrase::JOINING { " (the Worker's choice)" } else { "" },
             reads.iter().sum::<f64>() / reads.len() as f64,
             percentile(reads, 0.5),
             percentile(reads, 0.99),
@@ -414,7 +420,7 @@ fn cold<T>(
             Ok(answer) => return (answer, have.values().map(Vec::len).sum(), reads, rounds),
             Err(PhraseError::Need(need)) => {
                 rounds += 1;
-                for read in phrase::reads(&need, phrase::READ_GAP) {
+                for read in phrase::reads(&need, phrase::JOINING) {
                     reads[file_kind(index, &read.range.file)] += 1;
                 }
                 for part in need {
@@ -814,8 +820,18 @@ fn find_anchor_before(markdown: &str, seconds: f64, first_word: &str) -> Option<
     None
 }
 
-/// The gaps at which the bench counts joined reads.
-const GAPS: [u64; 5] = [0, 4 * 1024, 16 * 1024, 64 * 1024, 256 * 1024];
+/// The ways of joining parts into reads the bench counts: gaps alone, then the Worker's gap with
+/// budgets for wider ones (`phrase::reads`).
+const JOININGS: [Joining; 8] = [
+    Joining { gap: 0, budget: 0 },
+    Joining { gap: 4 * 1024, budget: 0 },
+    Joining { gap: 16 * 1024, budget: 0 },
+    Joining { gap: 64 * 1024, budget: 0 },
+    Joining { gap: 256 * 1024, budget: 0 },
+    Joining { gap: phrase::READ_GAP, budget: 64 * 1024 },
+    Joining { gap: phrase::READ_GAP, budget: 96 * 1024 },
+    Joining { gap: phrase::READ_GAP, budget: 128 * 1024 },
+];
 
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument picks one part.

@@ -112,7 +112,7 @@ impl Index for phrase::Index {
 
     /// Neighbouring parts come in one ranged read (`phrase::reads`).
     async fn read_all(env: &Env, parts: &[Part]) -> Result<Vec<Option<Vec<u8>>>, ApiError> {
-        let reads = phrase::reads(parts, phrase::READ_GAP);
+        let reads = phrase::reads(parts, phrase::JOINING);
         let fetched = try_join_all(reads.iter().map(|read| async move {
             let range = &read.range;
             packs::get_part(env, &format!("{}/{}", Self::DIR, range.file), range.offset, range.len).await

@@ -200,9 +200,31 @@ impl Part {
 /// attributed place is read with the blocks on either side of it, which lie end to end, and hits of
 /// one episode share reads. What a read costs is a round trip (and, at R2, an operation billed),
 /// hardly its bytes: over the bench's queries 16 KiB read 6.99 times a query on average instead of
-/// 7.40 at 4 KiB (p50 5 instead of 6), for p99 112.6 KiB instead of 97.1; 64 KiB saved half a read
-/// more, for 237 KiB at p99, too near the 256 KiB a query may read (BENCHMARKS.md, issue 14).
+/// 7.40 at 4 KiB (p50 5 instead of 6), for p99 112.6 KiB instead of 97.1; 64 KiB for every query
+/// saved half a read more, for 237 KiB at p99, too near the 256 KiB a query may read
+/// (BENCHMARKS.md, issue 14). Wider gaps are joined within [`READ_BUDGET`].
 pub const READ_GAP: u64 = 16 * 1024;
+
+/// What one round's reads may fetch in all when [`reads`] joins parts further apart than
+/// [`READ_GAP`]: the narrowest gaps first, while the round's bytes stay within it. Most rounds
+/// fetch a few KiB, so most can join neighbours tens of KiB apart, while a round that is large
+/// already joins nothing more and a query stays within the 256 KiB it may read. Over the bench's
+/// queries: 5.89 reads a query on average instead of 6.25, for p99 127 KiB instead of 103 and max
+/// 176 KiB (BENCHMARKS.md, issue 14).
+pub const READ_BUDGET: u64 = 128 * 1024;
+
+/// How [`reads`] joins parts into ranged reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Joining {
+    /// Parts at most this many bytes apart always share a read.
+    pub gap: u64,
+    /// Then the narrowest gaps left between reads of one file are joined while the reads fetch at
+    /// most this many bytes in all (0: no more).
+    pub budget: u64,
+}
+
+/// The Worker's joining: [`READ_GAP`] and [`READ_BUDGET`].
+pub const JOINING: Joining = Joining { gap: READ_GAP, budget: READ_BUDGET };
 
 /// One ranged read of an index file, and the parts it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,28 +244,62 @@ impl Read {
             })
             .collect()
     }
+
+    fn end(&self) -> u64 {
+        self.range.offset + self.range.len
+    }
+
+    /// Takes `next` (a read of the same file that starts after this one does) into this one.
+    fn join(&mut self, next: Read) {
+        let end = self.end().max(next.end());
+        self.range.len = end - self.range.offset;
+        self.parts.extend(next.parts);
+    }
 }
 
-/// The ranged reads that fetch `parts`: by file and offset, a part that starts at most `gap` bytes
-/// after the read before it ends joins that read.
-pub fn reads(parts: &[Part], gap: u64) -> Vec<Read> {
+/// The ranged reads that fetch `parts`: by file and offset, a part that starts at most
+/// `joining.gap` bytes after the read before it ends joins that read; then the narrowest gaps left
+/// between reads of one file are joined while all the reads fetch at most `joining.budget` bytes.
+pub fn reads(parts: &[Part], joining: Joining) -> Vec<Read> {
     let mut sorted: Vec<&Part> = parts.iter().collect();
     sorted.sort();
     sorted.dedup();
     let mut reads: Vec<Read> = Vec::new();
     for part in sorted {
-        if let Some(read) = reads.last_mut()
-            && read.range.file == part.file
-            && part.offset <= read.range.offset + read.range.len + gap
-        {
-            let end = (read.range.offset + read.range.len).max(part.offset + part.len);
-            read.range.len = end - read.range.offset;
-            read.parts.push(part.clone());
-            continue;
+        let read = Read { range: part.clone(), parts: vec![part.clone()] };
+        match reads.last_mut() {
+            Some(last) if last.range.file == part.file && part.offset <= last.end() + joining.gap => {
+                last.join(read)
+            }
+            _ => reads.push(read),
         }
-        reads.push(Read { range: part.clone(), parts: vec![part.clone()] });
     }
-    reads
+    // The gaps between neighbouring reads of one file, narrowest first: each joined while the
+    // budget holds it. A gap is the bytes between two reads, so joining adds exactly those.
+    let mut fetched: u64 = reads.iter().map(|read| read.range.len).sum();
+    let mut gaps: Vec<(u64, usize)> = reads
+        .windows(2)
+        .enumerate()
+        .filter(|(_, pair)| pair[0].range.file == pair[1].range.file)
+        .map(|(at, pair)| (pair[1].range.offset - pair[0].end(), at))
+        .collect();
+    gaps.sort_unstable();
+    let mut joined = vec![false; reads.len()];
+    for (gap, at) in gaps {
+        if fetched + gap > joining.budget {
+            break;
+        }
+        fetched += gap;
+        joined[at] = true;
+    }
+    let mut kept: Vec<Read> = Vec::with_capacity(reads.len());
+    for (read, joins_last) in reads.into_iter().zip(std::iter::once(false).chain(joined)) {
+        match kept.last_mut() {
+            Some(last) if joins_last => last.join(read),
+            _ => kept.push(read),
+        }
+    }
+    kept
 }
 
 /// Where a search finds the parts it asked for.
@@ -497,7 +553,7 @@ mod tests {
             part("a", 80, 5),
             part("a", 0, 50),
         ];
-        let reads = reads(&parts, 30);
+        let reads = reads(&parts, Joining { gap: 30, budget: 0 });
         assert_eq!(reads.len(), 3, "{reads:?}");
         assert_eq!(reads[0].range, part("a", 0, 110));
         assert_eq!(reads[0].parts, vec![part("a", 0, 50), part("a", 80, 5), part("a", 100, 10)]);
@@ -506,6 +562,20 @@ mod tests {
         let cut = reads[0].cut(&bytes).unwrap();
         assert_eq!(cut[1], (&part("a", 80, 5), &bytes[80..85]));
         assert_eq!(reads[0].cut(&bytes[..100]), None, "a short answer is no answer");
+    }
+
+    #[test]
+    fn a_budget_joins_the_narrowest_gaps_it_can_pay_for() {
+        let parts = [part("a", 0, 10), part("a", 5000, 10), part("a", 1000, 10), part("b", 20, 10)];
+        let reads = reads(&parts, Joining { gap: 0, budget: 40 + 990 });
+        let ranges: Vec<&Part> = reads.iter().map(|read| &read.range).collect();
+        assert_eq!(ranges, [&part("a", 0, 1010), &part("a", 5000, 10), &part("b", 20, 10)]);
+        assert_eq!(reads[0].parts, [part("a", 0, 10), part("a", 1000, 10)]);
+        let none = super::reads(&parts, Joining { gap: 0, budget: 40 + 989 });
+        assert_eq!(none.len(), 4, "a gap the budget cannot pay for stays: {none:?}");
+        let all = super::reads(&parts, Joining { gap: 0, budget: u64::MAX });
+        assert_eq!(all.len(), 2, "never across files: {all:?}");
+        assert_eq!(all[0].range, part("a", 0, 5010));
     }
 
     #[test]

@@ -38,7 +38,10 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 pub use build::{BuiltIndex, IndexBuilder, IndexFull};
-pub use format::{DIR, Index, Manifest, Part, Parts, PhraseError, READ_GAP, Read, WholeFiles, reads};
+pub use format::{
+    DIR, Index, JOINING, Joining, Manifest, Part, Parts, PhraseError, READ_BUDGET, READ_GAP, Read,
+    WholeFiles, reads,
+};
 
 use crate::Diagnostic;
 use crate::quote::normalise::{self, Token};
