@@ -9,7 +9,8 @@
 #      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
 # KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
-# never repeats a request, so it measures reads that no cache answers), or files of request paths, one per line: the recipe search bench's
+# never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
+# (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase), or files of request paths, one per line: the recipe search bench's
 # queries (tests/.work/bench-queries.txt) or the phrase bench's (tests/.work/phrase-queries.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,20 +83,23 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
     phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
 # Fresh queries: as many distinct ones as a run sends (no request repeats, so none is answered from
 # what an earlier one left in the isolate's caches), after a warm-up on other queries of the same
-# kind, as a long-lived isolate serving new questions would be.
+# kind, as a long-lived isolate serving new questions would be. The warm-up is 4,000 distinct
+# queries (1,000 before the ninth session): whichever fresh kind ran second measured up to a third
+# faster after 1,000 (BENCHMARKS.md, issue 14), so an isolate is not in its steady state by then.
+WARM_QUERIES = 4000
 fresh_phrase, fresh_anywhere = [], []
 for ep in episodes:
     doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
     segments = [s["text"].split() for s in doc["segments"] if len(s["text"].split()) >= 12]
-    for words in rng.sample(segments, min(5, len(segments))):
+    for words in rng.sample(segments, min(8, len(segments))):
         start = rng.randrange(0, len(words) - 10)
         fresh_phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
         fresh_anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": " ".join(words[start:start + 10])}))
 rng.shuffle(fresh_phrase)
 rng.shuffle(fresh_anywhere)
 for kind, paths in (("phrase-fresh", fresh_phrase), ("attribute-anywhere-fresh", fresh_anywhere)):
-    write(f"{kind}.warm", paths[:1000])
-    write(kind, paths[1000:])
+    write(f"{kind}.warm", paths[:WARM_QUERIES])
+    write(kind, paths[WARM_QUERIES:])
 write("attribute", attribute)
 write("attribute-anywhere", anywhere)
 write("transcript", transcript)
@@ -135,17 +139,68 @@ errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 print(f"{p['50']:.2f} {p['99']:.2f} {reqs} {errors.group(1) if errors else 0}")
 PY
 }
+# A fresh kind "by total": one request at a time, 50 of the kind then 50 no-IO requests, and again, for
+# REQUESTS (default 1500) of the kind's paths taken from the end of its list (which a wrk run of the
+# same kind, from the start, does not reach); p50 of each class of answers by how many places hold
+# the phrase (`total` of a search, `match` of an attribution), beside the no-IO p50 of the same run.
+by_total() {
+  local kind=$1
+  python3 - "$WORK/$kind.txt" "$PORT" "${REQUESTS:-1500}" <<'PY'
+import http.client, json, statistics, sys, time
+paths, port, n = open(sys.argv[1]).read().split(), int(sys.argv[2]), int(sys.argv[3])
+conn = http.client.HTTPConnection("127.0.0.1", port)
+def timed(method, path):
+    start = time.perf_counter()
+    conn.request(method, path)
+    response = conn.getresponse()
+    body = response.read()
+    return (time.perf_counter() - start) * 1000, response.status, body
+classes = [(0, 0, "0"), (1, 1, "1"), (2, 9, "2-9"), (10, 31, "10-31"), (32, None, "32+")]
+times, noio, errors = {}, [], 0
+# In blocks of 50, each followed by 50 no-IO requests: back to back, as wrk sends them, so a no-IO
+# request seldom follows a query (which would charge it whatever work the query left behind).
+tail = list(reversed(paths[-n:]))
+for at in range(0, len(tail), 50):
+    for path in tail[at:at + 50]:
+        ms, status, body = timed("GET", path)
+        if status != 200:
+            errors += 1
+            continue
+        answer = json.loads(body)
+        count = answer.get("total", answer.get("match", 0)) if answer.get("found", True) else 0
+        label = next(l for lo, hi, l in classes if count >= lo and (hi is None or count <= hi))
+        times.setdefault(label, []).append(ms)
+        times.setdefault("all", []).append(ms)
+    noio.extend(timed("OPTIONS", "/api/recipes")[0] for _ in range(50))
+base = statistics.median(noio)
+print(f"  one at a time, {len(times.get('all', []))} answers, no-IO p50 {base:.2f} ms ({errors} not 200)")
+for label in [l for _, _, l in classes] + ["all"]:
+    if label in times:
+        t = sorted(times[label])
+        p50 = statistics.median(t)
+        print(f"  {label:>6} places: {len(t):5} answers ({100 * len(t) / len(times['all']):4.1f}%), p50 {p50:6.2f} ms = {p50 / base:.2f}x")
+PY
+}
 printf '%-20s %9s %9s %9s %9s %8s %8s %7s\n' kind p50_ms p99_ms noio_p50 noio_p99 p50_x p99_x requests
 for kind in $KINDS; do
+  if [[ $kind == *-by-total ]]; then
+    kind=${kind%-by-total}
+    [ -s "$WORK/$kind.txt" ] || { echo "$kind: no data in this build"; continue; }
+    METHOD=GET PATHS_FILE="$WORK/$kind.warm.txt" wrk -t2 -c2 -d"${WARMUP:-30s}" -s "$WORK/replay.lua" \
+      "http://127.0.0.1:$PORT" >/dev/null
+    echo "$kind, by total:"
+    by_total "$kind"
+    continue
+  fi
   if [ -f "$kind" ]; then
     cp "$kind" "$WORK/$(basename "$kind")"
     kind=$(basename "$kind" .txt)
   fi
   [ -s "$WORK/$kind.txt" ] || { echo "$kind: no data in this build"; continue; }
   # Warm the isolate's caches once, as a long-lived isolate would be (a fresh kind on other queries).
-  warm="$WORK/$kind.txt"
-  [ -s "$WORK/$kind.warm.txt" ] && warm="$WORK/$kind.warm.txt"
-  METHOD=GET PATHS_FILE="$warm" wrk -t2 -c2 -d"${WARMUP:-10s}" -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
+  warm="$WORK/$kind.txt" warmup=${WARMUP:-10s}
+  [ -s "$WORK/$kind.warm.txt" ] && warm="$WORK/$kind.warm.txt" warmup=${WARMUP:-30s}
+  METHOD=GET PATHS_FILE="$warm" wrk -t2 -c2 -d"$warmup" -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
   read -r a50 a99 _ _ < <(run OPTIONS "$WORK/noio.txt")
   read -r k50 k99 reqs errors < <(run GET "$WORK/$kind.txt")
   read -r b50 b99 _ _ < <(run OPTIONS "$WORK/noio.txt")
