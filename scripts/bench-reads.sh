@@ -10,8 +10,9 @@
 # KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
 # never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
-# (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase), or files of request paths, one per line: the recipe search bench's
-# queries (tests/.work/bench-queries.txt) or the phrase bench's (tests/.work/phrase-queries.txt).
+# (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase), or files of
+# request paths, one per line: the recipe search bench's queries (tests/.work/bench-queries.txt) or
+# the phrase bench's (tests/.work/phrase-queries.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(realpath "$1")
@@ -84,8 +85,9 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
 # Fresh queries: as many distinct ones as a run sends (no request repeats, so none is answered from
 # what an earlier one left in the isolate's caches), after a warm-up on other queries of the same
 # kind, as a long-lived isolate serving new questions would be. The warm-up is 4,000 distinct
-# queries (1,000 before the ninth session): whichever fresh kind ran second measured up to a third
-# faster after 1,000 (BENCHMARKS.md, issue 14), so an isolate is not in its steady state by then.
+# queries for 30 s (1,000 for 10 s before the ninth session, after which a second run of a fresh kind
+# measured 4-10% lower ratios than the first: BENCHMARKS.md, issue 14), so the isolate is in its
+# steady state.
 WARM_QUERIES = 4000
 fresh_phrase, fresh_anywhere = [], []
 for ep in episodes:

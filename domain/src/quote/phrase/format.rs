@@ -286,7 +286,7 @@ pub fn reads(parts: &[Part], joining: Joining) -> Vec<Read> {
     gaps.sort_unstable();
     let mut joined = vec![false; reads.len()];
     for (gap, at) in gaps {
-        if fetched + gap > joining.budget {
+        if fetched.saturating_add(gap) > joining.budget {
             break;
         }
         fetched += gap;
