@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What a ranged R2 read costs on the local stack (`wrangler dev --local`), apart from our code: a bare
 # JavaScript Worker reads `n` random 4 KiB ranges of a 64 MiB object one after another, then all at
-# once, and each median is set beside a request that reads nothing, in the same run. BENCHMARKS.md
-# (issue 14) uses it to tell what our reads cost from what the local R2 makes of them.
+# once, then in the shape of a fresh phrase query (one read, the dictionary bucket, then `n` at once,
+# the page's passage blocks), and each median is set beside a request that reads nothing, in the same
+# run. BENCHMARKS.md (issue 14) uses it to tell what our reads cost from what the local R2 makes of
+# them: the last table is the floor any Worker reading that way reaches on this stack.
 #   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,7 @@ export default {
       const object = await env.BLOBS.get("blob", { range: { offset, length: 4096 } });
       return (await object.arrayBuffer()).byteLength;
     };
+    if (params.get("first") === "1") await read();
     if (params.get("at_once") === "1") {
       await Promise.all(Array.from({ length: n }, read));
     } else {
@@ -61,4 +64,9 @@ for n in (1, 4, 8, 16):
     none = median_ms("n=0")
     serial, at_once = median_ms(f"n={n}"), median_ms(f"n={n}&at_once=1")
     print(f"{n:>5} {serial:>18.2f} {at_once:>9.2f} {none:>8.2f}   a read: {(serial - none) / n:.2f} ms after another, {(at_once - none) / n:.2f} ms at once")
+print(f"{'then':>5} {'1 read, then n at once':>22} {'no read':>8} {'x no read':>9}   (two rounds, as a fresh phrase query reads)")
+for n in (1, 2, 3, 4, 5, 6, 8):
+    none = median_ms("n=0")
+    rounds = median_ms(f"n={n}&at_once=1&first=1")
+    print(f"{n:>5} {rounds:>22.2f} {none:>8.2f} {rounds / none:>9.2f}")
 PY

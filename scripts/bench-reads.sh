@@ -10,7 +10,8 @@
 # KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
 # never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
-# (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase), or files of
+# (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase),
+# phrase-fresh-limit5 (fresh phrase queries of its own, with pages of 5 hits instead of 10), or files of
 # request paths, one per line: the recipe search bench's queries (tests/.work/bench-queries.txt) or
 # the phrase bench's (tests/.work/phrase-queries.txt).
 set -euo pipefail
@@ -89,17 +90,24 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
 # measured 4-10% lower ratios than the first: BENCHMARKS.md, issue 14), so the isolate is in its
 # steady state.
 WARM_QUERIES = 4000
-fresh_phrase, fresh_anywhere = [], []
-for ep in episodes:
-    doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
-    segments = [s["text"].split() for s in doc["segments"] if len(s["text"].split()) >= 12]
-    for words in rng.sample(segments, min(8, len(segments))):
-        start = rng.randrange(0, len(words) - 10)
-        fresh_phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
-        fresh_anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": " ".join(words[start:start + 10])}))
-rng.shuffle(fresh_phrase)
-rng.shuffle(fresh_anywhere)
-for kind, paths in (("phrase-fresh", fresh_phrase), ("attribute-anywhere-fresh", fresh_anywhere)):
+def fresh_queries(rng):
+    """Three words (a search) and ten (a quote) from eight segments of every episode, shuffled."""
+    phrase, anywhere = [], []
+    for ep in episodes:
+        doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
+        segments = [s["text"].split() for s in doc["segments"] if len(s["text"].split()) >= 12]
+        for words in rng.sample(segments, min(8, len(segments))):
+            start = rng.randrange(0, len(words) - 10)
+            phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
+            anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": " ".join(words[start:start + 10])}))
+    rng.shuffle(phrase)
+    rng.shuffle(anywhere)
+    return phrase, anywhere
+fresh_phrase, fresh_anywhere = fresh_queries(rng)
+# Pages of 5 instead of 10, on queries drawn apart from the others (so a run of both kinds does not
+# answer one from pieces the other left in the cache).
+limit5 = [path + "&limit=5" for path in fresh_queries(random.Random(5))[0]]
+for kind, paths in (("phrase-fresh", fresh_phrase), ("phrase-fresh-limit5", limit5), ("attribute-anywhere-fresh", fresh_anywhere)):
     write(f"{kind}.warm", paths[:WARM_QUERIES])
     write(kind, paths[WARM_QUERIES:])
 write("attribute", attribute)
@@ -109,7 +117,7 @@ write("phrase", phrase)
 PY
 
 cat > "$WORK/replay.lua" <<'LUA'
--- Each of wrk's two threads takes every other path, so the two never send the same request.
+-- Each of wrk's STRIDE threads takes every STRIDE-th path, so no two send the same request.
 local threads = 0
 function setup(thread)
   thread:set("id", threads)
@@ -117,17 +125,18 @@ function setup(thread)
 end
 local paths = {}
 for line in io.lines(os.getenv("PATHS_FILE")) do paths[#paths + 1] = line end
+local stride = tonumber(os.getenv("STRIDE") or "2")
 local i = -1
 request = function()
   i = i + 1
-  return wrk.format(os.getenv("METHOD"), paths[(i * 2 + (id or 0)) % #paths + 1])
+  return wrk.format(os.getenv("METHOD"), paths[(i * stride + (id or 0)) % #paths + 1])
 end
 LUA
 echo "/api/recipes" > "$WORK/noio.txt"
 # p50 and p99 in ms from wrk's latency distribution.
 run() {
   local method=$1 file=$2
-  METHOD=$method PATHS_FILE=$file wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$WORK/replay.lua" \
+  METHOD=$method PATHS_FILE=$file STRIDE=$THREADS wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$WORK/replay.lua" \
     "http://127.0.0.1:$PORT" > "$WORK/last.txt"
   python3 - "$WORK/last.txt" <<'PY'
 import re, sys
@@ -142,8 +151,8 @@ print(f"{p['50']:.2f} {p['99']:.2f} {reqs} {errors.group(1) if errors else 0}")
 PY
 }
 # A fresh kind "by total": one request at a time, 50 of the kind then 50 no-IO requests, and again, for
-# REQUESTS (default 1500) of the kind's paths taken from the end of its list (which a wrk run of the
-# same kind, from the start, does not reach); p50 of each class of answers by how many places hold
+# REQUESTS (default 1500) of the kind's paths taken from the end of its list (which one wrk run of
+# the same kind, from the start, does not reach); p50 of each class of answers by how many places hold
 # the phrase (`total` of a search, `match` of an attribution), beside the no-IO p50 of the same run.
 by_total() {
   local kind=$1
@@ -183,6 +192,10 @@ for label in [l for _, _, l in classes] + ["all"]:
         print(f"  {label:>6} places: {len(t):5} answers ({100 * len(t) / len(times['all']):4.1f}%), p50 {p50:6.2f} ms = {p50 / base:.2f}x")
 PY
 }
+# How far into its list each fresh kind's runs have gone: a fresh kind named again in KINDS goes on
+# from there (so "phrase-fresh phrase-fresh-limit5 phrase-fresh phrase-fresh-limit5" alternates two
+# kinds on queries none of them sent before; a list holds about 12,000, a run sends 4,000-5,000).
+declare -A sent=()
 printf '%-20s %9s %9s %9s %9s %8s %8s %7s\n' kind p50_ms p99_ms noio_p50 noio_p99 p50_x p99_x requests
 for kind in $KINDS; do
   if [[ $kind == *-by-total ]]; then
@@ -204,11 +217,21 @@ for kind in $KINDS; do
   [ -s "$WORK/$kind.warm.txt" ] && warm="$WORK/$kind.warm.txt" warmup=${WARMUP:-30s}
   METHOD=GET PATHS_FILE="$warm" wrk -t2 -c2 -d"$warmup" -s "$WORK/replay.lua" "http://127.0.0.1:$PORT" >/dev/null
   read -r a50 a99 _ _ < <(run OPTIONS "$WORK/noio.txt")
-  read -r k50 k99 reqs errors < <(run GET "$WORK/$kind.txt")
+  paths="$WORK/$kind.txt"
+  if [ -s "$WORK/$kind.warm.txt" ]; then
+    paths="$WORK/$kind.from.txt"
+    tail -n +"$(( ${sent[$kind]:-0} + 1 ))" "$WORK/$kind.txt" > "$paths"
+    [ -s "$paths" ] || { echo "$kind: no fresh queries left"; continue; }
+  fi
+  read -r k50 k99 reqs errors < <(run GET "$paths")
+  # wrk's threads may send unevenly: a margin, so the next run's queries are surely new.
+  sent[$kind]=$(( ${sent[$kind]:-0} + reqs + reqs / 4 + 10 ))
   read -r b50 b99 _ _ < <(run OPTIONS "$WORK/noio.txt")
   python3 -c "
 a50, a99, k50, k99, b50, b99 = map(float, '$a50 $a99 $k50 $k99 $b50 $b99'.split())
 n50, n99 = (a50 + b50) / 2, (a99 + b99) / 2
 print(f'%-20s %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %7s' % ('$kind', k50, k99, n50, n99, k50 / n50, k99 / n99, '$reqs'))"
   [ "$errors" = 0 ] || echo "  ($errors answers were not 2xx/3xx)"
+  [[ $paths != *.from.txt ]] || [ "$reqs" -le "$(wc -l < "$paths")" ] ||
+    echo "  ($kind ran out of fresh queries: some repeated)"
 done
