@@ -90,12 +90,15 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
 # measured 4-10% lower ratios than the first: BENCHMARKS.md, issue 14), so the isolate is in its
 # steady state.
 WARM_QUERIES = 4000
+# Each episode's segments of at least 12 words, read once for both draws below.
+long_segments = []
+for ep in episodes:
+    doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
+    long_segments.append([s["text"].split() for s in doc["segments"] if len(s["text"].split()) >= 12])
 def fresh_queries(rng):
     """Three words (a search) and ten (a quote) from eight segments of every episode, shuffled."""
     phrase, anywhere = [], []
-    for ep in episodes:
-        doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
-        segments = [s["text"].split() for s in doc["segments"] if len(s["text"].split()) >= 12]
+    for segments in long_segments:
         for words in rng.sample(segments, min(8, len(segments))):
             start = rng.randrange(0, len(words) - 10)
             phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
