@@ -242,9 +242,9 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     let mut hits = 0u64;
     // The Worker's ranged reads per query by file, summed by the query's total: 0, 1, 2-9, 10-31, 32+.
     let classes = ["0", "1", "2-9", "10-31", "32+"];
-    let mut by_total = [(0usize, [0usize; 3]); 5];
+    let mut by_total = [(0usize, [0usize; 4]); 5];
     // Parts read per query by file: dictionary buckets, bitmaps, passage blocks (summed, for means).
-    let mut by_file = [0usize; 3];
+    let mut by_file = [0usize; 4];
     // The same queries as request paths, for `scripts/bench-reads.sh` to replay through the Worker.
     let mut paths = String::new();
     let mut peer_queries = String::new();
@@ -391,30 +391,33 @@ fn file_kind(index: &Index, file: &str) -> usize {
     [&index.manifest.dict, &index.manifest.bitmaps, &index.manifest.passages]
         .iter()
         .position(|name| *name == file)
+        .or_else(|| index.manifest.pages.iter().any(|name| name == file).then_some(3))
         .expect("a part of an index file")
 }
 
-/// Prints the means of counts summed by index file (dictionary, bitmaps, passages) over `n` queries.
-fn print_by_file(what: &str, sums: [usize; 3], n: usize) {
+/// Prints the means of counts summed by index file (dictionary, bitmaps, passages, first pages) over `n`
+/// queries.
+fn print_by_file(what: &str, sums: [usize; 4], n: usize) {
     let mean = |sum: usize| sum as f64 / n.max(1) as f64;
     println!(
-        "  {what}, means: {:.2} of the dictionary, {:.2} of bitmaps, {:.2} of passage blocks",
+        "  {what}, means: {:.2} of the dictionary, {:.2} of bitmaps, {:.2} of passage blocks, {:.2} of first pages",
         mean(sums[0]),
         mean(sums[1]),
-        mean(sums[2])
+        mean(sums[2]),
+        mean(sums[3])
     );
 }
 
 /// Runs `step` as a cold reader would, reading the parts each round names: the answer, the bytes,
-/// the Worker's ranged reads (`phrase::reads`) of each file (dictionary, bitmaps, passages), and the
+/// the Worker's ranged reads (`phrase::reads`) of each file (dictionary, bitmaps, passages, first pages), and the
 /// rounds.
 fn cold<T>(
     index: &Index,
     whole: &WholeFiles,
     step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
-) -> (T, usize, [usize; 3], usize) {
+) -> (T, usize, [usize; 4], usize) {
     let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
-    let (mut reads, mut rounds) = ([0; 3], 0);
+    let (mut reads, mut rounds) = ([0; 4], 0);
     loop {
         match step(index, &have) {
             Ok(answer) => return (answer, have.values().map(Vec::len).sum(), reads, rounds),
@@ -464,7 +467,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let (mut times, mut loaded) = (Vec::new(), Vec::new());
     let (mut n_reads, mut n_rounds) = (Vec::new(), Vec::new());
-    let mut reads_by_file = [0usize; 3];
+    let mut reads_by_file = [0usize; 4];
     let mut examples_wrong = Vec::new();
     let mut episodes = std::collections::BTreeSet::new();
     while episodes.len() < 400 {

@@ -6,11 +6,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use roaring::RoaringBitmap;
 
-use super::format::FIRST_PAGE;
 use super::format::{
     Block, BlockEpisode, Bucket, Entry, FORMAT_VERSION, FrequentGrams, Manifest, Mark, Passage, Passages,
     Tables, encode_gaps, fnv1a, speaker_key,
 };
+use super::format::{FIRST_PAGE, PAGES_FILE_BYTES};
 use super::{Config, MAX_PASSAGE_TOKENS};
 use crate::index::{IndexFile, bitmap_bytes, hashed_name};
 use crate::quote::normalise;
@@ -201,22 +201,46 @@ impl IndexBuilder {
             entries.push((speaker_key(&name), Postings { passages, marks: Vec::new() }));
         }
 
-        // The bitmaps file, and each entry's passages.
+        // The bitmaps file, the pages file, and each entry's passages.
         let mut bitmaps: Vec<u8> = Vec::new();
+        let mut pages: Vec<Vec<u8>> = vec![Vec::new()];
         let encoded: Vec<Encoded> = entries
             .into_iter()
-            .map(|(key, Postings { passages, marks })| {
+            .enumerate()
+            .map(|(idx, (key, Postings { passages, marks }))| {
                 let count = passages.len() as u32;
                 if count < frequent {
                     let marks = marks.into_iter().map(|mark| mark.0).collect();
-                    Encoded { key, count, inline: encode_gaps(&passages), marks, bitmap: None }
-                } else {
-                    let first = encode_gaps(&passages[..FIRST_PAGE.min(passages.len())]);
-                    let bytes = bitmap_bytes(&RoaringBitmap::from_sorted_iter(passages).expect("sorted"));
-                    let place = (bitmaps.len() as u64, bytes.len() as u32);
-                    bitmaps.extend_from_slice(&bytes);
-                    Encoded { key, count, inline: first, marks: Vec::new(), bitmap: Some(place) }
+                    return Encoded {
+                        key,
+                        count,
+                        inline: encode_gaps(&passages),
+                        marks,
+                        bitmap: None,
+                        page: (0, 0, 0),
+                    };
                 }
+                let first = &passages[..FIRST_PAGE.min(passages.len())];
+                // A speaker's passages are never a search's page without their text checked.
+                let page = if idx < n_grams {
+                    let page = page_of(&self.blocks, self.config.passages_per_block, first);
+                    let bytes = postcard::to_allocvec(&page).expect("pages serialise");
+                    if pages.last().expect("a file").len() + bytes.len() > PAGES_FILE_BYTES {
+                        pages.push(Vec::new());
+                    }
+                    let n_files = pages.len() as u32;
+                    let file = pages.last_mut().expect("a file");
+                    let place = (n_files - 1, file.len() as u64, bytes.len() as u32);
+                    file.extend_from_slice(&bytes);
+                    place
+                } else {
+                    (0, 0, 0)
+                };
+                let inline = encode_gaps(first);
+                let bytes = bitmap_bytes(&RoaringBitmap::from_sorted_iter(passages).expect("sorted"));
+                let place = (bitmaps.len() as u64, bytes.len() as u32);
+                bitmaps.extend_from_slice(&bytes);
+                Encoded { key, count, inline, marks: Vec::new(), bitmap: Some(place), page }
             })
             .collect();
 
@@ -241,7 +265,14 @@ impl IndexBuilder {
                             key: &entry.key,
                             count: entry.count,
                             passages: match entry.bitmap {
-                                Some((offset, len)) => Passages::Bitmap { offset, len, first: &entry.inline },
+                                Some((offset, len)) => Passages::Bitmap {
+                                    offset,
+                                    len,
+                                    first: &entry.inline,
+                                    page_file: entry.page.0,
+                                    page_offset: entry.page.1,
+                                    page_len: entry.page.2,
+                                },
                                 None => Passages::Inline { gaps: &entry.inline, marks: &entry.marks },
                             },
                         }
@@ -277,6 +308,7 @@ impl IndexBuilder {
         let (dict, _) = store("dict", dict);
         let (bitmaps, _) = store("bitmaps", bitmaps);
         let (passages, _) = store("passages", passages);
+        let pages = pages.into_iter().map(|bytes| store("pages", bytes).0).collect();
         BuiltIndex {
             manifest: Manifest {
                 version: FORMAT_VERSION,
@@ -290,10 +322,30 @@ impl IndexBuilder {
                 dict,
                 bitmaps,
                 passages,
+                pages,
             },
             files,
         }
     }
+}
+
+/// A copy of `passages` (a frequent gram's first page) out of their blocks, with their episodes.
+fn page_of(blocks: &[Block], passages_per_block: u32, passages: &[u32]) -> Block {
+    let mut page = Block::default();
+    for &passage in passages {
+        let block = &blocks[(passage / passages_per_block) as usize];
+        let mut copy = block.passages[(passage % passages_per_block) as usize].clone();
+        let episode = &block.episodes[copy.episode as usize];
+        copy.episode = match page.episodes.iter().position(|e| e.id == episode.id) {
+            Some(idx) => idx,
+            None => {
+                page.episodes.push(episode.clone());
+                page.episodes.len() - 1
+            }
+        } as u32;
+        page.passages.push(copy);
+    }
+    page
 }
 
 /// An entry on its way into a bucket: inline gaps, or a place in the bitmaps file.
@@ -305,6 +357,8 @@ struct Encoded {
     /// A rare gram's [`Mark`] in each of its passages; empty for the others.
     marks: Vec<u8>,
     bitmap: Option<(u64, u32)>,
+    /// Where a frequent gram's copy of its first page is: pages file, offset, length.
+    page: (u32, u64, u32),
 }
 
 /// A gram's passages in order, with its [`Mark`] in each.

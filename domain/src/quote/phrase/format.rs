@@ -16,11 +16,14 @@ use crate::index::Corrupt;
 use crate::transcript::{EpisodeRef, NameState, RunKind};
 
 /// The version of the index's files; a Worker refuses an index it does not know.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// How many of a frequent entry's first passages its dictionary entry lists: a search's first page
 /// of a phrase that is an entry then reads no bitmap.
 pub const FIRST_PAGE: usize = super::DEFAULT_LIMIT;
+
+/// A pages file is cut once it reaches this size (wrangler uploads objects of at most 300 MiB).
+pub const PAGES_FILE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The folder of the index in the build.
 pub const DIR: &str = "quotes";
@@ -46,6 +49,10 @@ pub struct Manifest {
     pub bitmaps: String,
     /// The passage blocks, one after the other.
     pub passages: String,
+    /// A copy of each frequent gram's first page, a [`Block`] of its first [`FIRST_PAGE`] passages,
+    /// one after the other: a common phrase's first page in one read instead of one a place. In
+    /// files of about [`PAGES_FILE_BYTES`], each of which an R2 upload takes whole.
+    pub pages: Vec<String>,
 }
 
 /// Where each dictionary bucket and passage block lies in its file, and which grams are frequent.
@@ -174,6 +181,12 @@ impl Index {
     /// A bitmap's part of the bitmaps file.
     pub(super) fn bitmap(&self, offset: u64, len: u32) -> Part {
         Part::of(&self.manifest.bitmaps, offset, offset + u64::from(len))
+    }
+
+    /// A frequent entry's copy of its first page, in pages file `file`.
+    pub(super) fn page(&self, file: u32, offset: u64, len: u32) -> Option<Part> {
+        let name = self.manifest.pages.get(file as usize)?;
+        Some(Part::of(name, offset, offset + u64::from(len)))
     }
 
     /// The bytes a reader loads once, besides the manifest.
@@ -363,9 +376,10 @@ pub(super) enum Passages<'a> {
     /// A rare entry's passages, as LEB128 gaps, and a [`Mark`] for each passage: which words
     /// stand next to the gram there. A speaker's passages have no marks (`marks` is empty).
     Inline { gaps: &'a [u8], marks: &'a [u8] },
-    /// A frequent entry's passages: a roaring bitmap at this place of the bitmaps file, and its
-    /// first [`FIRST_PAGE`] passages as LEB128 gaps, which are a search's first page.
-    Bitmap { offset: u64, len: u32, first: &'a [u8] },
+    /// A frequent entry's passages: a roaring bitmap at this place of the bitmaps file, its first
+    /// [`FIRST_PAGE`] passages as LEB128 gaps, which are a search's first page, and where the copy
+    /// of that page is among the pages files (`page_len` 0: none, as for a speaker).
+    Bitmap { offset: u64, len: u32, first: &'a [u8], page_file: u32, page_offset: u64, page_len: u32 },
 }
 
 /// The entries whose keys hash to one bucket, sorted by key.

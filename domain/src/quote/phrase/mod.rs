@@ -545,24 +545,29 @@ impl Blocks {
     /// they are not in it: a speaker's passage).
     fn hit(&self, index: &Index, passage: u32, words: &[String]) -> Result<Hit, PhraseError> {
         let (block, entry) = self.get(index, passage)?;
-        let episode =
-            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
-        let tokens = normalise::tokens(&entry.text);
-        let (start_s, end_s) = match find_words(&tokens, words) {
-            Some(position) => phrase_times(entry, &tokens, position, words.len()),
-            None => (entry.start_s, entry.end_s),
-        };
-        Ok(Hit {
-            episode: episode.into(),
-            start_s: round_ms(start_s),
-            end_s: round_ms(end_s),
-            times_estimated: true,
-            speaker: entry.speaker.clone(),
-            name: entry.name.clone(),
-            name_state: entry.name_state,
-            text: entry.text.clone(),
-        })
+        hit(block, entry, words, &index.manifest.passages)
     }
+}
+
+/// Passage `entry` of `block` (read from `file`) as a hit, its times those of `words` inside it
+/// (the whole passage's when they are not in it: a speaker's passage).
+fn hit(block: &Block, entry: &Passage, words: &[String], file: &str) -> Result<Hit, PhraseError> {
+    let episode = block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(file))?;
+    let tokens = normalise::tokens(&entry.text);
+    let (start_s, end_s) = match find_words(&tokens, words) {
+        Some(position) => phrase_times(entry, &tokens, position, words.len()),
+        None => (entry.start_s, entry.end_s),
+    };
+    Ok(Hit {
+        episode: episode.into(),
+        start_s: round_ms(start_s),
+        end_s: round_ms(end_s),
+        times_estimated: true,
+        speaker: entry.speaker.clone(),
+        name: entry.name.clone(),
+        name_state: entry.name_state,
+        text: entry.text.clone(),
+    })
 }
 
 /// Where `words` begin in `tokens`, if they occur there one after the other.
@@ -583,6 +588,8 @@ struct Matched {
     total: u64,
     /// The blocks read on the way.
     blocks: Option<Blocks>,
+    /// The copy of the first page, when `passages` are a frequent entry's first ones.
+    page: Option<Part>,
 }
 
 /// The passages that hold `words` one after the other (and are of `speaker`, when given), or only
@@ -615,7 +622,7 @@ fn matching<P: Parts>(
 
     // The first page of a frequent entry is listed beside it: no bitmap to read.
     if let Plan::Exact(entry) = &plan
-        && let Passages::Bitmap { first: listed, .. } = entry.passages
+        && let Passages::Bitmap { first: listed, page_file, page_offset, page_len, .. } = entry.passages
         && speaker_entry.is_none()
         && first > 0
     {
@@ -623,7 +630,15 @@ fn matching<P: Parts>(
         if first <= listed.len() {
             let passages =
                 RoaringBitmap::from_sorted_iter(listed).map_err(|_| corrupt(&index.manifest.dict))?;
-            return Ok(Matched { passages, total: u64::from(entry.count), blocks: None });
+            let page = match page_len {
+                0 => None,
+                _ => Some(
+                    index
+                        .page(page_file, page_offset, page_len)
+                        .ok_or_else(|| corrupt(&index.manifest.dict))?,
+                ),
+            };
+            return Ok(Matched { passages, total: u64::from(entry.count), blocks: None, page });
         }
     }
 
@@ -681,7 +696,7 @@ fn matching<P: Parts>(
             (matches, Some(blocks))
         }
     };
-    Ok(Matched { total: passages.len(), passages, blocks })
+    Ok(Matched { total: passages.len(), passages, blocks, page: None })
 }
 
 fn windows(words: &[String], n: usize) -> Vec<String> {
@@ -703,13 +718,28 @@ pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer
     let page: Vec<u32> = matches.iter().skip(start).take(query.page.limit).collect();
     let next_cursor = query.page.next_cursor(page.len(), total as usize);
 
-    // Round three: the blocks of this page's passages.
-    let blocks = match checked {
-        Some(blocks) => blocks,
-        None => Blocks::read(index, parts, page.iter().copied())?,
+    // Round three: the blocks of this page's passages, or the copy of a frequent entry's first page
+    // (its passages in the order `matches` lists them).
+    let mut hits: Vec<Hit> = match (checked, matched.page) {
+        (None, Some(copy)) => {
+            require(parts, [copy.clone()])?;
+            let block: Block = postcard::from_bytes(parts.part(&copy).expect("required"))
+                .map_err(|_| corrupt(&copy.file))?;
+            let nth = |passage: u32| block.passages.get(matches.rank(passage) as usize - 1);
+            page.into_iter()
+                .map(|passage| {
+                    hit(&block, nth(passage).ok_or_else(|| corrupt(&copy.file))?, &words, &copy.file)
+                })
+                .collect::<Result<_, _>>()?
+        }
+        (checked, _) => {
+            let blocks = match checked {
+                Some(blocks) => blocks,
+                None => Blocks::read(index, parts, page.iter().copied())?,
+            };
+            page.into_iter().map(|passage| blocks.hit(index, passage, &words)).collect::<Result<_, _>>()?
+        }
     };
-    let mut hits: Vec<Hit> =
-        page.into_iter().map(|passage| blocks.hit(index, passage, &words)).collect::<Result<_, _>>()?;
     // A page also stops at the byte budget (`crate::paging`); the cursor then goes on from the cut.
     let next_cursor = if crate::paging::cut(&mut hits, crate::paging::PAGE_BYTES) {
         query.page.next_cursor(hits.len(), total as usize)
@@ -1429,6 +1459,7 @@ mod tests {
         let wrong = grams.iter().filter(|(_, frequent)| *frequent).map(|(key, _)| key.as_str());
         let wrong = format::FrequentGrams::of(wrong.chain(std::iter::from_fn(|| rare.nth(1))));
         let filters = [built.with_frequent(None), built.with_frequent(wrong)];
+        let mut copied = 0;
         let (mut kinds, mut found) = ([0usize; 2], 0);
         for (idx, phrase) in phrases.iter().enumerate() {
             let speaker = (idx % 4 == 0).then_some("Ana Lima");
@@ -1452,11 +1483,15 @@ mod tests {
             // The first page alone, which a frequent entry lists beside its bitmap.
             let mut params = vec![("q", phrase.as_str())];
             params.extend(speaker.map(|s| ("speaker", s)));
-            let (first_page, _) = built.search(&parse_query(params).unwrap());
+            let (first_page, _, read) =
+                built.read_parts(|index, parts| search(index, &parse_query(params.clone()).unwrap(), parts));
             assert_eq!(first_page.total as usize, expected.len(), "first page total of {phrase:?}");
             let got: Vec<(&str, &str)> =
                 first_page.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
             assert_eq!(got, want[..want.len().min(DEFAULT_LIMIT)], "first page of {phrase:?} ({speaker:?})");
+            // Times and names too, whether the page came from the blocks or from its copy.
+            assert_eq!(first_page.hits[..], answer.hits[..first_page.hits.len()], "first page of {phrase:?}");
+            copied += usize::from(read.keys().any(|part| built.index.manifest.pages.contains(&part.file)));
             kinds[usize::from(wanted.len() > 3)] += 1;
             found += usize::from(!expected.is_empty());
             // Rare grams, tiles, a lattice level, bitmaps, blocks: a long phrase of words this small
@@ -1473,5 +1508,6 @@ mod tests {
             }
         }
         assert!(kinds[0] > 50 && kinds[1] > 50 && found > 100 && found < phrases.len(), "{kinds:?} {found}");
+        assert!(copied > 20, "only {copied} first pages came from their copies");
     }
 }
