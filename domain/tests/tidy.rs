@@ -49,11 +49,13 @@ fn domain_clippy_rejects_io_clock_and_environment() {
 
 /// `domain`'s dependencies, each chosen: a new one is added here on purpose (and must do no IO and
 /// run on wasm32), never by accident.
-const DOMAIN_DEPENDENCIES: [&str; 16] = [
+const DOMAIN_DEPENDENCIES: [&str; 17] = [
     "serde",
     "serde_json",
     "postcard",
     "roaring",
+    // The phrase index's passage blocks and page copies: LZ4 blocks (pure Rust, builds for wasm32).
+    "lz4_flex",
     // The phrase index's filter of frequent grams: binary fuse filters (no_std, builds for wasm32).
     "xorf",
     "rust-stemmers",

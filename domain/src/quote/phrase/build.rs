@@ -224,7 +224,7 @@ impl IndexBuilder {
                 // A speaker's passages are never a search's page without their text checked.
                 let page = if idx < n_grams {
                     let page = page_of(&self.blocks, self.config.passages_per_block, first);
-                    let bytes = postcard::to_allocvec(&page).expect("pages serialise");
+                    let bytes = page.pack();
                     if pages.last().expect("a file").len() + bytes.len() > PAGES_FILE_BYTES {
                         pages.push(Vec::new());
                     }
@@ -287,7 +287,7 @@ impl IndexBuilder {
         let mut passages = Vec::new();
         let mut block_lens = Vec::with_capacity(self.blocks.len());
         for block in &self.blocks {
-            let bytes = postcard::to_allocvec(block).expect("blocks serialise");
+            let bytes = block.pack();
             block_lens.push(bytes.len() as u32);
             passages.extend_from_slice(&bytes);
         }

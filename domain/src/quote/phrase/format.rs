@@ -502,6 +502,31 @@ pub(super) struct Block {
     pub passages: Vec<Passage>,
 }
 
+/// The largest block or page a reader inflates: far above any the builder writes (a block of eight
+/// passages of at most [`super::MAX_PASSAGE_TOKENS`] words, and their episodes), so a damaged length
+/// is refused instead of allocated.
+const MAX_BLOCK_BYTES: usize = 1 << 20;
+
+impl Block {
+    /// As stored: postcard, then an LZ4 block with its length before it. Passages are speech and
+    /// their episodes repeat the same show, licence and attribution, so on the Changelog corpus the
+    /// blocks take 66% of their postcard bytes and the page copies 60%, for microseconds of
+    /// decoding (BENCHMARKS.md, issue 14).
+    pub fn pack(&self) -> Vec<u8> {
+        lz4_flex::block::compress_prepend_size(&postcard::to_allocvec(self).expect("blocks serialise"))
+    }
+
+    /// A stored block (or page copy) of `file` back.
+    pub fn unpack(bytes: &[u8], file: &str) -> Result<Block, Corrupt> {
+        let len = bytes.first_chunk::<4>().map(|len| u32::from_le_bytes(*len) as usize);
+        if len.is_none_or(|len| len > MAX_BLOCK_BYTES) {
+            return Err(corrupt(file));
+        }
+        let inflated = lz4_flex::block::decompress_size_prepended(bytes).map_err(|_| corrupt(file))?;
+        postcard::from_bytes(&inflated).map_err(|_| corrupt(file))
+    }
+}
+
 /// FNV-1a, 64 bits: the bucket of a key. Stable across builds and platforms, which a dictionary
 /// read by another program needs; `std`'s hasher promises neither.
 pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -590,6 +615,30 @@ mod tests {
         let all = super::reads(&parts, Joining { gap: 0, budget: u64::MAX });
         assert_eq!(all.len(), 2, "never across files: {all:?}");
         assert_eq!(all[0].range, part("a", 0, 5010));
+    }
+
+    #[test]
+    fn blocks_round_trip_and_damage_is_refused() {
+        let passage = Passage {
+            episode: 0,
+            speaker: "S1".into(),
+            name: Some("Ana Lima".into()),
+            name_state: NameState::Human,
+            start_s: 1.5,
+            end_s: 4.0,
+            start_estimated: false,
+            end_estimated: false,
+            text: "the same words again and again and again".into(),
+        };
+        let block = Block { episodes: Vec::new(), passages: vec![passage.clone(), passage] };
+        let packed = block.pack();
+        assert!(packed.len() < postcard::to_allocvec(&block).unwrap().len(), "repeated words take less room");
+        assert_eq!(Block::unpack(&packed, "p").unwrap(), block);
+        let mut huge = packed.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Block::unpack(&huge, "p").is_err(), "a damaged length is refused, not allocated");
+        assert!(Block::unpack(&packed[..packed.len() - 3], "p").is_err(), "a cut-off block");
+        assert!(Block::unpack(&packed[..2], "p").is_err(), "no length");
     }
 
     #[test]

@@ -522,8 +522,7 @@ impl Blocks {
         require(parts, wanted.iter().cloned())?;
         let mut decoded = Vec::with_capacity(wanted.len());
         for part in wanted {
-            let block: Block = postcard::from_bytes(parts.part(&part).expect("required"))
-                .map_err(|_| corrupt(&part.file))?;
+            let block = Block::unpack(parts.part(&part).expect("required"), &part.file)?;
             decoded.push((part, block));
         }
         Ok(Blocks { decoded })
@@ -723,8 +722,7 @@ pub fn search(index: &Index, query: &Query, parts: &impl Parts) -> Result<Answer
     let mut hits: Vec<Hit> = match (checked, matched.page) {
         (None, Some(copy)) => {
             require(parts, [copy.clone()])?;
-            let block: Block = postcard::from_bytes(parts.part(&copy).expect("required"))
-                .map_err(|_| corrupt(&copy.file))?;
+            let block = Block::unpack(parts.part(&copy).expect("required"), &copy.file)?;
             let nth = |passage: u32| block.passages.get(matches.rank(passage) as usize - 1);
             page.into_iter()
                 .map(|passage| {
