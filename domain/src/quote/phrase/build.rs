@@ -113,17 +113,9 @@ impl IndexBuilder {
                     self.blocks.push(Block::default());
                 }
                 let block = self.blocks.last_mut().expect("a block was opened");
-                let episode = match block.episodes.iter().position(|e| e.id == canonical.episode.id) {
-                    Some(idx) => idx,
-                    None => {
-                        block.episodes.push(BlockEpisode::new(
-                            &canonical.episode,
-                            &canonical.pipeline,
-                            canonical.kind,
-                        ));
-                        block.episodes.len() - 1
-                    }
-                } as u32;
+                let episode = block.episode_slot(&canonical.episode.id, || {
+                    BlockEpisode::new(&canonical.episode, &canonical.pipeline, canonical.kind)
+                });
                 block.passages.push(Passage {
                     episode,
                     speaker: segment.speaker.clone(),
@@ -217,14 +209,13 @@ impl IndexBuilder {
                         inline: encode_gaps(&passages),
                         marks,
                         bitmap: None,
-                        page: (0, 0, 0),
+                        page: None,
                     };
                 }
                 let first = &passages[..FIRST_PAGE.min(passages.len())];
                 // A speaker's passages are never a search's page without their text checked.
-                let page = if idx < n_grams {
-                    let page = page_of(&self.blocks, self.config.passages_per_block, first);
-                    let bytes = page.pack();
+                let page = (idx < n_grams).then(|| {
+                    let bytes = page_of(&self.blocks, self.config.passages_per_block, first).pack();
                     if pages.last().expect("a file").len() + bytes.len() > PAGES_FILE_BYTES {
                         pages.push(Vec::new());
                     }
@@ -233,9 +224,7 @@ impl IndexBuilder {
                     let place = (n_files - 1, file.len() as u64, bytes.len() as u32);
                     file.extend_from_slice(&bytes);
                     place
-                } else {
-                    (0, 0, 0)
-                };
+                });
                 let inline = encode_gaps(first);
                 let bytes = bitmap_bytes(&RoaringBitmap::from_sorted_iter(passages).expect("sorted"));
                 let place = (bitmaps.len() as u64, bytes.len() as u32);
@@ -265,14 +254,17 @@ impl IndexBuilder {
                             key: &entry.key,
                             count: entry.count,
                             passages: match entry.bitmap {
-                                Some((offset, len)) => Passages::Bitmap {
-                                    offset,
-                                    len,
-                                    first: &entry.inline,
-                                    page_file: entry.page.0,
-                                    page_offset: entry.page.1,
-                                    page_len: entry.page.2,
-                                },
+                                Some((offset, len)) => {
+                                    let (page_file, page_offset, page_len) = entry.page.unwrap_or_default();
+                                    Passages::Bitmap {
+                                        offset,
+                                        len,
+                                        first: &entry.inline,
+                                        page_file,
+                                        page_offset,
+                                        page_len,
+                                    }
+                                }
                                 None => Passages::Inline { gaps: &entry.inline, marks: &entry.marks },
                             },
                         }
@@ -336,13 +328,7 @@ fn page_of(blocks: &[Block], passages_per_block: u32, passages: &[u32]) -> Block
         let block = &blocks[(passage / passages_per_block) as usize];
         let mut copy = block.passages[(passage % passages_per_block) as usize].clone();
         let episode = &block.episodes[copy.episode as usize];
-        copy.episode = match page.episodes.iter().position(|e| e.id == episode.id) {
-            Some(idx) => idx,
-            None => {
-                page.episodes.push(episode.clone());
-                page.episodes.len() - 1
-            }
-        } as u32;
+        copy.episode = page.episode_slot(&episode.id, || episode.clone());
         page.passages.push(copy);
     }
     page
@@ -357,8 +343,9 @@ struct Encoded {
     /// A rare gram's [`Mark`] in each of its passages; empty for the others.
     marks: Vec<u8>,
     bitmap: Option<(u64, u32)>,
-    /// Where a frequent gram's copy of its first page is: pages file, offset, length.
-    page: (u32, u64, u32),
+    /// Where a frequent gram's copy of its first page is: pages file, offset, length (none for a
+    /// speaker, written as a length of 0).
+    page: Option<(u32, u64, u32)>,
 }
 
 /// A gram's passages in order, with its [`Mark`] in each.

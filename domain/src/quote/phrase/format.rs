@@ -508,6 +508,15 @@ pub(super) struct Block {
 const MAX_BLOCK_BYTES: usize = 1 << 20;
 
 impl Block {
+    /// The index in `episodes` of the episode `id`, which `make` adds when the block lacks it.
+    pub fn episode_slot(&mut self, id: &str, make: impl FnOnce() -> BlockEpisode) -> u32 {
+        let idx = self.episodes.iter().position(|e| e.id == id).unwrap_or_else(|| {
+            self.episodes.push(make());
+            self.episodes.len() - 1
+        });
+        idx as u32
+    }
+
     /// As stored: postcard, then an LZ4 block with its length before it. Passages are speech and
     /// their episodes repeat the same show, licence and attribution, so on the Changelog corpus the
     /// blocks take 66% of their postcard bytes and the page copies 60%, for microseconds of
