@@ -60,6 +60,12 @@ fn main() -> std::process::ExitCode {
         quotes::search_finds_phrases_with_speakers_and_lists_a_person,
         quotes::phrase_reads_at_once_answer_as_they_do_alone,
         quotes::transcripts_download_as_webvtt_and_podcasting20,
+        // What independent testers found (issue 32).
+        quotes::a_quote_two_people_said_in_one_episode_is_never_high,
+        quotes::a_changed_word_is_neither_exact_nor_verbatim,
+        quotes::times_estimated_agrees_between_attribute_and_search,
+        quotes::a_turn_that_only_touches_the_window_is_not_in_it,
+        quotes::speaker_alone_lists_turns_without_searchable_words,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).
         recipes_write::me_names_the_key_owner_and_its_label,
         recipes_write::missing_unknown_and_revoked_keys_are_401_with_a_bearer_challenge,

@@ -394,3 +394,118 @@ pub async fn transcripts_download_as_webvtt_and_podcasting20(w: Arc<Worker>) -> 
     );
     Ok(())
 }
+
+const GO_TIME_52: &str = "https://changelog.com/gotime/52";
+const JS_PARTY_40: &str = "https://changelog.com/jsparty/40";
+
+/// "Which one was the best recipe" is said by two people in one episode, sixteen seconds apart. With
+/// the episode's address it once answered the first with `trust: high` and no `match` or
+/// `alternatives`; both ways of asking now name the same place, the first, count two places and list
+/// the other, and leave the name to a person.
+pub async fn a_quote_two_people_said_in_one_episode_is_never_high(w: Arc<Worker>) -> Result<()> {
+    let quote = "which one was the best recipe";
+    let asked = attribute(&w, GO_TIME_52, quote).await?;
+    let everywhere = ok(&w, &format!("/api/attribute?quote={}", enc(quote))).await?;
+    for answer in [&asked, &everywhere] {
+        ensure!(answer["found"] == true && answer["trust"] == "review" && answer["match"] == 2, "{answer}");
+        ensure!(answer["name"] == "David Chase" && answer["verbatim"] == true, "{answer}");
+        let alternatives = answer["alternatives"].as_array().unwrap();
+        ensure!(alternatives.len() == 1 && alternatives[0]["name"] == "Ashley McNamara", "{answer}");
+        ensure!(alternatives[0]["episode"]["source_url"] == GO_TIME_52, "{answer}");
+    }
+    ensure!(asked["start_s"] == everywhere["start_s"], "the same place:\n{asked}\n{everywhere}");
+    // Said once: the one place, nothing else, and `high` (a name an editor's source made human).
+    let once = attribute(&w, JS_PARTY_299, "I started in tech about 9-10 years ago").await?;
+    ensure!(once["match"] == 1 && once["alternatives"] == serde_json::json!([]), "{once}");
+    ensure!(once["trust"] == "high", "{once}");
+    // Not found in the episode asked about: none, and no alternatives.
+    let missing = attribute(&w, GO_TIME_52, "purple giraffes ride the tractor quietly").await?;
+    ensure!(missing["found"] == false && missing["match"] == 0, "{missing}");
+    ensure!(missing["alternatives"] == serde_json::json!([]), "{missing}");
+    Ok(())
+}
+
+/// A quote with a word changed answered `exact: true` beside `verbatim: false`.
+pub async fn a_changed_word_is_neither_exact_nor_verbatim(w: Arc<Worker>) -> Result<()> {
+    let changed =
+        attribute(&w, JS_PARTY_299, "I started in tech about 9-10 months ago, and self-taught developer")
+            .await?;
+    ensure!(changed["found"] == true && changed["name"] == "Valerie Phoenix", "{changed}");
+    ensure!(changed["exact"] == false && changed["verbatim"] == false, "{changed}");
+    ensure!(changed["trust"] == "review", "{changed}");
+    let whole = attribute(&w, JS_PARTY_299, "I started in tech about 9-10 years ago").await?;
+    ensure!(whole["exact"] == true && whole["verbatim"] == true, "{whole}");
+    Ok(())
+}
+
+/// The same place was `times_estimated: false` from `/api/attribute` and `true` from `/api/search`,
+/// though its start was interpolated inside a turn with no word times.
+pub async fn times_estimated_agrees_between_attribute_and_search(w: Arc<Worker>) -> Result<()> {
+    let phrase = "started in tech about 9-10 years ago";
+    let answer = attribute(&w, JS_PARTY_299, phrase).await?;
+    let hits = ok(&w, &format!("/api/search?q={}", enc(phrase))).await?;
+    ensure!(hits["total"] == 1, "{hits}");
+    let hit = &hits["hits"][0];
+    ensure!(answer["times_estimated"] == true && hit["times_estimated"] == true, "{answer}\n{hit}");
+    let (a, h) = (answer["start_s"].as_f64().unwrap(), hit["start_s"].as_f64().unwrap());
+    ensure!((a - h).abs() < 0.01, "one place, one time: {a} and {h}");
+    // A turn's measured start is no estimate: a quote from a turn's first word starts there.
+    let transcript = ok(&w, &format!("/api/episodes/{}/transcript", id_of(&w, JS_PARTY_299).await?)).await?;
+    let turn = transcript["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by_key(|s| s["text"].as_str().unwrap_or_default().len())
+        .unwrap();
+    let first_words: Vec<&str> = turn["text"].as_str().unwrap().split_whitespace().take(10).collect();
+    let from_start = attribute(&w, JS_PARTY_299, &first_words.join(" ")).await?;
+    ensure!(from_start["start_s"] == turn["start_s"], "{from_start}\n{turn}");
+    Ok(())
+}
+
+/// `from=…&to=…` returned an empty clipped turn at `to` (a turn that starts where the window ends),
+/// and the speakers call counted its speaker with 0 s and 1 segment.
+pub async fn a_turn_that_only_touches_the_window_is_not_in_it(w: Arc<Worker>) -> Result<()> {
+    let id = id_of(&w, JS_PARTY_299).await?;
+    let whole = ok(&w, &format!("/api/episodes/{id}/transcript")).await?;
+    let turns = whole["segments"].as_array().unwrap();
+    let (from, to) = (turns[3]["end_s"].as_f64().unwrap(), turns[9]["start_s"].as_f64().unwrap());
+    let slice = ok(&w, &format!("/api/episodes/{id}/transcript?from={from}&to={to}")).await?;
+    let inside = slice["segments"].as_array().unwrap();
+    ensure!(!inside.is_empty(), "{slice}");
+    for turn in inside {
+        let (start, end) = (turn["start_s"].as_f64().unwrap(), turn["end_s"].as_f64().unwrap());
+        ensure!(start < to && end > from && !turn["text"].as_str().unwrap().is_empty(), "{turn}");
+    }
+    let stats = ok(&w, &format!("/api/episodes/{id}/speakers?from={from}&to={to}")).await?;
+    let counted: usize =
+        stats["speakers"].as_array().unwrap().iter().map(|s| s["segments"].as_u64().unwrap() as usize).sum();
+    ensure!(counted == inside.len(), "{stats}");
+    ensure!(
+        stats["speakers"].as_array().unwrap().iter().all(|s| s["seconds"].as_f64().unwrap() > 0.0),
+        "{stats}"
+    );
+    Ok(())
+}
+
+/// `speaker` alone left out turns without a word to search (`[laughs]`, `Mm-hmm.`), though the seed
+/// lists "everything that person said".
+pub async fn speaker_alone_lists_turns_without_searchable_words(w: Arc<Worker>) -> Result<()> {
+    let mut path = "/api/search?speaker=Suz+Hinton&limit=100".to_string();
+    let mut laughs = 0;
+    loop {
+        let page = ok(&w, &path).await?;
+        laughs += page["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|hit| hit["text"] == "[laughs]" && hit["episode"]["source_url"] == JS_PARTY_40)
+            .count();
+        match page["next_cursor"].as_str() {
+            Some(cursor) => path = format!("/api/search?speaker=Suz+Hinton&limit=100&cursor={cursor}"),
+            None => break,
+        }
+    }
+    ensure!(laughs == 1, "the turn `[laughs]` at 2764.4 s is listed once: {laughs}");
+    Ok(())
+}

@@ -167,12 +167,12 @@ tools! {
         "attribute_quote",
         "Attribute a quote",
         "Find who said a quote and when. Give the quote, and the episode's source URL (any spelling) if you \
-         know it; without it the whole corpus is searched, and the answer adds `match` (how many places \
-         hold the quote word for word) and `alternatives` (the other places). Quotes edited with an \
-         ellipsis or a [bracketed] word are found (`edited: true`). Every found answer has `cite` (a \
-         citation to paste) and `listen_url`. `trust` is `high` only for a verbatim match inside one \
-         person's speech with a confident or human-set name, and, over the whole corpus, in exactly one \
-         place; otherwise check it. Same as GET /api/attribute.",
+         know it; without it the whole corpus is searched. Every answer has `match` (how many places hold \
+         the quote word for word: in that episode, or in the corpus) and `alternatives` (the other places); \
+         the first place in time answers. Quotes edited with an ellipsis or a [bracketed] word are found \
+         (`edited: true`). Every found answer has `cite` (a citation to paste) and `listen_url`. `trust` is \
+         `high` only for a verbatim match inside one person's speech with a confident or human-set name, \
+         held in exactly one place; otherwise check it. Same as GET /api/attribute.",
     ),
     SearchTranscripts(api::TranscriptSearch => phrase::Answer) = read(
         "search_transcripts",

@@ -14,15 +14,24 @@ pub fn clock(seconds: f64) -> String {
     format!("{}:{:02}:{:02}", whole / 3600, whole / 60 % 60, whole % 60)
 }
 
-/// `Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:01:05.`
+/// `Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:01:05.` Without a name (withheld
+/// or unknown), `Unidentified speaker`, with the label only when it is a machine's (`SPEAKER_01`,
+/// `B`, `spk_2`): a label that is a person's name (a transcript's voice tag) would say the very
+/// name the service withholds.
 pub fn cite(episode: &EpisodeRef, name: Option<&str>, speaker: &str, start_s: f64) -> String {
     let who = match name {
         Some(name) => name.to_string(),
-        None => format!("Unidentified speaker ({speaker})"),
+        None if is_machine_label(speaker) => format!("Unidentified speaker ({speaker})"),
+        None => "Unidentified speaker".to_string(),
     };
     let show = episode.show_title.as_deref().unwrap_or(&episode.show);
     let date = episode.published.as_deref().map(|date| format!(", {date}")).unwrap_or_default();
     format!("{who}, “{}”, {show}{date}, at {}.", episode.title, clock(start_s))
+}
+
+/// A diarization label that names no one: one letter, or any label with a digit in it.
+fn is_machine_label(label: &str) -> bool {
+    label.chars().count() == 1 || label.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Where to listen from `start_s`.
@@ -74,6 +83,18 @@ mod tests {
         assert_eq!(
             cite(&bare, None, "SPEAKER_01", 5.0),
             "Unidentified speaker (SPEAKER_01), “Sourdough”, kitchen-table, at 0:00:05."
+        );
+    }
+
+    #[test]
+    fn a_withheld_name_does_not_leak_through_a_label_that_is_a_name() {
+        assert_eq!(
+            cite(&episode(None), None, "Peter Pezaris", 5.0),
+            "Unidentified speaker, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
+        );
+        assert_eq!(
+            cite(&episode(None), None, "B", 5.0),
+            "Unidentified speaker (B), “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
         );
     }
 

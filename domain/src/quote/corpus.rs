@@ -102,7 +102,10 @@ pub fn attribute_corpus(places: &Places, quote: &str) -> Attribution {
     let rank = |answer: &Attribution| {
         let m = answer.found_at.as_ref().expect("found");
         let published = answer.episode.as_ref().and_then(|e| e.published.clone()).unwrap_or_default();
-        (m.matched_words, m.verbatim, std::cmp::Reverse(published))
+        // Among equals, the earliest published, then the earliest in its episode: the place a question
+        // about that episode answers.
+        let start_ms = (m.start_s * 1000.0).round() as i64;
+        (m.matched_words, m.verbatim, std::cmp::Reverse(published), std::cmp::Reverse(start_ms))
     };
     let Some(mut best) = found.into_iter().reduce(|a, b| if rank(&b) > rank(&a) { b } else { a }) else {
         return Attribution {
@@ -110,19 +113,31 @@ pub fn attribute_corpus(places: &Places, quote: &str) -> Attribution {
             reason: Some("quote_not_found".into()),
             episode: None,
             found_at: None,
-            matches: Some(0),
-            alternatives: Some(Vec::new()),
+            matches: 0,
+            alternatives: Vec::new(),
         };
     };
     let m = best.found_at.as_mut().expect("found");
     if places.verbatim_total != 1 {
         m.trust = Trust::Review;
     }
+    // The best answer's own passage is one of the verbatim hits: the one of its episode nearest to it,
+    // when it overlaps the answer. Only that one is left out; every other hit is an alternative, however
+    // close (two people saying the same words one after the other).
     let best_id = best.episode.as_ref().map(|e| e.id.clone());
+    let own = places
+        .verbatim
+        .iter()
+        .enumerate()
+        .filter(|(_, hit)| Some(&hit.episode.id) == best_id.as_ref() && overlaps(hit, m.start_s, m.end_s))
+        .min_by(|(_, a), (_, b)| (a.start_s - m.start_s).abs().total_cmp(&(b.start_s - m.start_s).abs()))
+        .map(|(idx, _)| idx);
     let alternatives = places
         .verbatim
         .iter()
-        .filter(|hit| Some(&hit.episode.id) != best_id.as_ref() || !overlaps(hit, m.start_s, m.end_s))
+        .enumerate()
+        .filter(|(idx, _)| Some(*idx) != own)
+        .map(|(_, hit)| hit)
         .take(MAX_ALTERNATIVES)
         .map(|hit: &Hit| Alternative {
             episode: hit.episode.clone(),
@@ -132,8 +147,8 @@ pub fn attribute_corpus(places: &Places, quote: &str) -> Attribution {
             start_s: hit.start_s,
         })
         .collect();
-    best.matches = Some(places.verbatim_total.max(1));
-    best.alternatives = Some(alternatives);
+    best.matches = places.verbatim_total.max(1);
+    best.alternatives = alternatives;
     best
 }
 

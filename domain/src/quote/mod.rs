@@ -43,7 +43,11 @@ struct TokenAt {
     end: u32,
     start_s: f64,
     end_s: f64,
-    estimated: bool,
+    /// `start_s` is not a measured time: no timed word starts the token, and it is not its
+    /// segment's first word with a measured segment start (it was interpolated inside the segment).
+    start_estimated: bool,
+    /// `end_s` likewise, by the token's last timed word or its segment's measured end.
+    end_estimated: bool,
 }
 
 /// A canonical transcript made ready for attribution.
@@ -65,11 +69,13 @@ impl Prepared {
             let span = segment.end_s - segment.start_s;
             let mut chars_before = 0usize;
             let mut last_byte = 0usize;
-            for token in normalise::tokens(&segment.text) {
+            let tokens = normalise::tokens(&segment.text);
+            let n_tokens = tokens.len();
+            for (token_idx, token) in tokens.into_iter().enumerate() {
                 chars_before += segment.text[last_byte..token.start].chars().count();
                 let token_chars = segment.text[token.start..token.end].chars().count();
                 last_byte = token.start;
-                let (start_s, end_s, estimated) = match word_times.as_ref().and_then(|times| {
+                let timed = word_times.as_ref().and_then(|times| {
                     let first =
                         times.iter().find(|(start, end, ..)| *start <= token.start && token.start < *end)?;
                     let last = times
@@ -77,15 +83,23 @@ impl Prepared {
                         .rev()
                         .find(|(start, end, ..)| *start < token.end && token.end <= *end)
                         .unwrap_or(first);
-                    Some((first.2, last.3, first.4 || last.4))
-                }) {
-                    Some(times) => times,
-                    None => (
-                        segment.start_s + span * chars_before as f64 / n_chars,
-                        segment.start_s + span * (chars_before + token_chars) as f64 / n_chars,
-                        segment.start_estimated || segment.end_estimated,
-                    ),
-                };
+                    Some((first.2, last.3, first.4, last.4))
+                });
+                // Without word times, a segment's first word starts at its start and its last word
+                // ends at its end; every other time is interpolated by character position.
+                let (start_s, end_s, start_estimated, end_estimated) = timed.unwrap_or_else(|| {
+                    let (start_s, start_estimated) = if token_idx == 0 {
+                        (segment.start_s, segment.start_estimated)
+                    } else {
+                        (segment.start_s + span * chars_before as f64 / n_chars, true)
+                    };
+                    let (end_s, end_estimated) = if token_idx + 1 == n_tokens {
+                        (segment.end_s, segment.end_estimated)
+                    } else {
+                        (segment.start_s + span * (chars_before + token_chars) as f64 / n_chars, true)
+                    };
+                    (start_s, end_s, start_estimated, end_estimated)
+                });
                 let id = match prepared.vocab.get(&token.norm) {
                     Some(id) => *id,
                     None => {
@@ -104,7 +118,8 @@ impl Prepared {
                     end: token.end as u32,
                     start_s,
                     end_s,
-                    estimated,
+                    start_estimated,
+                    end_estimated,
                 });
             }
         }
@@ -170,11 +185,16 @@ pub struct Match {
     /// itself an estimate, the latest measured segment start before it (`null` if there is none).
     pub segment_start_s: Option<f64>,
     pub end_s: f64,
-    /// `start_s`/`end_s` rest on estimated times (no measured word or segment time there).
+    /// `start_s` or `end_s` is not a measured time: no timed word and no measured segment boundary
+    /// is there, so the time was interpolated inside its segment by character position. `/api/search`
+    /// marks its hits by the same rule.
     pub times_estimated: bool,
-    /// False when only a leading portion of the quote matched.
+    /// The quote matched whole and word for word: false when only a leading (or any) portion of it
+    /// matched, and when a word of it was changed, missing or added. The same as `verbatim`; the
+    /// seed names this one.
     pub exact: bool,
-    /// Every word of the quote matched the transcript word for word, after normalisation.
+    /// Every word of the quote (of each piece, for an edited quote) matched the transcript word for
+    /// word, after normalisation: always equal to `exact`.
     pub verbatim: bool,
     pub crosses_speaker: bool,
     /// Each speaker's part, in order, when `crosses_speaker`.
@@ -209,14 +229,14 @@ pub struct Attribution {
     pub episode: Option<EpisodeRef>,
     #[serde(flatten)]
     pub found_at: Option<Match>,
-    /// A search of the whole corpus (no `source_url`): how many passages hold the quote (its
-    /// longest piece) word for word; at least 1 when found.
-    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
-    pub matches: Option<u64>,
-    /// A search of the whole corpus: other places that hold the quote word for word (a guest
-    /// repeating themselves, a clip replayed later), up to [`corpus::MAX_ALTERNATIVES`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alternatives: Option<Vec<corpus::Alternative>>,
+    /// How many places hold the quote (its longest piece, for an edited quote) word for word: in the
+    /// episode asked about, or, without `source_url`, passages of the whole corpus. At least 1 when
+    /// found, 0 when not; `trust` is `high` only when it is 1.
+    #[serde(rename = "match")]
+    pub matches: u64,
+    /// The other places that hold the quote word for word (two people saying the same words, a guest
+    /// repeating themselves, a clip replayed later), up to [`corpus::MAX_ALTERNATIVES`], earliest first.
+    pub alternatives: Vec<corpus::Alternative>,
 }
 
 /// Checks `quote` as `/api/attribute` receives it.
@@ -280,7 +300,11 @@ fn stands_as_written(canonical: &Canonical, whole: &Attribution, insertions: &[S
     insertions.iter().all(|insertion| said.contains(&insertion.to_lowercase()))
 }
 
-/// Finds the pieces of a quote, in order and close together.
+/// Finds the pieces of a quote, in order and close together. Where the longest piece stands word
+/// for word in more than one place, the answer is the first of them in time that the other pieces
+/// complete (so a search of the whole corpus, which reads the episode's earliest place, answers the
+/// same place), the others are its `alternatives`, and `trust` is `review`: two places are a
+/// question for a person, inside one episode as across the corpus.
 fn attribute_pieces(
     canonical: &Canonical,
     prepared: &Prepared,
@@ -292,41 +316,45 @@ fn attribute_pieces(
         reason: Some("quote_not_found".into()),
         episode: Some(canonical.episode.clone()),
         found_at: None,
-        matches: None,
-        alternatives: None,
+        matches: 0,
+        alternatives: Vec::new(),
     };
     let Some(longest) = (0..pieces.len()).max_by_key(|&idx| (pieces[idx].len(), usize::MAX - idx)) else {
         return not_found();
     };
-    let Some(anchor) =
-        best_alignment(prepared, &pieces[longest], None).filter(|a| enough(a, &pieces[longest]))
-    else {
-        return not_found();
-    };
-    // The other pieces, in order, near the longest one.
-    let mut found: Vec<Alignment> = vec![anchor];
-    let near = |a: &Alignment| {
-        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.tokens.len()))
-    };
-    for idx in (0..longest).rev() {
-        let (from, _) = near(&found[0]);
-        let Some(a) = best_alignment(prepared, &pieces[idx], Some((from, found[0].token_start)))
-            .filter(|a| enough(a, &pieces[idx]))
-        else {
-            return not_found();
-        };
-        found.insert(0, a);
-    }
-    for piece in &pieces[longest + 1..] {
-        let last = found.last().expect("the anchor");
-        let (_, to) = near(last);
-        let Some(a) =
-            best_alignment(prepared, piece, Some((last.token_end, to))).filter(|a| enough(a, piece))
-        else {
-            return not_found();
-        };
-        found.push(a);
-    }
+    let key = &pieces[longest];
+    let places = verbatim_places(prepared, key);
+    let key_ids: Vec<Option<u32>> = key.iter().map(|word| prepared.vocab.get(word).copied()).collect();
+    let found = places
+        .iter()
+        .take(MAX_PLACES_TRIED)
+        .find_map(|&at| {
+            complete(prepared, pieces, longest, align(prepared, &key_ids, key, at, at + key.len()))
+        })
+        .or_else(|| {
+            let anchor = best_alignment(prepared, key, None).filter(|a| enough(a, key))?;
+            complete(prepared, pieces, longest, anchor)
+        });
+    let Some(found) = found else { return not_found() };
+    let answered_at = found[longest].token_start;
+    let alternatives: Vec<corpus::Alternative> = places
+        .iter()
+        .filter(|&&at| at != answered_at)
+        .take(corpus::MAX_ALTERNATIVES)
+        .map(|&at| {
+            let token = &prepared.tokens[at];
+            let label = &canonical.segments[token.segment as usize].speaker;
+            let resolved = canonical.speaker(label);
+            corpus::Alternative {
+                episode: canonical.episode.clone(),
+                speaker: label.clone(),
+                name: resolved.name,
+                name_state: resolved.name_state,
+                start_s: round_ms(token.start_s),
+            }
+        })
+        .collect();
+    let matches = u64::try_from(places.len()).unwrap_or(u64::MAX).max(1);
 
     let (first_alignment, last_alignment) = (&found[0], &found[found.len() - 1]);
     let tokens = &prepared.tokens[first_alignment.token_start..last_alignment.token_end];
@@ -351,14 +379,16 @@ fn attribute_pieces(
     if !crosses_speaker {
         speakers.clear();
     }
-    let exact = found.iter().zip(pieces).all(|(a, piece)| a.quote_start == 0 && a.quote_end == piece.len());
-    let verbatim = exact && found.iter().zip(pieces).all(|(a, piece)| a.exact == piece.len() && a.edits == 0);
+    let verbatim = found.iter().zip(pieces).all(|(a, piece)| {
+        a.quote_start == 0 && a.quote_end == piece.len() && a.exact == piece.len() && a.edits == 0
+    });
     let resolved = canonical.speaker(label);
-    let trust = if verbatim && !edited && !crosses_speaker && resolved.name_state.is_trustworthy() {
-        Trust::High
-    } else {
-        Trust::Review
-    };
+    let trust =
+        if verbatim && !edited && !crosses_speaker && resolved.name_state.is_trustworthy() && matches == 1 {
+            Trust::High
+        } else {
+            Trust::Review
+        };
     let segment_start_s =
         segments[..=first.segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
     let text: Vec<String> =
@@ -378,8 +408,8 @@ fn attribute_pieces(
             start_s,
             segment_start_s: segment_start_s.map(round_ms),
             end_s: round_ms(last.end_s),
-            times_estimated: first.estimated || last.estimated,
-            exact,
+            times_estimated: first.start_estimated || last.end_estimated,
+            exact: verbatim,
             verbatim,
             crosses_speaker,
             speakers,
@@ -390,9 +420,64 @@ fn attribute_pieces(
             quote_words: pieces.iter().map(Vec::len).sum(),
             edited,
         }),
-        matches: None,
-        alternatives: None,
+        matches,
+        alternatives,
     }
+}
+
+/// How many of the places that hold a quote's longest piece word for word are tried as its anchor,
+/// earliest first, before its best alignment is (an edited quote whose other pieces are not near).
+const MAX_PLACES_TRIED: usize = 8;
+
+/// Where `words` stand one after the other in the transcript, earliest first, as the index of each
+/// place's first token; places do not overlap.
+fn verbatim_places(prepared: &Prepared, words: &[String]) -> Vec<usize> {
+    let Some(ids) = words.iter().map(|word| prepared.vocab.get(word).copied()).collect::<Option<Vec<u32>>>()
+    else {
+        return Vec::new();
+    };
+    let Some((rarest_idx, rarest)) =
+        ids.iter().enumerate().min_by_key(|(_, id)| prepared.postings[**id as usize].len())
+    else {
+        return Vec::new();
+    };
+    let mut places: Vec<usize> = Vec::new();
+    for &position in &prepared.postings[*rarest as usize] {
+        let Some(start) = (position as usize).checked_sub(rarest_idx) else { continue };
+        if prepared.ids.get(start..start + ids.len()) == Some(&ids[..])
+            && places.last().is_none_or(|&last| start >= last + ids.len())
+        {
+            places.push(start);
+        }
+    }
+    places
+}
+
+/// The alignments of every piece of a quote, given the longest piece's: the others in order,
+/// within [`NEAR_TOKENS`] of their neighbour, or `None` when one is not there.
+fn complete(
+    prepared: &Prepared,
+    pieces: &[Vec<String>],
+    longest: usize,
+    anchor: Alignment,
+) -> Option<Vec<Alignment>> {
+    let near = |a: &Alignment| {
+        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.tokens.len()))
+    };
+    let mut found: Vec<Alignment> = vec![anchor];
+    for idx in (0..longest).rev() {
+        let (from, _) = near(&found[0]);
+        let a = best_alignment(prepared, &pieces[idx], Some((from, found[0].token_start)))
+            .filter(|a| enough(a, &pieces[idx]))?;
+        found.insert(0, a);
+    }
+    for piece in &pieces[longest + 1..] {
+        let last = found.last().expect("the anchor");
+        let (_, to) = near(last);
+        let a = best_alignment(prepared, piece, Some((last.token_end, to))).filter(|a| enough(a, piece))?;
+        found.push(a);
+    }
+    Some(found)
 }
 
 /// How far from the longest piece of an edited quote the other pieces may be, in words.

@@ -125,7 +125,7 @@ fn curly_quotes_case_and_punctuation_do_not_matter() {
     check(
         "“THE SECRET IS PATIENCE — NOT SOME MAGIC INGREDIENT”",
         expect![[r#"
-            S1 Some("Ben Okafor") (Human) 22.5-27.4 seg=Some(18.9) exact=true verbatim=true crosses=false trust=High words=8/8
+            S1 Some("Ben Okafor") (Human) 22.5-27.5 seg=Some(18.9) estimated exact=true verbatim=true crosses=false trust=High words=8/8
             "The secret is patience, not some magic ingredient""#]],
     );
 }
@@ -135,7 +135,7 @@ fn numbers_as_words_match_digits() {
     check(
         "I've kept the same starter alive for twelve years",
         expect![[r#"
-            S1 Some("Ben Okafor") (Human) 7.869-11.569 seg=Some(6.8) exact=true verbatim=true crosses=false trust=High words=9/9
+            S1 Some("Ben Okafor") (Human) 7.869-11.569 seg=Some(6.8) estimated exact=true verbatim=true crosses=false trust=High words=9/9
             "I've kept the same starter alive for 12 years""#]],
     );
 }
@@ -145,7 +145,7 @@ fn an_asr_error_is_tolerated_but_not_verbatim() {
     check(
         "the secret is patients, not some magic ingredient",
         expect![[r#"
-            S1 Some("Ben Okafor") (Human) 22.5-27.4 seg=Some(18.9) exact=true verbatim=false crosses=false trust=Review words=7/8
+            S1 Some("Ben Okafor") (Human) 22.5-27.5 seg=Some(18.9) estimated exact=false verbatim=false crosses=false trust=Review words=7/8
             "The secret is patience, not some magic ingredient""#]],
     );
 }
@@ -163,7 +163,7 @@ fn a_quote_across_two_speakers_is_flagged_and_never_high() {
     check(
         "what do you feed it? Rye flour and water",
         expect![[r#"
-            S0 Some("Ana Lima") (Confident) 16.3-20.8 seg=Some(14.9) exact=true verbatim=true crosses=true trust=Review words=9/9
+            S0 Some("Ana Lima") (Confident) 16.3-20.8 seg=Some(14.9) estimated exact=true verbatim=true crosses=true trust=Review words=9/9
             "What do you feed it? Rye flour and water""#]],
     );
 }
@@ -173,7 +173,7 @@ fn a_tentative_name_needs_review() {
     check(
         "nobody can sell you in a jar",
         expect![[r#"
-            S2 Some("Cy") (Tentative) 30.647-33.498 seg=Some(28.0) exact=true verbatim=true crosses=false trust=Review words=7/7
+            S2 Some("Cy") (Tentative) 30.647-33.6 seg=Some(28.0) estimated exact=true verbatim=true crosses=false trust=Review words=7/7
             "nobody can sell you in a jar""#]],
     );
 }
@@ -183,7 +183,7 @@ fn estimated_segment_starts_fall_back_to_the_last_measured_one() {
     check(
         "I keep a notebook next to the oven",
         expect![[r#"
-            S1 Some("Ben Okafor") (Human) 43.137-49.804 seg=Some(28.0) estimated exact=true verbatim=true crosses=false trust=High words=8/8
+            S1 Some("Ben Okafor") (Human) 43.137-50 seg=Some(28.0) estimated exact=true verbatim=true crosses=false trust=High words=8/8
             "I keep a notebook next to the oven""#]],
     );
 }
@@ -220,4 +220,50 @@ fn a_bracketed_word_is_an_edit_unless_the_transcript_has_it() {
     assert_eq!(edited("[It] never complains"), (true, Trust::Review));
     // Copied with the transcript's own bracketed non-speech: as it stands.
     assert_eq!(edited("[Laughs] it never complains"), (false, Trust::High));
+}
+
+/// One host said "So what are we going to do about it?" and the other "What are we going to do about
+/// it Sjors?" two seconds later: the quote once answered the first host with `trust: high` and no
+/// `match` or `alternatives`. Two places hold it, so it is a question for a person.
+#[test]
+fn a_quote_two_people_said_in_one_episode_is_never_high() {
+    let mut canonical = canonical();
+    canonical.segments = vec![
+        segment("S0", 780.0, 789.0, "So what are we going to do about it?"),
+        segment("S1", 789.5, 792.0, "What are we going to do about it Sjors?"),
+        segment("S0", 792.5, 795.0, "You have to think about the attack vectors."),
+    ];
+    let prepared = Prepared::new(&canonical.segments);
+    let render = |quote: &str| {
+        let answer = attribute(&canonical, &prepared, quote);
+        let m = answer.found_at.expect("found");
+        let alternatives: Vec<String> =
+            answer.alternatives.iter().map(|a| format!("{} {:?} {}", a.speaker, a.name, a.start_s)).collect();
+        format!(
+            "{} {} trust={:?} match={} alternatives={alternatives:?}",
+            m.speaker, m.start_s, m.trust, answer.matches
+        )
+    };
+    // The first in time answers; the other place is its alternative.
+    expect![[r#"S0 780.75 trust=Review match=2 alternatives=["S1 Some(\"Ben Okafor\") 789.5"]"#]]
+        .assert_eq(&render("what are we going to do about it"));
+    expect!["S1 789.5 trust=High match=1 alternatives=[]"]
+        .assert_eq(&render("what are we going to do about it Sjors"));
+    expect!["S0 792.5 trust=High match=1 alternatives=[]"]
+        .assert_eq(&render("you have to think about the attack vectors"));
+
+    let missing = attribute(&canonical, &prepared, "nothing like this was said");
+    assert_eq!((missing.found, missing.matches, missing.alternatives.len()), (false, 0, 0));
+}
+
+/// A quote with one word changed answered `exact: true` beside `verbatim: false`: both say the same
+/// now, false, and `matched_words` says how much matched.
+#[test]
+fn a_changed_word_is_neither_exact_nor_verbatim() {
+    check(
+        "The secret is patience, not some special ingredient",
+        expect![[r#"
+            S1 Some("Ben Okafor") (Human) 22.5-25.7 seg=Some(18.9) estimated exact=false verbatim=false crosses=false trust=Review words=6/8
+            "The secret is patience, not some""#]],
+    );
 }

@@ -59,9 +59,24 @@ pub fn fold_name(name: &str) -> String {
     crate::text::fold(name).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether a segment overlaps the window `[from, to]` (seed: turns *overlapping* it). A turn that
+/// only touches an edge (ends at `from`, starts at `to`) shares no time with it and is not in it. An
+/// instant (a turn of no length, or a window of no length) is in when it falls inside the other, its
+/// start counting and its end not, so a turn is in exactly one of two windows that meet.
+fn overlaps(segment: &Segment, from: f64, to: f64) -> bool {
+    let (start, end) = (segment.start_s, segment.end_s);
+    if from == to {
+        start <= from && (from < end || start == end)
+    } else if start == end {
+        from <= start && start < to
+    } else {
+        start < to && from < end
+    }
+}
+
 /// The part of a segment inside `[from, to]`, or `None` when it lies outside.
 fn clip(segment: &Segment, from: f64, to: f64) -> Option<(f64, f64, String, bool)> {
-    if segment.end_s < from || segment.start_s > to || (segment.end_s == from && segment.start_s < from) {
+    if !overlaps(segment, from, to) {
         return None;
     }
     let start = segment.start_s.max(from);
@@ -381,6 +396,32 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&lines);
+    }
+
+    /// `from=5&to=20` once answered an empty clipped turn 20–20 (the turn that starts at `to`), and the
+    /// speakers call counted its speaker with 0 s and 1 segment: a turn that only touches the window
+    /// does not overlap it.
+    #[test]
+    fn a_turn_that_only_touches_the_window_is_not_in_it() {
+        check_transcript(
+            &[("from", "10"), ("to", "20")],
+            expect![[r#"
+                Filters { speaker: None, from: Some(10.0), to: Some(20.0) }
+                B None 12-16 "yes indeed"
+            "#]],
+        );
+        let view = speakers(&canonical(), &Filters { speaker: None, from: Some(10.0), to: Some(20.0) });
+        let counted: Vec<(&str, f64, usize)> =
+            view.speakers.iter().map(|s| (s.speaker.as_str(), s.seconds, s.segments)).collect();
+        assert_eq!(counted, [("B", 4.0, 1)]);
+        // A window of no length takes the turn it falls in, and at a boundary the turn that starts there.
+        check_transcript(
+            &[("from", "12"), ("to", "12")],
+            expect![[r#"
+                Filters { speaker: None, from: Some(12.0), to: Some(12.0) }
+                B None 12-12 "" clipped
+            "#]],
+        );
     }
 
     /// A window without speech once answered `"speech_s": -0.0` (an empty `f64` sum is `-0.0`).

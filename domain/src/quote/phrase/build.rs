@@ -69,13 +69,17 @@ impl IndexBuilder {
         self.n_episodes += 1;
         for segment in &canonical.segments {
             let tokens = normalise::tokens(&segment.text);
-            if tokens.is_empty() {
-                continue;
-            }
+            // A turn with no word to search ("Mm-hmm.", "[laughs]") is still something its speaker
+            // said: a passage of no words, which only a speaker's list finds.
+            let chunks: Vec<&[normalise::Token]> = match tokens.is_empty() {
+                true if segment.text.trim().is_empty() => continue,
+                true => vec![&[]],
+                false => tokens.chunks(MAX_PASSAGE_TOKENS).collect(),
+            };
             let resolved = canonical.speaker(&segment.speaker);
             let n_chars = segment.text.chars().count().max(1) as f64;
             let span = segment.end_s - segment.start_s;
-            for chunk in tokens.chunks(MAX_PASSAGE_TOKENS) {
+            for chunk in chunks {
                 let passage_id = u32::try_from(self.passage_words.len())
                     .map_err(|_| IndexFull(format!("more than {} passages", u32::MAX)))?;
                 let mut ids = Vec::with_capacity(chunk.len());

@@ -553,15 +553,15 @@ impl Blocks {
 fn hit(block: &Block, entry: &Passage, words: &[String], file: &str) -> Result<Hit, PhraseError> {
     let episode = block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(file))?;
     let tokens = normalise::tokens(&entry.text);
-    let (start_s, end_s) = match find_words(&tokens, words) {
+    let (start_s, end_s, times_estimated) = match find_words(&tokens, words) {
         Some(position) => phrase_times(entry, &tokens, position, words.len()),
-        None => (entry.start_s, entry.end_s),
+        None => (entry.start_s, entry.end_s, entry.start_estimated || entry.end_estimated),
     };
     Ok(Hit {
         episode: episode.into(),
         start_s: round_ms(start_s),
         end_s: round_ms(end_s),
-        times_estimated: true,
+        times_estimated,
         speaker: entry.speaker.clone(),
         name: entry.name.clone(),
         name_state: entry.name_state,
@@ -841,14 +841,24 @@ pub fn places(
     }
     let around = |passage: u32| around(index, passage, spread);
     let blocks = Blocks::read(index, parts, loci.iter().flat_map(|&p| around(p)))?;
-    let mut transcripts: Vec<Canonical> = Vec::new();
+    // One place an episode: its earliest locus, so that the episode's first telling is attributed,
+    // as a question naming the episode would answer (verbatim loci come latest first in an episode).
+    let mut chosen: Vec<(String, u32)> = Vec::new();
     for &passage in &loci {
         let (block, entry) = blocks.get(index, passage)?;
         let episode =
             block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
-        if transcripts.len() >= MAX_PLACES || transcripts.iter().any(|t| t.episode.id == episode.id) {
-            continue;
+        match chosen.iter_mut().find(|(id, _)| *id == episode.id) {
+            Some(_) if kept.is_empty() => {}
+            Some((_, earliest)) => *earliest = (*earliest).min(passage),
+            None => chosen.push((episode.id.clone(), passage)),
         }
+    }
+    let mut transcripts: Vec<Canonical> = Vec::new();
+    for &(_, passage) in chosen.iter().take(MAX_PLACES) {
+        let (block, entry) = blocks.get(index, passage)?;
+        let episode =
+            block.episodes.get(entry.episode as usize).ok_or_else(|| corrupt(&index.manifest.passages))?;
         let mut canonical = Canonical {
             episode: episode.into(),
             pipeline: episode.pipeline.clone(),
@@ -986,15 +996,26 @@ fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Ve
     Ok(loci(&votes).into_iter().map(|(_, passage)| passage).collect())
 }
 
-/// The phrase's times inside its passage, in proportion to character position.
-fn phrase_times(passage: &Passage, tokens: &[Token], position: usize, n_words: usize) -> (f64, f64) {
-    let (Some(first), Some(last)) = (tokens.get(position), tokens.get(position + n_words.max(1) - 1)) else {
-        return (passage.start_s, passage.end_s);
+/// The phrase's times inside its passage, in proportion to character position, and whether either
+/// is an estimate. The rule is attribution's ([`crate::quote::Prepared`]): a phrase that starts
+/// with the passage's first word starts at the passage's start, one that ends with its last word
+/// ends at its end, and those times are as measured as the passage's; any other is interpolated.
+fn phrase_times(passage: &Passage, tokens: &[Token], position: usize, n_words: usize) -> (f64, f64, bool) {
+    let last_idx = position + n_words.max(1) - 1;
+    let (Some(first), Some(last)) = (tokens.get(position), tokens.get(last_idx)) else {
+        return (passage.start_s, passage.end_s, passage.start_estimated || passage.end_estimated);
     };
     let n_chars = passage.text.chars().count().max(1) as f64;
     let span = passage.end_s - passage.start_s;
     let at = |byte: usize| passage.start_s + span * passage.text[..byte].chars().count() as f64 / n_chars;
-    (at(first.start), at(last.end))
+    let (start_s, start_estimated) =
+        if position == 0 { (passage.start_s, passage.start_estimated) } else { (at(first.start), true) };
+    let (end_s, end_estimated) = if last_idx + 1 == tokens.len() {
+        (passage.end_s, passage.end_estimated)
+    } else {
+        (at(last.end), true)
+    };
+    (start_s, end_s, start_estimated || end_estimated)
 }
 
 #[cfg(test)]
@@ -1202,7 +1223,7 @@ mod tests {
             expect![[r#"
                 total 2 next None
                 one 0-1.897 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
-                two 1.474-3.789 Some("Bea") "I love open source."
+                two 1.474-4 Some("Bea") "I love open source."
             "#]],
         );
         check(
@@ -1220,7 +1241,7 @@ mod tests {
             &[("q", "open source"), ("speaker", "bea")],
             expect![[r#"
                 total 1 next None
-                two 1.474-3.789 Some("Bea") "I love open source."
+                two 1.474-4 Some("Bea") "I love open source."
             "#]],
         );
         check(
@@ -1253,7 +1274,6 @@ mod tests {
         };
         let alternatives: Vec<String> = answer
             .alternatives
-            .unwrap_or_default()
             .iter()
             .map(|a| format!("{} {:?} {}", a.episode.id, a.name, a.start_s))
             .collect();
@@ -1274,6 +1294,37 @@ mod tests {
         )
     }
 
+    /// "full node doing all the work for you", said by one person and at once by another, answered
+    /// `match: 2, alternatives: []`: the other place was taken for the answer's own, being near it. A
+    /// question about the episode and one about the corpus now answer the same place, the first.
+    /// And a turn of no words ("Mm-hmm.") is in its speaker's list of everything said.
+    #[test]
+    fn two_places_side_by_side_are_the_answer_and_its_alternative() {
+        let segments = [
+            ("B", 0.0, 2.0, "Mm-hmm."),
+            ("A", 2.0, 5.0, "Then a full node doing all the work for you."),
+            ("B", 5.2, 8.0, "A full node doing all the work for you, yes."),
+        ];
+        let episode = canonical("one", &segments);
+        let built = Built::of(Config { frequent: 2, ..Config::default() }, std::slice::from_ref(&episode));
+        let quote = "full node doing all the work for you";
+        expect![[r#"
+            one Some("Ana Lima") 2.477-5 exact=true verbatim=true edited=false crosses=false trust=Review match=2 alternatives=["one Some(\"Bea\") 5.327"]
+            "full node doing all the work for you"
+            Ana Lima, “one”, s, at 0:00:02."#]]
+        .assert_eq(&attribute_everywhere(&built, quote));
+        let asked = crate::quote::attribute(&episode, &crate::quote::Prepared::new(&episode.segments), quote);
+        let m = asked.found_at.expect("found");
+        assert_eq!(
+            (m.speaker.as_str(), m.start_s, asked.matches, asked.alternatives.len()),
+            ("A", 2.477, 2, 1)
+        );
+
+        let query = parse_query([("speaker", "Bea")]).unwrap();
+        let texts: Vec<String> = built.search(&query).0.hits.into_iter().map(|hit| hit.text).collect();
+        assert_eq!(texts, ["Mm-hmm.", "A full node doing all the work for you, yes."]);
+    }
+
     #[test]
     fn who_said_this_is_answered_from_the_whole_corpus() {
         let built = dated_sample();
@@ -1282,7 +1333,7 @@ mod tests {
         check(
             "twenty-five people maintain it",
             expect![[r#"
-                one Some("Ana Lima") 4.655-9.828 exact=true verbatim=true edited=false crosses=false trust=High match=Some(1) alternatives=[]
+                one Some("Ana Lima") 4.655-10 exact=true verbatim=true edited=false crosses=false trust=High match=1 alternatives=[]
                 "twenty five people maintain it"
                 Ana Lima, “one”, s, 2019-02-01, at 0:00:04."#]],
         );
@@ -1290,7 +1341,7 @@ mod tests {
         check(
             "open source",
             expect![[r#"
-                one Some("Ana Lima") 0-1.897 exact=true verbatim=true edited=false crosses=false trust=Review match=Some(2) alternatives=["two Some(\"Bea\") 1.474"]
+                one Some("Ana Lima") 0-1.897 exact=true verbatim=true edited=false crosses=false trust=Review match=2 alternatives=["two Some(\"Bea\") 1.474"]
                 "Open source"
                 Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
         );
@@ -1298,7 +1349,7 @@ mod tests {
         check(
             "Open source is … people maintain it",
             expect![[r#"
-                one Some("Ana Lima") 0-9.828 exact=true verbatim=true edited=true crosses=false trust=Review match=Some(1) alternatives=[]
+                one Some("Ana Lima") 0-10 exact=true verbatim=true edited=true crosses=false trust=Review match=1 alternatives=[]
                 "Open source is … people maintain it"
                 Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
         );
@@ -1306,7 +1357,7 @@ mod tests {
         check(
             "and twenty five people maintain it open the sauce file",
             expect![[r#"
-                one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=Some(1) alternatives=[]
+                one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=1 alternatives=[]
                 "and twenty five people maintain it. Open the"
                 Ana Lima, “one”, s, 2019-02-01, at 0:00:03."#]],
         );
@@ -1314,19 +1365,19 @@ mod tests {
         check(
             "[The project] is a gift, and twenty five people maintain it",
             expect![[r#"
-            one Some("Ana Lima") 2.069-9.828 exact=true verbatim=true edited=true crosses=false trust=Review match=Some(1) alternatives=[]
-            "is a gift, and twenty five people maintain it"
-            Ana Lima, “one”, s, 2019-02-01, at 0:00:02."#]],
+                one Some("Ana Lima") 2.069-10 exact=true verbatim=true edited=true crosses=false trust=Review match=1 alternatives=[]
+                "is a gift, and twenty five people maintain it"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:02."#]],
         );
         // Its tail changed: most of its words still meet in one place.
         check(
             "Open source is a gift, and twenty five purple giraffes",
             expect![[r#"
-            one Some("Ana Lima") 0-6.552 exact=false verbatim=false edited=false crosses=false trust=Review match=Some(1) alternatives=[]
-            "Open source is a gift, and twenty five"
-            Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+                one Some("Ana Lima") 0-6.552 exact=false verbatim=false edited=false crosses=false trust=Review match=1 alternatives=[]
+                "Open source is a gift, and twenty five"
+                Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
         );
-        check("nobody said this", expect!["found=false episode=None match=Some(0)"]);
+        check("nobody said this", expect!["found=false episode=None match=0"]);
     }
 
     /// Phrases of every kind the lattice knows — an entry, frequent or rare; no entry but a rare one
