@@ -1,6 +1,7 @@
 //! Integration tests: every route through the real Worker in workerd, over real HTTP.
 //! One worker serves the whole run (see `tests::runner`); each module is one area of the service.
 
+mod addresses;
 mod ai;
 mod cooking;
 mod http;
@@ -60,6 +61,8 @@ fn main() -> std::process::ExitCode {
         quotes::search_finds_phrases_with_speakers_and_lists_a_person,
         quotes::phrase_reads_at_once_answer_as_they_do_alone,
         quotes::transcripts_download_as_webvtt_and_podcasting20,
+        // Addresses readers paste (issue 32): its own worker, on a build of tests/data/two-licences.
+        addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).
         recipes_write::me_names_the_key_owner_and_its_label,
         recipes_write::missing_unknown_and_revoked_keys_are_401_with_a_bearer_challenge,
