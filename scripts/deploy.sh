@@ -108,6 +108,8 @@ for line in printed.splitlines():
     name, shown = match.group(1), match.group(2) or ""
     if shown == '"(hidden)"':
         problems.append(f"{name} is hidden in the dry run's bindings: it came from outside {sys.argv[2]}")
+        if name not in named:
+            problems.append(f"{name} (reported by wrangler) is not named in {os.environ['SOURCE_CONFIG']} [vars] nor set by the deploy")
         continue
     try:
         value = json.loads(shown)
