@@ -300,6 +300,8 @@ fn names_of(dir: &Path) -> (States, Vec<String>) {
             }
         }
     }
+    // Merging keeps votes in source order, so a hand-written file may come back in another order.
+    hand_written.sort();
     (states, hand_written)
 }
 
