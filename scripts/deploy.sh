@@ -8,11 +8,15 @@
 #   4. applies the D1 migrations, uploads the R2 objects DIR.r2/objects.txt lists that were not uploaded
 #      before (content-named, so never changed: a ledger in .deploy/ remembers them), and
 #   5. runs `wrangler deploy`, with the secrets the environment holds.
+# Before step 2 touches Cloudflare it proves the deploy ships nothing development-only: a `wrangler
+# deploy --dry-run` of the generated config must report only variables wrangler.toml or this script
+# names, none with a development value (see check_bindings below); else it stops, having uploaded nothing.
 # Every step is idempotent: a second run creates nothing, uploads nothing new and deploys the same.
 #
-# Usage: scripts/deploy.sh [--dry-run] [--out DIR] [--no-build]
-#   --dry-run   every local step, migrations and uploads into a throwaway local state, and
-#               `wrangler deploy --dry-run`: no Cloudflare account needed
+# Usage: scripts/deploy.sh [--dry-run | --check-only] [--out DIR] [--no-build]
+#   --dry-run     every local step, migrations and uploads into a throwaway local state, and
+#                 `wrangler deploy --dry-run`: no Cloudflare account needed
+#   --check-only  only the check of what the deploy would ship (no account needed), then stop
 #   --out DIR   the build output (default dist; the site also writes DIR.assets, DIR.r2, DIR.state)
 #   --no-build  deploy DIR and edge/build as they are
 # Environment: CLOUDFLARE_API_TOKEN (required for a real deploy), CLOUDFLARE_ACCOUNT_ID (when the token
@@ -37,12 +41,103 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf '\033[1;31mdeploy: %s\033[0m\n' "$*" >&2; exit 1; }
 wrangler() { ${WRANGLER:-"$PWD/node_modules/.bin/wrangler"} "$@"; }
 
+# What wrangler reads besides the config it is given, and how this script keeps each out of a deploy:
+# - `.env` and `.env.local` (and `.env.<env>`), which every wrangler command loads into its own
+#   environment: each `wrangler deploy` here gets `--env-file /dev/null`, so it loads none of them;
+# - `.dev.vars` (and, with CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV, `.env`), which only `wrangler dev`
+#   turns into bindings; a deploy never does;
+# - a redirected config, `.wrangler/deploy/config.json` (written by build tools), and `wrangler.json`
+#   or `wrangler.jsonc`, which win over wrangler.toml when no config is named: every wrangler command
+#   here names `--config` explicitly, which turns both off;
+# - `--var`/`--define` flags: this script passes none;
+# - CLOUDFLARE_* and WRANGLER_* variables (CLOUDFLARE_ENV picks an [env.*] section,
+#   CLOUDFLARE_INCLUDE_PROCESS_ENV reads the process environment as values): only the ones below,
+#   which carry the account and credentials, are kept; the rest are unset here.
+# What is left is the generated config, and the check below proves it by what wrangler itself reports.
+KEPT_CLOUDFLARE_VARS=(CLOUDFLARE_API_TOKEN CLOUDFLARE_ACCOUNT_ID CLOUDFLARE_API_KEY CLOUDFLARE_EMAIL
+  WRANGLER_SEND_METRICS)
+while read -r name; do
+  if [[ " ${KEPT_CLOUDFLARE_VARS[*]} " != *" $name "* ]]; then
+    say "ignoring $name from the environment: a deploy takes its settings from $CONFIG only"
+    unset "$name"
+  fi
+done < <(compgen -e | grep -E '^(CLOUDFLARE|WRANGLER)_' || true)
+
+# Refuses (exit 1) unless the bindings `wrangler deploy --dry-run` reports for $CONFIG are all named by
+# wrangler.toml's [vars], ENVIRONMENT or OPERATOR_VARS, none is hidden (a value wrangler hides came from
+# a flag, not from the config), and none holds a development value: ENVIRONMENT other than production, a
+# loopback or local address (localhost, 127.x, ::1, 0.0.0.0, *.localhost, *.local), a name about
+# loopback (FETCH_ALLOW_LOOPBACK), or the values dev, development, local or test. The generated config's
+# own vars are held to the same rules, so a value the table shortens cannot slip past.
+check_bindings() {
+  local printed="$STATE/deploy-check.txt"
+  mkdir -p "$STATE"
+  say "checking what the deploy would ship (wrangler deploy --dry-run)"
+  if ! NO_COLOR=1 CLOUDFLARE_CF_FETCH_ENABLED=false wrangler deploy --config "$CONFIG" --dry-run --outdir "$STATE/deploy-check" --env-file /dev/null \
+      >"$printed" 2>&1; then
+    cat "$printed" >&2
+    die "wrangler deploy --dry-run failed, so what the deploy would ship is unknown: nothing was deployed"
+  fi
+  OPERATOR_VARS="${OPERATOR_VARS[*]}" SOURCE_CONFIG="$SOURCE_CONFIG" python3 - "$printed" "$CONFIG" <<'PY' \
+    || die "refusing to deploy: nothing was uploaded"
+import json, os, re, sys, tomllib
+printed = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1]).read())
+config = json.load(open(sys.argv[2]))
+source = tomllib.load(open(os.environ["SOURCE_CONFIG"], "rb"))
+named = set(source.get("vars", {})) | {"ENVIRONMENT"} | set(os.environ["OPERATOR_VARS"].split())
+LOCAL = re.compile(r"localhost|\b127\.\d+\.\d+\.\d+|\[?::1\]?(?![0-9a-f:])|\b0\.0\.0\.0\b|\.local\b|loopback", re.I)
+problems = []
+
+def check(name, value, where):
+    if name not in named:
+        problems.append(f"{name} ({where}) is not named in {os.environ['SOURCE_CONFIG']} [vars] nor set by the deploy")
+    if "LOOPBACK" in name.upper():
+        problems.append(f"{name} ({where}) is a development setting")
+    text = value if isinstance(value, str) else json.dumps(value)
+    if name == "ENVIRONMENT" and text != "production":
+        problems.append(f"ENVIRONMENT ({where}) is {text!r}, not 'production'")
+    elif text.strip().lower() in ("dev", "development", "local", "test") or LOCAL.search(text):
+        problems.append(f"{name} ({where}) holds the development value {text!r}")
+
+if "Your Worker has access to the following bindings" not in printed:
+    problems.append("the dry run listed no bindings, so they cannot be checked:\n" + printed)
+for line in printed.splitlines():
+    match = re.match(r"^env\.([A-Za-z_][A-Za-z0-9_]*)(?: \((.*)\))?\s{2,}(.+?)\s*$", line)
+    if not match or not re.search(r"Variable|Secret|JSON", match.group(3)):
+        continue
+    name, shown = match.group(1), match.group(2) or ""
+    if shown == '"(hidden)"':
+        problems.append(f"{name} is hidden in the dry run's bindings: it came from outside {sys.argv[2]}")
+        if name not in named:
+            problems.append(f"{name} (reported by wrangler) is not named in {os.environ['SOURCE_CONFIG']} [vars] nor set by the deploy")
+        continue
+    try:
+        value = json.loads(shown)
+    except ValueError:
+        value = shown
+    check(name, value, "reported by wrangler")
+for name, value in config.get("vars", {}).items():
+    check(name, value, sys.argv[2])
+if problems:
+    print("deploy: the deploy would ship what production must not hold:", file=sys.stderr)
+    for problem in dict.fromkeys(problems):
+        print(f"  - {problem}", file=sys.stderr)
+    sys.exit(1)
+# What ships, for the log of the deploy.
+table = printed[printed.index("Your Worker has access"):].split("\n\n")[0]
+print(table, file=sys.stderr)
+PY
+  say "the deploy ships only production values"
+}
+
 dry_run=false
+check_only=false
 out=dist
 build=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=true ;;
+    --check-only) check_only=true ;;
     --out) [ $# -ge 2 ] || die "--out needs a folder"; out="${2%/}"; shift ;;
     --no-build) build=false ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -51,7 +146,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-if ! $dry_run && [ -z "${CLOUDFLARE_API_TOKEN:-}" ]; then
+if ! $dry_run && ! $check_only && [ -z "${CLOUDFLARE_API_TOKEN:-}" ]; then
   die "CLOUDFLARE_API_TOKEN is not set. Make an API token with the 'Edit Cloudflare Workers' template plus
 D1 Edit and Workers R2 Storage Edit (dash.cloudflare.com/profile/api-tokens), export it, and run again;
 or run with --dry-run to check everything locally."
@@ -93,7 +188,45 @@ eval "$names"
 [ -n "$D1_NAME" ] || die "$SOURCE_CONFIG has no [[d1_databases]] with binding = \"DB\""
 [ -d "$ASSETS_DIR" ] || die "the assets folder $ASSETS_DIR does not exist: build the site first"
 
-# --- 3. the D1 database and the R2 bucket ------------------------------------------------------------
+# --- 3. the deploy config, and what it would ship ------------------------------------------------------
+# It sits beside wrangler.toml because wrangler resolves `main`, `assets` and `migrations_dir` from the
+# config file's folder. [build] is dropped: the site and the Worker are built above, and wrangler's
+# [build] would rebuild the site from the work tree instead of the commit. Written first with the
+# placeholder database id, checked, and written again with the real id once it is known (step 4).
+write_config() {
+  say "writing $CONFIG"
+  vars_set=()
+  for name in "${OPERATOR_VARS[@]}"; do [ -n "${!name:-}" ] && vars_set+=("$name"); done
+  DATABASE_ID="$1" ASSETS_DIR="$ASSETS_DIR" VARS_SET="${vars_set[*]}" SOURCE_CONFIG="$SOURCE_CONFIG" \
+    python3 - "$CONFIG" <<'PY'
+import json, os, sys, tomllib
+cfg = tomllib.load(open(os.environ["SOURCE_CONFIG"], "rb"))
+cfg.pop("build", None)
+for db in cfg.get("d1_databases", []):
+    if db.get("binding") == "DB":
+        db["database_id"] = os.environ["DATABASE_ID"]
+if "assets" in cfg:
+    cfg["assets"]["directory"] = os.environ["ASSETS_DIR"]
+env_vars = cfg.setdefault("vars", {})
+# wrangler.toml's ENVIRONMENT=dev turns on the local sign-in by handle: never in production.
+env_vars["ENVIRONMENT"] = "production"
+for name in os.environ["VARS_SET"].split():
+    env_vars[name] = os.environ[name]
+if os.environ.get("DEPLOY_DOMAIN"):
+    cfg["routes"] = [{"pattern": os.environ["DEPLOY_DOMAIN"], "custom_domain": True}]
+with open(sys.argv[1], "w") as f:
+    json.dump(cfg, f, indent=2)
+    f.write("\n")
+PY
+}
+write_config "$PLACEHOLDER_ID"
+check_bindings
+if $check_only; then
+  say "check only: nothing was sent to Cloudflare"
+  exit 0
+fi
+
+# --- 4. the D1 database and the R2 bucket ------------------------------------------------------------
 account_hint="is CLOUDFLARE_API_TOKEN valid, with D1 and R2 edit rights (and CLOUDFLARE_ACCOUNT_ID set when
 the token reaches several accounts)?"
 d1_id() {
@@ -133,35 +266,7 @@ else
     fi
   fi
 fi
-
-# --- 4. the deploy config ----------------------------------------------------------------------------
-# It sits beside wrangler.toml because wrangler resolves `main`, `assets` and `migrations_dir` from the
-# config file's folder. [build] is dropped: the site and the Worker are built above, and wrangler's
-# [build] would rebuild the site from the work tree instead of the commit.
-say "writing $CONFIG"
-vars_set=()
-for name in "${OPERATOR_VARS[@]}"; do [ -n "${!name:-}" ] && vars_set+=("$name"); done
-DATABASE_ID="$database_id" ASSETS_DIR="$ASSETS_DIR" VARS_SET="${vars_set[*]}" SOURCE_CONFIG="$SOURCE_CONFIG" \
-  python3 - "$CONFIG" <<'PY'
-import json, os, sys, tomllib
-cfg = tomllib.load(open(os.environ["SOURCE_CONFIG"], "rb"))
-cfg.pop("build", None)
-for db in cfg.get("d1_databases", []):
-    if db.get("binding") == "DB":
-        db["database_id"] = os.environ["DATABASE_ID"]
-if "assets" in cfg:
-    cfg["assets"]["directory"] = os.environ["ASSETS_DIR"]
-env_vars = cfg.setdefault("vars", {})
-# wrangler.toml's ENVIRONMENT=dev turns on the local sign-in by handle: never in production.
-env_vars["ENVIRONMENT"] = "production"
-for name in os.environ["VARS_SET"].split():
-    env_vars[name] = os.environ[name]
-if os.environ.get("DEPLOY_DOMAIN"):
-    cfg["routes"] = [{"pattern": os.environ["DEPLOY_DOMAIN"], "custom_domain": True}]
-with open(sys.argv[1], "w") as f:
-    json.dump(cfg, f, indent=2)
-    f.write("\n")
-PY
+[ "$database_id" = "$PLACEHOLDER_ID" ] || write_config "$database_id"
 
 # --- 5. migrations and R2 objects --------------------------------------------------------------------
 mkdir -p "$STATE"
@@ -217,7 +322,7 @@ PY
 fi
 
 # --- 6. secrets and deploy ---------------------------------------------------------------------------
-deploy_args=(--config "$CONFIG")
+deploy_args=(--config "$CONFIG" --env-file /dev/null)
 secrets_set=()
 for name in "${SECRETS[@]}"; do [ -n "${!name:-}" ] && secrets_set+=("$name"); done
 if $dry_run; then

@@ -3,21 +3,20 @@
 #   CONTENT=<dir> PORT=<port> bash scripts/dev.sh
 # on any content folder (a work tree, or a git repository built from HEAD), in the production layout:
 # static assets plus a local R2 of packs, and a local D1. Another folder gets its own build and state
-# under .wrangler/sites/<name>/, so the sample's stays as it is.
+# under .wrangler/sites/<name>-<hash of its absolute path>/ (scripts/site-lib.sh), so the sample's
+# stays as it is and two folders with one name never share a site.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 export CONTENT=${CONTENT:-content}
-if [ "$(realpath "$CONTENT")" = "$(realpath content)" ]; then
-  export CONTENT=content OUT=dist
-  STATE=.wrangler/state
-else
-  site=.wrangler/sites/$(basename "$(realpath "$CONTENT")")
-  mkdir -p "$site"
-  export OUT=$site/dist
-  STATE=$site/state
-fi
+source scripts/site-lib.sh
+site_paths "$CONTENT"
+[ "$SITE_OUT" != dist ] || export CONTENT=content
+export OUT=$SITE_OUT
+STATE=$SITE_STATE
+mkdir -p "$(dirname "$OUT")"
+echo "serving $CONTENT from $OUT with its local D1 and R2 in $STATE" >&2
 # wrangler runs [build] (scripts/build.sh) before serving and again when a watched file changes;
 # the first run notes this state's local R2 beside the build (scripts/r2-local.sh), and from then on
 # every build of $OUT, by wrangler or by hand in another terminal, fills it before it switches.

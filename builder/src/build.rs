@@ -43,14 +43,26 @@ pub fn check(source: &Source, format: Format) -> Result<ExitCode> {
         .collect::<Result<Vec<_>>>()?
         .concat();
     let mut problems = problems;
-    if let Err(quote_problems) = crate::quotes::load(&crate::quotes::read(source)?) {
+    let show_files = crate::quotes::read(source)?;
+    let checked = crate::quotes::Checked::of(&show_files);
+    if let Err(quote_problems) = crate::quotes::load(&show_files) {
         problems.extend(quote_problems);
     }
+    // What was checked, so a contributor sees their episodes were read (a folder in the wrong place
+    // would otherwise pass in silence).
+    let what = format!(
+        "checked {} recipes, {} shows, {} episodes and {} runs",
+        listing.entries.len(),
+        checked.shows,
+        checked.episodes,
+        checked.runs
+    );
     if problems.is_empty() {
-        eprintln!("{} recipes are valid", listing.entries.len());
+        eprintln!("{what}: all valid");
         Ok(ExitCode::SUCCESS)
     } else {
         diagnostics::print(source, format, &problems);
+        eprintln!("{what}: {} problem(s)", problems.len());
         Ok(ExitCode::FAILURE)
     }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use domain::recipe::{Course, Published, Recipe};
 use domain::search::{Card, CardView, Manifest};
+use domain::transcript::{EpisodeSummary, ShowSummary, licence_url};
 use serde_json::{Value, json};
 
 use crate::output::{Out, sha256_hex, write_new};
@@ -279,7 +280,6 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     }
     resources.push(cooklang);
     if let Ok(episodes_sha) = sha("episodes.jsonl") {
-        // Transcripts keep their show's licence; Changelog transcripts are CC BY-SA 4.0, never CC0.
         resources.push(json!({
             "name": "episodes",
             "type": "json",
@@ -291,13 +291,9 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
             "hash": format!("sha256:{episodes_sha}"),
             "jsonSchema": "schemas/episode-line.schema.json",
             "description": "Canonical podcast transcripts, one episode a line; each line's `licence` and \
-                            `attribution` fields are the terms of that episode.",
-            "licenses": [
-                {"name": "CC-BY-SA-4.0", "path": "https://creativecommons.org/licenses/by-sa/4.0/",
-                 "title": "CC BY-SA 4.0, © Changelog Media LLC (episodes whose licence is CC-BY-SA-4.0)"},
-                {"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/",
-                 "title": "CC0 1.0 (episodes whose licence is CC0-1.0)"}
-            ],
+                            `attribution` fields are the terms of that episode, and `licenses` lists every \
+                            licence and credit the episodes carry with the shows each covers.",
+            "licenses": episode_licences(out_dir)?,
         }));
     }
     let schemas_from = sums.partition_point(|(p, _)| *p < "schemas/");
@@ -320,7 +316,9 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
         "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
         "name": "commonplace",
         "title": "Commonplace: open recipes and quote attributions",
-        "description": "Recipes in English, Hebrew and European Portuguese, published by Commonplace.",
+        "description": "Recipes in English, Hebrew and European Portuguese, and podcast transcripts for quote \
+                        attribution, published by Commonplace.",
+        // The package's own terms; a resource's `licenses` override them (transcripts keep their show's).
         "licenses": [{"name": "CC0-1.0", "path": "https://creativecommons.org/publicdomain/zero/1.0/"}],
         "resources": resources,
     });
@@ -345,6 +343,40 @@ pub fn write_manifests(out_dir: &Path, sums: &[(&str, &str)], dump_parts: &[Stri
     }
     write_new(&out_dir.join("SHA256SUMS"), text.as_bytes())?;
     Ok(())
+}
+
+/// The `licenses` of the episodes resource, from what each published episode carries (`episodes.json`:
+/// its show's licence and credit, or the episode's own): one entry per licence and credit, titled with
+/// the credit and the shows it covers, so every licence present is listed and no show is credited to
+/// another's holder. Licences the Creative Commons deeds do not cover link to their SPDX page.
+fn episode_licences(out_dir: &Path) -> Result<Vec<Value>> {
+    let read = |name: &str| -> Result<Vec<u8>> {
+        std::fs::read(out_dir.join(name)).with_context(|| format!("reading {name}"))
+    };
+    let shows: Vec<ShowSummary> = serde_json::from_slice(&read("shows.json")?).context("shows.json")?;
+    let episodes: Vec<EpisodeSummary> =
+        serde_json::from_slice(&read("episodes.json")?).context("episodes.json")?;
+    let titles: BTreeMap<&str, &str> = shows.iter().map(|s| (s.id.as_str(), s.title.as_str())).collect();
+    let mut terms: BTreeMap<(&str, Option<&str>), BTreeMap<&str, usize>> = BTreeMap::new();
+    for episode in &episodes {
+        let show = titles.get(episode.show.as_str()).copied().unwrap_or(&episode.show);
+        let key = (episode.licence.as_str(), episode.attribution.as_deref());
+        *terms.entry(key).or_default().entry(show).or_default() += 1;
+    }
+    Ok(terms
+        .into_iter()
+        .map(|((licence, attribution), shows)| {
+            let covers: Vec<String> = shows
+                .iter()
+                .map(|(show, n)| format!("{show}, {n} episode{}", if *n == 1 { "" } else { "s" }))
+                .collect();
+            let credit = attribution.map(|credit| format!(" — {credit}")).unwrap_or_default();
+            let path = licence_url(licence)
+                .map(String::from)
+                .unwrap_or_else(|| format!("https://spdx.org/licenses/{licence}.html"));
+            json!({"name": licence, "path": path, "title": format!("{licence}{credit} ({})", covers.join("; "))})
+        })
+        .collect())
 }
 
 /// The last build's `SHA256SUMS` with this rebuild's changes: a new checksum, or `None` for a file

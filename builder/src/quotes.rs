@@ -48,6 +48,28 @@ pub struct Outcome {
     pub llms: crate::opendata::LlmsPart,
 }
 
+/// How many show, episode and run files a content folder holds, whatever their problems.
+pub struct Checked {
+    pub shows: usize,
+    pub episodes: usize,
+    pub runs: usize,
+}
+
+impl Checked {
+    pub fn of(files: &[ContentFile]) -> Checked {
+        let mut checked = Checked { shows: 0, episodes: 0, runs: 0 };
+        for file in files {
+            match file.path.split('/').collect::<Vec<_>>().as_slice() {
+                ["shows", _, "show.json"] => checked.shows += 1,
+                ["shows", _, _, "episode.json"] => checked.episodes += 1,
+                ["shows", _, _, "runs", run] if run.ends_with(".json") => checked.runs += 1,
+                _ => {}
+            }
+        }
+        checked
+    }
+}
+
 /// Reads `shows/` if the content has it; content without shows builds no quote output.
 pub fn read(source: &Source) -> Result<Vec<ContentFile>> {
     match source {
@@ -84,12 +106,21 @@ pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut shows: BTreeMap<String, Show> = BTreeMap::new();
     let mut episodes: BTreeMap<(String, String), EpisodeFiles> = BTreeMap::new();
+    // Shows whose show.json is there but has problems of its own: their episodes are not checked
+    // against it, and the file is not also reported missing.
+    let mut unreadable_shows: std::collections::BTreeSet<String> = Default::default();
     for file in files {
         let parts: Vec<&str> = file.path.split('/').collect();
         match parts.as_slice() {
             ["shows", show, "show.json"] => {
+                unreadable_shows.insert(show.to_string());
                 if let Some(parsed) = parse::<Show>(file, &mut problems) {
-                    report(file, transcript::validate_show(&parsed), &mut problems);
+                    let mut wrong = transcript::validate_show(&parsed);
+                    if !wrong.iter().any(|diagnostic| diagnostic.field == "licence") {
+                        wrong.extend(unknown_licence("licence", Some(&parsed.licence)));
+                    }
+                    report(file, wrong, &mut problems);
+                    unreadable_shows.remove(*show);
                     shows.insert(show.to_string(), parsed);
                 }
             }
@@ -123,6 +154,7 @@ pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<Problem>> {
 
     let results: Vec<Result<Built, Vec<Problem>>> = episodes
         .par_iter()
+        .filter(|((show_slug, _), _)| !unreadable_shows.contains(show_slug))
         .map(|((show_slug, folder), files)| load_episode(show_slug, folder, files, &shows))
         .collect();
     let mut built = Vec::with_capacity(results.len());
@@ -177,7 +209,9 @@ fn load_episode(
     };
     let episode: Option<Episode> = parse(episode_file, &mut problems);
     if let Some(episode) = &episode {
-        report(episode_file, transcript::validate_episode(episode), &mut problems);
+        let mut wrong = transcript::validate_episode(episode);
+        wrong.extend(unknown_licence("licence", episode.licence.as_deref()));
+        report(episode_file, wrong, &mut problems);
     }
     let names: Names = match files.names {
         Some(file) => parse(file, &mut problems).unwrap_or_default(),
@@ -205,16 +239,7 @@ fn load_episode(
         ));
     }
     let Some(episode) = episode else { return Err(problems) };
-    if !problems.is_empty() {
-        return Err(problems);
-    }
     runs.sort_by(|a, b| a.pipeline.cmp(&b.pipeline));
-    let canonical_run = canonical_run(&episode, &runs).expect("at least one run").clone();
-
-    let normalised_url = normalise_source_url(&episode.source_url).expect("validated");
-    let id = episode_id(&normalised_url);
-    let licence = episode.licence.clone().unwrap_or_else(|| show.licence.clone());
-    let attribution = episode.attribution.clone().or_else(|| show.attribution.clone());
     let label_groups: Vec<Vec<String>> = runs
         .iter()
         .map(|run| {
@@ -224,7 +249,25 @@ fn load_episode(
             labels
         })
         .collect();
+    // Names against the runs, also when other files of the episode have problems: all at once.
+    if let Some(file) = files.names {
+        report(file, names::labels_without_speech(&names, &label_groups), &mut problems);
+    }
     let reports = names::resolve_all(&names, &label_groups, &episode.roster);
+    report(
+        episode_file,
+        names::roster_without_speech(&reports, &label_groups, &episode.roster),
+        &mut problems,
+    );
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let canonical_run = canonical_run(&episode, &runs).expect("at least one run").clone();
+
+    let normalised_url = normalise_source_url(&episode.source_url).expect("validated");
+    let id = episode_id(&normalised_url);
+    let licence = episode.licence.clone().unwrap_or_else(|| show.licence.clone());
+    let attribution = episode.attribution.clone().or_else(|| show.attribution.clone());
     let name_inputs = names::NameInputs { names, runs: label_groups, roster: episode.roster.clone() };
     let episode_ref = EpisodeRef {
         id: id.clone(),
@@ -290,6 +333,23 @@ fn load_episode(
         runs,
     };
     Ok(Built { record, canonical, summary, name_inputs })
+}
+
+/// A licence that is not an id of the SPDX License List (`Bogus-1.0`, or a name such as `CC BY 4.0`):
+/// open data must name its terms so that anyone can look them up.
+fn unknown_licence(field: &str, licence: Option<&str>) -> Option<Diagnostic> {
+    let licence = licence?;
+    if spdx::license_id(licence).is_some_and(|id| id.name == licence) {
+        return None;
+    }
+    let hint = match spdx::imprecise_license_id(licence) {
+        Some((id, _)) => format!("; did you mean {}?", id.name),
+        None => ", such as CC-BY-SA-4.0, CC0-1.0 or MIT".to_string(),
+    };
+    Some(Diagnostic::new(
+        field,
+        format!("`{licence}` is not an id of the SPDX License List (spdx.org/licenses){hint}"),
+    ))
 }
 
 /// One line of `episodes.jsonl`: an episode's metadata, licence and canonical transcript.

@@ -347,7 +347,12 @@ case "$1 $2" in
       list) echo "Listing buckets..."; [ ! -e "$account/r2" ] || printf 'name:           commonplace-packs\ncreation_date:  2026-01-01\n' ;;
       create) touch "$account/r2" ;;
     esac ;;
-  "deploy --config") [ "${4:-}" != --secrets-file ] || cp "$5" "$account/secrets" ;;
+  "deploy --config")
+    # The check before anything is sent: wrangler's bindings table for the generated config.
+    if [[ " $* " == *" --dry-run "* ]]; then
+      printf 'Your Worker has access to the following bindings:\nBinding  Resource\nenv.ENVIRONMENT ("production")  Environment Variable\n'
+    fi
+    while [ $# -gt 0 ]; do [ "$1" != --secrets-file ] || cp "$2" "$account/secrets"; shift; done ;;
 esac
 "#,
     )
@@ -367,6 +372,7 @@ esac
     let calls = std::fs::read_to_string(account.join("calls")).unwrap();
     let calls = calls.replace(work.to_str().unwrap(), "WORK");
     expect_test::expect![[r#"
+        deploy --config .wrangler-deploy.json --dry-run --outdir WORK/state/deploy-check --env-file /dev/null
         d1 list --json
         d1 create commonplace --no-update-config
         d1 list --json
@@ -374,13 +380,323 @@ esac
         r2 bucket create commonplace-packs --no-update-config
         d1 migrations apply DB --remote --config .wrangler-deploy.json
         r2 bulk put commonplace-packs --filename WORK/state/r2-pending.json --force --remote --config .wrangler-deploy.json
-        deploy --config .wrangler-deploy.json --secrets-file WORK/state/secrets.json
+        deploy --config .wrangler-deploy.json --env-file /dev/null --secrets-file WORK/state/secrets.json
+        deploy --config .wrangler-deploy.json --dry-run --outdir WORK/state/deploy-check --env-file /dev/null
         d1 list --json
         r2 bucket list
         d1 migrations apply DB --remote --config .wrangler-deploy.json
-        deploy --config .wrangler-deploy.json --secrets-file WORK/state/secrets.json
+        deploy --config .wrangler-deploy.json --env-file /dev/null --secrets-file WORK/state/secrets.json
     "#]].assert_eq(&calls);
     let secrets = std::fs::read_to_string(account.join("secrets")).unwrap();
     assert_eq!(secrets.trim(), r#"{"GITHUB_CLIENT_SECRET": "s3cret"}"#);
     assert!(!work.join("state/secrets.json").exists(), "the secrets file outlived the deploy");
+}
+
+/// Issue 32: `datapackage.json` listed only the Changelog's CC BY-SA 4.0 and CC0 for the episodes,
+/// left out MIT and credited every show to Changelog Media. Each licence and credit now comes from
+/// the shows' and episodes' own records (an episode's own licence included), and the package still
+/// passes frictionless and the other validators users run.
+#[test]
+fn datapackage_credits_each_show_under_its_own_licence_and_holder() {
+    let out = root().join("tests/.work/builds-two-licences");
+    let _ = std::fs::remove_dir_all(&out);
+    let output = run(&["build", "--content", "tests/data/two-licences", "--out", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let package: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("datapackage.json")).unwrap()).unwrap();
+    let episodes = package["resources"].as_array().unwrap().iter().find(|r| r["name"] == "episodes").unwrap();
+    let licences: Vec<String> = episodes["licenses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{} <{}> {}",
+                l["name"].as_str().unwrap(),
+                l["path"].as_str().unwrap(),
+                l["title"].as_str().unwrap()
+            )
+        })
+        .collect();
+    expect_test::expect![[r#"
+        CC-BY-4.0 <https://creativecommons.org/licenses/by/4.0/> CC-BY-4.0 — © Field Notes Radio (Field Notes, 1 episode)
+        CC0-1.0 <https://creativecommons.org/publicdomain/zero/1.0/> CC0-1.0 — © Field Notes Radio (Field Notes, 1 episode)
+        MIT <https://spdx.org/licenses/MIT.html> MIT — Copyright (c) 2026 Open Lab Collective (Open Lab, 1 episode)"#]]
+    .assert_eq(&licences.join("\n"));
+    let whole = serde_json::to_string(&package).unwrap();
+    assert!(!whole.contains("Changelog"), "a show is credited to Changelog Media: {whole}");
+
+    let checked = Command::new(root().join("tests/.venv/bin/python"))
+        .args(["tests/validators/check_dist.py", out.to_str().unwrap()])
+        .current_dir(root())
+        .output()
+        .expect("tests/.venv is installed (scripts/setup.sh --test)");
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&checked.stdout), String::from_utf8_lossy(&checked.stderr));
+    assert!(checked.status.success(), "the validators refuse the build:\n{said}");
+}
+
+/// `scripts/site-lib.sh`'s build folder and state folder for a content folder, as `scripts/dev.sh`
+/// and `scripts/grant-editor.sh` compute them.
+fn site_paths(content: &Path) -> (String, String) {
+    let output = Command::new("bash")
+        .args(["-c", r#"source scripts/site-lib.sh && site_paths "$1" && echo "$SITE_OUT $SITE_STATE""#, "-"])
+        .arg(content)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let said = String::from_utf8_lossy(&output.stdout);
+    let (out, state) = said.trim().split_once(' ').unwrap();
+    (out.to_string(), state.to_string())
+}
+
+/// One SQL statement on the local D1 in `state`, as an operator runs it; the rows it returns.
+fn local_d1(state: &str, sql: &str) -> Vec<serde_json::Value> {
+    let output = Command::new(root().join("node_modules/.bin/wrangler"))
+        .args(["d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql])
+        .current_dir(root())
+        .env("WRANGLER_SEND_METRICS", "false")
+        .env("CLOUDFLARE_CF_FETCH_ENABLED", "false")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    answer[0]["results"].as_array().cloned().unwrap_or_default()
+}
+
+/// Issue 32: two content folders with one base name shared `.wrangler/sites/<name>/`, so a second
+/// server silently served the first one's build; and the README's command that grants the editor
+/// role changed the default site's database only. Each folder now has a site of its own, and
+/// `scripts/grant-editor.sh <handle> <content>` changes that site's database and no other.
+#[test]
+fn two_content_folders_with_one_name_get_two_sites_and_grant_editor_reaches_the_right_one() {
+    let work = root().join("tests/.work/builds-sites");
+    let _ = std::fs::remove_dir_all(&work);
+    let (a, b) = (work.join("a/content"), work.join("b/content"));
+    for content in [&a, &b] {
+        std::fs::create_dir_all(content.join("recipes")).unwrap();
+    }
+    let ((a_out, a_state), (b_out, b_state)) = (site_paths(&a), site_paths(&b));
+    assert_ne!(a_out, b_out, "two folders named `content` share one build");
+    assert_ne!(a_state, b_state, "two folders named `content` share one database");
+    for (out, state) in [(&a_out, &a_state), (&b_out, &b_state)] {
+        assert!(out.starts_with(".wrangler/sites/content-") && out.ends_with("/dist"), "{out}");
+        assert!(state.starts_with(".wrangler/sites/content-") && state.ends_with("/state"), "{state}");
+    }
+    assert_eq!(site_paths(&root().join("content")), ("dist".into(), ".wrangler/state".into()));
+    assert_eq!(site_paths(&a), (a_out.clone(), a_state.clone()), "the same folder, another site");
+
+    // Both sites know the account; the grant names folder a.
+    for state in [&a_state, &b_state] {
+        let _ = std::fs::remove_dir_all(root().join(state));
+        let migrated = Command::new(root().join("node_modules/.bin/wrangler"))
+            .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state])
+            .current_dir(root())
+            .env("WRANGLER_SEND_METRICS", "false")
+            .env("CLOUDFLARE_CF_FETCH_ENABLED", "false")
+            .env("CI", "true")
+            .output()
+            .unwrap();
+        assert!(migrated.status.success(), "{}", String::from_utf8_lossy(&migrated.stderr));
+        local_d1(
+            state,
+            "INSERT INTO accounts (handle, display_name, created_at) VALUES ('ana-lima', 'Ana', '2026-01-01')",
+        );
+    }
+    let grant = |args: &[&str]| {
+        let output =
+            Command::new("bash").arg("scripts/grant-editor.sh").args(args).current_dir(root()).output();
+        let output = output.unwrap();
+        (output.status.success(), String::from_utf8_lossy(&output.stderr).to_string())
+    };
+    let (ok, said) = grant(&["ana-lima", a.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    let role = |state: &str| {
+        local_d1(state, "SELECT role FROM accounts WHERE handle = 'ana-lima'")[0]["role"].clone()
+    };
+    assert_eq!(role(&a_state), "editor");
+    assert_eq!(role(&b_state), "cook", "the grant reached another site");
+
+    let (ok, said) = grant(&["nobody-here", a.to_str().unwrap()]);
+    assert!(!ok && said.contains("no account has the handle nobody-here"), "{said}");
+    let (ok, said) = grant(&["Robert'); DROP TABLE accounts;--", a.to_str().unwrap()]);
+    assert!(!ok && said.contains("is not a handle"), "{said}");
+
+    for out in [&a_out, &b_out] {
+        let _ = std::fs::remove_dir_all(root().join(out).parent().unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// Issue 32: a `wrangler deploy --dry-run` in the project root, while `wrangler dev` servers with
+/// development env files came and went, twice listed `env.ENVIRONMENT ("dev")` among the bindings.
+/// Besides its config, wrangler reads `.env`/`.env.local` (every command), `.dev.vars` (dev), a
+/// redirected config (`.wrangler/deploy/config.json`), `wrangler.json` before `wrangler.toml`, and
+/// CLOUDFLARE_*/WRANGLER_* variables. In a checkout holding all of them, each saying `dev`, the deploy
+/// neutralises them and ships production values; and it refuses, before it asks anything of
+/// Cloudflare, a development value or a variable the production configuration does not name.
+#[test]
+fn deploy_refuses_development_values_before_it_sends_anything() {
+    let work = root().join("tests/.work/deploy-refuses");
+    let _ = std::fs::remove_dir_all(&work);
+    let checkout = work.join("checkout");
+    // The check reads the bindings, not the Worker or the site: a stand-in module and one asset do.
+    let out = work.join("site");
+    std::fs::create_dir_all(work.join("site.assets")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(work.join("site.assets/index.html"), "<!doctype html>").unwrap();
+    std::fs::create_dir_all(checkout.join("edge/build/worker")).unwrap();
+    std::fs::write(
+        checkout.join("edge/build/worker/shim.mjs"),
+        "export default { fetch() { return new Response(\"stand-in\"); } };\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(checkout.join("scripts")).unwrap();
+    std::fs::create_dir_all(checkout.join(".wrangler/deploy")).unwrap();
+    std::fs::copy(root().join("scripts/deploy.sh"), checkout.join("scripts/deploy.sh")).unwrap();
+    std::fs::copy(root().join("wrangler.toml"), checkout.join("wrangler.toml")).unwrap();
+    for linked in ["node_modules", "migrations"] {
+        std::os::unix::fs::symlink(root().join(linked), checkout.join(linked)).unwrap();
+    }
+    let dev_config = r#"{"name": "commonplace", "main": "edge/build/worker/shim.mjs",
+        "compatibility_date": "2025-09-01", "vars": {"ENVIRONMENT": "dev", "FETCH_ALLOW_LOOPBACK": "1"}}"#;
+    let dev_env = "CLOUDFLARE_ENV=dev\nCLOUDFLARE_INCLUDE_PROCESS_ENV=true\nENVIRONMENT=dev\n";
+    for (path, text) in [
+        (".dev.vars", "ENVIRONMENT=dev\nFETCH_ALLOW_LOOPBACK=1\n"),
+        (".env", dev_env),
+        (".env.local", dev_env),
+        ("wrangler.json", dev_config),
+        ("dev.json", dev_config),
+        (".wrangler/deploy/config.json", r#"{"configPath": "../../dev.json"}"#),
+    ] {
+        std::fs::write(checkout.join(path), text).unwrap();
+    }
+    // A development section that CLOUDFLARE_ENV=dev (from .env or the environment) would deploy.
+    let toml = std::fs::read_to_string(checkout.join("wrangler.toml")).unwrap();
+    std::fs::write(
+        checkout.join("wrangler.toml"),
+        format!("{toml}\n[env.dev.vars]\nENVIRONMENT = \"dev\"\n"),
+    )
+    .unwrap();
+    // wrangler itself, with every call it gets noted; `extra` goes on each `deploy`.
+    let calls = checkout.join("calls");
+    let recording = |extra: &str| {
+        let path = checkout.join("wrangler-recording");
+        let real = root().join("node_modules/.bin/wrangler");
+        let script = format!(
+            "#!/usr/bin/env bash\necho \"$*\" >>{calls:?}\nif [ \"$1\" = deploy ]; then exec {real:?} \"$@\" {extra}; fi\nexec {real:?} \"$@\"\n"
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let _ = std::fs::remove_file(&calls);
+        path
+    };
+    let deploy = |args: &[&str], env: &[(&str, &str)], wrangler: &Path| {
+        let output = Command::new("bash")
+            .arg(checkout.join("scripts/deploy.sh"))
+            .args(["--no-build", "--out", out.to_str().unwrap()])
+            .args(args)
+            .current_dir(&checkout)
+            .env_remove("CLOUDFLARE_API_TOKEN")
+            .env("WRANGLER", wrangler)
+            .env("DEPLOY_STATE", checkout.join("state"))
+            .env("CLOUDFLARE_ENV", "dev")
+            .env("CLOUDFLARE_INCLUDE_PROCESS_ENV", "true")
+            .env("ENVIRONMENT", "dev")
+            .env("CI", "true")
+            .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        let said =
+            format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        (output.status.success(), said)
+    };
+    let asked = || std::fs::read_to_string(&calls).unwrap_or_default();
+
+    // Every development file and variable above is neutralised: the check passes on production values.
+    let plain = recording("");
+    let (ok, said) = deploy(&["--check-only"], &[], &plain);
+    assert!(ok, "{said}");
+    for told in
+        ["ignoring CLOUDFLARE_ENV", "ENVIRONMENT (\"production\")", "the deploy ships only production values"]
+    {
+        assert!(said.contains(told), "no `{told}` in:\n{said}");
+    }
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(checkout.join(".wrangler-deploy.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["vars"]["ENVIRONMENT"], "production");
+
+    // A real deploy with a loopback address among the operator's settings stops at the check: the dry
+    // run is the only thing wrangler was asked (no D1 or R2 look-up, no upload, no deploy).
+    let _ = std::fs::remove_file(&calls);
+    let (ok, said) = deploy(
+        &[],
+        &[("CLOUDFLARE_API_TOKEN", "not-a-real-token"), ("AI_BASE_URL", "http://127.0.0.1:9/v1")],
+        &plain,
+    );
+    assert!(!ok && said.contains("AI_BASE_URL") && said.contains("refusing to deploy"), "{said}");
+    let only_the_check = asked();
+    assert_eq!(
+        only_the_check.lines().count(),
+        1,
+        "wrangler was asked more than the dry run:\n{only_the_check}"
+    );
+    assert!(
+        only_the_check.starts_with("deploy --config .wrangler-deploy.json --dry-run"),
+        "{only_the_check}"
+    );
+
+    // A binding wrangler reports from outside the generated config (what the outside check saw).
+    let (ok, said) = deploy(&["--check-only"], &[], &recording("--var ENVIRONMENT:dev"));
+    assert!(!ok && said.contains("ENVIRONMENT is hidden"), "{said}");
+    let (ok, said) = deploy(&["--check-only"], &[], &recording("--var DEBUG_PANEL:on"));
+    assert!(!ok && said.contains("DEBUG_PANEL") && said.contains("is not named"), "{said}");
+
+    // A development setting in the production configuration itself.
+    let loopback = work.join("loopback.toml");
+    std::fs::write(&loopback, toml.replacen("[vars]\n", "[vars]\nFETCH_ALLOW_LOOPBACK = \"1\"\n", 1))
+        .unwrap();
+    let (ok, said) =
+        deploy(&["--check-only"], &[("DEPLOY_WRANGLER_TOML", loopback.to_str().unwrap())], &plain);
+    assert!(!ok && said.contains("FETCH_ALLOW_LOOPBACK") && said.contains("development setting"), "{said}");
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// Issue 32: `builder check` said nothing about the episodes it checked, accepted `licence:
+/// "Bogus-1.0"`, did not flag `names.json` labels that match no run or roster names that never speak,
+/// and reported a `show.json` with an unknown field also as missing for each of its episodes.
+#[test]
+fn check_counts_episodes_and_flags_licences_labels_and_roster_names() {
+    let output = run(&["check", "--content", "tests/data/bad-shows"]);
+    assert!(!output.status.success());
+    expect_test::expect![[r#"
+        tests/data/bad-shows/shows/extra-field/show.json:4:10: (json): unknown field `colour`, expected one of `title`, `url`, `description`, `licence`, `attribution`
+        tests/data/bad-shows/shows/made-up-licence/show.json:3:3: licence: `Bogus-1.0` is not an id of the SPDX License List (spdx.org/licenses), such as CC-BY-SA-4.0, CC0-1.0 or MIT
+        tests/data/bad-shows/shows/open-kitchen/mixed-up/episode.json:5:3: licence: `CC BY 4.0` is not an id of the SPDX License List (spdx.org/licenses), such as CC-BY-SA-4.0, CC0-1.0 or MIT
+        tests/data/bad-shows/shows/open-kitchen/mixed-up/episode.json:8:6: roster[1].name: Zed Nobody never speaks: no speaker label of any run resolves to this name
+        tests/data/bad-shows/shows/open-kitchen/mixed-up/names.json:4:5: labels.SPEAKER_09: matches no speaker label of any run of this episode
+    "#]].assert_eq(&String::from_utf8_lossy(&output.stdout));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("checked 1 recipes, 3 shows, 3 episodes and 3 runs: 5 problem(s)"), "{said}");
+
+    let output = run(&["check", "--content", "content"]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the sample content has problems: {}{said}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let recipes = std::fs::read_dir(root().join("content/recipes")).unwrap().count();
+    let runs =
+        walk_count(&root().join("content/shows"), |path| path.parent().is_some_and(|p| p.ends_with("runs")));
+    let told = format!("checked {recipes} recipes, 4 shows, 12 episodes and {runs} runs: all valid");
+    assert!(said.contains(&told), "no `{told}` in: {said}");
+}
+
+/// How many files under `dir` `wanted` picks.
+fn walk_count(dir: &Path, wanted: impl Fn(&Path) -> bool) -> usize {
+    tree(dir).keys().filter(|rel| wanted(&dir.join(rel))).count()
 }

@@ -1,6 +1,7 @@
 //! Integration tests: every route through the real Worker in workerd, over real HTTP.
 //! One worker serves the whole run (see `tests::runner`); each module is one area of the service.
 
+mod addresses;
 mod ai;
 mod cooking;
 mod http;
@@ -66,6 +67,8 @@ fn main() -> std::process::ExitCode {
         quotes::times_estimated_agrees_between_attribute_and_search,
         quotes::a_turn_that_only_touches_the_window_is_not_in_it,
         quotes::speaker_alone_lists_turns_without_searchable_words,
+        // Addresses readers paste (issue 32): its own worker, on a build of tests/data/two-licences.
+        addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).
         recipes_write::me_names_the_key_owner_and_its_label,
         recipes_write::missing_unknown_and_revoked_keys_are_401_with_a_bearer_challenge,

@@ -269,3 +269,62 @@ fn one_episode_without_a_model_keeps_the_model_votes_and_human_decisions() {
     assert!(identify(&dir, &Which::One("kt/nope".into()), None).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Each label (`<show>/<episode> <label>`) with its state and name.
+type States = BTreeMap<String, (NameState, Option<String>)>;
+
+/// Every label's state and name, and every hand-written vote, of the episodes under `dir`.
+fn names_of(dir: &Path) -> (States, Vec<String>) {
+    let mut states = BTreeMap::new();
+    let mut hand_written = Vec::new();
+    for loaded in load_all(dir).unwrap() {
+        let reports = resolve_all(&loaded.names, &label_groups(&loaded.runs), &loaded.episode.roster);
+        for (label, report) in reports {
+            states.insert(format!("{} {label}", loaded.folder), (report.name_state, report.name));
+        }
+        for (label, entry) in &loaded.names.labels {
+            for vote in entry.votes.iter().filter(|vote| vote.model.is_none()) {
+                hand_written.push(format!("{} {label} {vote:?}", loaded.folder));
+            }
+        }
+    }
+    // Merging keeps votes in source order, so a hand-written file may come back in another order.
+    hand_written.sort();
+    (states, hand_written)
+}
+
+/// Issue 32: re-running `builder identify` on the sample replaced hand-written votes (they carry no
+/// `model`) with its own, and a confident name fell to tentative. Every label keeps its state and name,
+/// every hand-written vote stays, and a second run changes nothing.
+#[test]
+fn a_rerun_on_the_sample_keeps_every_name_and_every_hand_written_vote() {
+    let dir = std::env::temp_dir().join(format!("cp-identify-{}-sample", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/shows"), &dir.join("shows"));
+    let (states, hand_written) = names_of(&dir);
+    assert!(
+        states.values().any(|(state, _)| *state == NameState::Confident) && !hand_written.is_empty(),
+        "the sample has confident names and hand-written votes"
+    );
+    identify(&dir, &Which::All, None).unwrap();
+    let (states_after, hand_written_after) = names_of(&dir);
+    for (label, before) in &states {
+        assert_eq!(states_after.get(label), Some(before), "{label} changed");
+    }
+    assert_eq!(hand_written_after, hand_written, "a hand-written vote was replaced");
+    let again = identify(&dir, &Which::All, None).unwrap();
+    assert!(again.iter().all(|outcome| !outcome.changed), "a second run rewrote names.json");
+    let _ = std::fs::remove_dir_all(&dir);
+}

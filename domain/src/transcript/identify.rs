@@ -12,19 +12,75 @@ use std::collections::BTreeMap;
 
 use crate::transcript::{Names, Run, RunKind, Vote, VoteSource};
 
-/// A diarization label that names nobody: `A`, `SPEAKER_00`, `speaker_1`, `spk_2`, `S3`, `UNKNOWN`.
+/// Labels that stand for a role or a kind of voice, not a person: transcription services and editors
+/// write them where they do not know the name (`Audience`, `Host`, `Male 1`, `Unknown Speaker`).
+const PLACEHOLDERS: &[&str] = &[
+    "all",
+    "announcer",
+    "audience",
+    "audience member",
+    "caller",
+    "co host",
+    "cohost",
+    "crowd",
+    "everyone",
+    "female",
+    "group",
+    "guest",
+    "host",
+    "inaudible",
+    "interviewee",
+    "interviewer",
+    "listener",
+    "male",
+    "man",
+    "moderator",
+    "multiple speakers",
+    "narrator",
+    "other",
+    "panelist",
+    "panellist",
+    "participant",
+    "person",
+    "presenter",
+    "question",
+    "questioner",
+    "speaker",
+    "speakers",
+    "spk",
+    "spkr",
+    "unidentified",
+    "unidentified speaker",
+    "unknown",
+    "unknown speaker",
+    "voice",
+    "woman",
+];
+
+/// A label that names nobody: a diarization label (`A`, `SPEAKER_00`, `speaker_1`, `spk_2`, `S3`), or a
+/// placeholder for a role or a kind of voice, alone or told apart by a number or a letter (`Audience`,
+/// `Host`, `Speaker 2`, `Male 1`, `Guest B`, `Unknown`). Such a label is never voted as a name.
 pub fn is_anonymous_label(label: &str) -> bool {
-    let lower = label.trim().to_ascii_lowercase();
-    let numbered = |prefix: &str| {
-        lower
-            .strip_prefix(prefix)
-            .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
-    };
-    lower.is_empty()
-        || lower == "unknown"
-        || (lower.len() <= 2 && lower.chars().all(|c| c.is_ascii_alphabetic()))
-        || lower.chars().all(|c| c.is_ascii_digit())
-        || ["speaker_", "speaker ", "speaker", "spk_", "spk", "s"].iter().any(|prefix| numbered(prefix))
+    let lower = label.trim().to_lowercase();
+    let mut words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || "_-#:.()[]".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    // What tells placeholders apart: a trailing number (`00`, `spk2`) or, after a word, a letter (`Guest B`).
+    while let Some(last) = words.last().copied() {
+        let without_digits = last.trim_end_matches(|c: char| c.is_ascii_digit());
+        if without_digits.is_empty() || (words.len() > 1 && without_digits.chars().count() == 1) {
+            words.pop();
+        } else {
+            *words.last_mut().expect("a last word") = without_digits;
+            break;
+        }
+    }
+    match words.as_slice() {
+        [] => true,
+        [one] if one.chars().count() <= 2 && one.chars().all(char::is_alphabetic) => true,
+        _ => PLACEHOLDERS.contains(&words.join(" ").as_str()),
+    }
 }
 
 /// What a service's own identification looks like in each imported format.
@@ -83,16 +139,30 @@ pub fn asr_votes_of(runs: &[Run]) -> BTreeMap<String, Vote> {
 
 /// `names` with `source`'s votes of the given labels replaced by `fresh`. Votes stay in source order,
 /// so the file diffs well; human decisions are never touched.
+///
+/// Only a vote `builder identify` computed is replaced: those always record what made them (`model`).
+/// A vote without `model` was written by a person (the sample's votes, an editor's notes from
+/// listening) and stays, so a re-run cannot turn a confident name tentative by overwriting it; that
+/// label keeps the hand-written vote of this source instead of the fresh one.
 pub fn merge(names: &Names, source: VoteSource, fresh: &BTreeMap<String, Vote>) -> Names {
     let mut out = names.clone();
     for (label, vote) in fresh {
         debug_assert_eq!(vote.source, source);
+        debug_assert!(vote.model.is_some(), "a computed vote records its model");
         let entry = out.labels.entry(label.clone()).or_default();
+        if entry.votes.iter().any(|old| old.source == source && is_hand_written(old)) {
+            continue;
+        }
         entry.votes.retain(|old| old.source != source);
         entry.votes.push(vote.clone());
         entry.votes.sort_by_key(|vote| vote.source);
     }
     out
+}
+
+/// Whether a person wrote this vote rather than `builder identify` (which records `model` on each).
+pub fn is_hand_written(vote: &Vote) -> bool {
+    vote.model.is_none()
 }
 
 /// The speaker labels of each run, sorted: the input `names::resolve_all` wants.
@@ -146,6 +216,59 @@ mod tests {
         }
     }
 
+    /// Issue 32: `builder identify` voted placeholder labels from imported transcripts as names.
+    #[test]
+    fn placeholder_labels_are_never_voted_as_names() {
+        for label in [
+            "Audience",
+            "Host",
+            "Speaker 2",
+            "Male 1",
+            "Female 2",
+            "Unknown",
+            "Guest",
+            "Guest B",
+            "SPEAKER_00",
+            "Unknown Speaker",
+            "Audience Member 3",
+            "Co-host",
+            "Interviewer",
+            "  host  ",
+            "Speaker #4",
+            "spk2",
+        ] {
+            assert!(is_anonymous_label(label), "{label}");
+            let votes = asr_votes(&run("webvtt", RunKind::Asr, &[label]));
+            assert_eq!(votes[label].name, None, "{label} was voted as a name");
+        }
+        for label in ["Ana Lima", "Hosta Ruiz", "Guest Ana", "Dr. Ana Lima", "Mira Castell"] {
+            assert!(!is_anonymous_label(label), "{label}");
+        }
+    }
+
+    /// Issue 32: re-running `builder identify` on the sample replaced hand-written votes (no `model`)
+    /// with its own abstentions, and a confident name fell to tentative.
+    #[test]
+    fn a_rerun_keeps_hand_written_votes_and_replaces_only_computed_ones() {
+        let hand = Vote::new(VoteSource::Asr, Some("Ana Lima".into()), "WebVTT voice tag");
+        let computed = Vote::new(VoteSource::Asr, Some("Old Name".into()), "x").with_model("webvtt (old)");
+        let mut names = Names::default();
+        names.labels.insert("A".into(), LabelVotes { votes: vec![hand.clone()], human: None });
+        names.labels.insert("B".into(), LabelVotes { votes: vec![computed], human: None });
+        let fresh: BTreeMap<String, Vote> = ["A", "B", "C"]
+            .into_iter()
+            .map(|label| {
+                let vote = Vote::new(VoteSource::Asr, None, "diarization only").with_model("deepgram (run)");
+                (label.to_string(), vote)
+            })
+            .collect();
+        let merged = merge(&names, VoteSource::Asr, &fresh);
+        assert_eq!(merged.labels["A"].votes, vec![hand], "a hand-written vote was replaced");
+        assert_eq!(merged.labels["B"].votes, vec![fresh["B"].clone()], "a computed vote was kept");
+        assert_eq!(merged.labels["C"].votes, vec![fresh["C"].clone()]);
+        assert_eq!(merge(&merged, VoteSource::Asr, &fresh), merged, "a second run changes nothing");
+    }
+
     #[test]
     fn services_that_identify_vote_and_the_others_abstain() {
         let runs = [
@@ -181,14 +304,17 @@ mod tests {
             LabelVotes {
                 votes: vec![
                     Vote::new(VoteSource::VoiceMatch, Some("Ana".into()), "cosine 0.9"),
-                    Vote::new(VoteSource::Asr, None, "old"),
+                    Vote::new(VoteSource::Asr, None, "old").with_model("whisperx (run)"),
                 ],
                 human: Some(HumanDecision { name: "Ana Lima".into(), by: "ed".into(), note: None }),
             },
         );
         let fresh: BTreeMap<String, Vote> = [
-            ("S0".to_string(), Vote::new(VoteSource::Asr, Some("Ana".into()), "new")),
-            ("S1".to_string(), Vote::new(VoteSource::Asr, None, "anonymous")),
+            (
+                "S0".to_string(),
+                Vote::new(VoteSource::Asr, Some("Ana".into()), "new").with_model("webvtt (run)"),
+            ),
+            ("S1".to_string(), Vote::new(VoteSource::Asr, None, "anonymous").with_model("webvtt (run)")),
         ]
         .into();
         let once = merge(&names, VoteSource::Asr, &fresh);

@@ -363,6 +363,51 @@ pub struct SpeakerChangePage {
 }
 
 /// Problems of a names file that the types cannot express.
+/// `names.json` labels that no run of the episode has: a typo, or the label of a run since removed.
+/// Their votes would name nobody who speaks.
+pub fn labels_without_speech(names: &Names, runs: &[Vec<String>]) -> Vec<Diagnostic> {
+    names
+        .labels
+        .keys()
+        .filter(|label| !runs.iter().any(|labels| labels.contains(label)))
+        .map(|label| {
+            Diagnostic::new(format!("labels.{label}"), "matches no speaker label of any run of this episode")
+        })
+        .collect()
+}
+
+/// Roster people no speaker label of the runs resolves to, once every such label has a name (while
+/// one is unnamed it may be anyone on the roster, so nothing can be said yet): a person listed who
+/// never speaks, or whose name is spelled one way in the roster and another in the votes. Names
+/// compare as resolving does.
+pub fn roster_without_speech(
+    reports: &BTreeMap<String, LabelReport>,
+    runs: &[Vec<String>],
+    roster: &[Person],
+) -> Vec<Diagnostic> {
+    let speaking: Vec<&LabelReport> = reports
+        .iter()
+        .filter(|(label, _)| runs.iter().any(|labels| labels.contains(label)))
+        .map(|(_, report)| report)
+        .collect();
+    if speaking.iter().any(|report| report.name.is_none()) {
+        return Vec::new();
+    }
+    let spoken: Vec<String> =
+        speaking.iter().filter_map(|report| report.name.as_deref()).map(name_key).collect();
+    roster
+        .iter()
+        .enumerate()
+        .filter(|(_, person)| !spoken.contains(&name_key(&person.name)))
+        .map(|(idx, person)| {
+            Diagnostic::new(
+                format!("roster[{idx}].name"),
+                format!("{} never speaks: no speaker label of any run resolves to this name", person.name),
+            )
+        })
+        .collect()
+}
+
 pub fn validate(names: &Names) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
     for (label, entry) in &names.labels {

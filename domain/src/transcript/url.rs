@@ -12,6 +12,14 @@
 //! unreserved characters (RFC 3986 §6.2.2.2) and write the remaining escapes in upper case
 //! (§6.2.2.1), which WHATWG leaves as typed. A hand-written parser did all this before issue 18 and
 //! missed the last two and IDNA; every id it published is unchanged (tests in `builder`).
+//!
+//! Known platforms spell one episode many ways, and readers paste whichever their app gave them: a
+//! YouTube video is `youtu.be/ID`, `m.youtube.com/watch?v=ID&t=42s`, `youtube.com/shorts/ID`,
+//! `music.youtube.com/watch?v=ID&si=…` or an embed; a Spotify episode carries `?si=…` (a share
+//! tracker). Each of those is written the way the platform links the episode itself
+//! ([`platform_canonical`]): `https://youtube.com/watch?v=ID`, `https://open.spotify.com/episode/ID`.
+//! An episode published in that form keeps its id; what the platform means as something else (another
+//! video, a playlist on its own) stays apart.
 
 use std::fmt::Write;
 
@@ -31,6 +39,9 @@ pub fn normalise_source_url(url: &str) -> Option<String> {
     if host.is_empty() {
         return None;
     }
+    if let Some(canonical) = platform_canonical(host, &parsed) {
+        return Some(canonical);
+    }
     let mut normalised = format!("https://{host}");
     // 80 and 443 both go, whichever scheme was written: http becomes https.
     if let Some(port) = parsed.port().filter(|port| !matches!(port, 80 | 443)) {
@@ -49,6 +60,53 @@ pub fn normalise_source_url(url: &str) -> Option<String> {
         normalised.push_str(&params.join("&"));
     }
     Some(normalised)
+}
+
+/// The one address a known platform gives an episode that `parsed` (on `host`, without `www.`)
+/// names, or `None` when the platform is not known or the address names no single episode.
+///
+/// YouTube: the video id of `youtu.be/ID`, `/watch?v=ID`, `/shorts/ID`, `/live/ID`, `/embed/ID` and
+/// `/v/ID` on `youtube.com` and its `m.`, `music.` and `youtube-nocookie.com` hosts; every other
+/// parameter (`t`, `si`, `feature`, `list`, `index`, `pp`) picks a moment, a tracker or a context of
+/// the same video. Spotify: `open.spotify.com/episode/ID`, also under `/intl-xx/` or `/embed/`; its
+/// parameters (`si`, `t`, `context`) likewise. A playlist, a channel or a show stays as written.
+fn platform_canonical(host: &str, parsed: &Url) -> Option<String> {
+    let segments: Vec<&str> = parsed.path_segments()?.filter(|s| !s.is_empty()).collect();
+    match host {
+        "youtu.be" => youtube_watch(segments.first()?),
+        "youtube.com" | "m.youtube.com" | "music.youtube.com" | "youtube-nocookie.com" => {
+            match segments.as_slice() {
+                ["watch"] => youtube_watch(&parsed.query_pairs().find(|(key, _)| key == "v")?.1),
+                ["shorts" | "live" | "embed" | "v", id] => youtube_watch(id),
+                _ => None,
+            }
+        }
+        "open.spotify.com" => {
+            let rest = match segments.as_slice() {
+                [first, rest @ ..] if first.starts_with("intl-") || *first == "embed" => rest,
+                all => all,
+            };
+            match rest {
+                ["episode", id] if is_platform_id(id) => {
+                    Some(format!("https://open.spotify.com/episode/{id}"))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn youtube_watch(id: &str) -> Option<String> {
+    is_platform_id(id).then(|| format!("https://youtube.com/watch?v={id}"))
+}
+
+/// A platform's episode id: letters, digits, `-` and `_` (YouTube's 11 characters, Spotify's 22).
+/// Ids are case-sensitive, so they are kept as written.
+fn is_platform_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Whether `url` starts with `scheme://`. Without one it is a bare address such as
@@ -277,6 +335,112 @@ mod tests {
                 "" -> (not an episode address)
             "#]],
         );
+    }
+
+    /// Issue 32: the addresses readers paste from YouTube and Spotify (a share link, the mobile site,
+    /// a moment, a tracker) were 404 for an episode published at `youtube.com/watch?v=ID`.
+    #[test]
+    fn pasted_youtube_and_spotify_addresses_find_the_published_episode() {
+        check(
+            &[
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w",
+                "https://youtu.be/Xk3a9Zq_L0w",
+                "https://youtu.be/Xk3a9Zq_L0w?si=AbCdEf123&t=42",
+                "youtu.be/Xk3a9Zq_L0w",
+                "https://m.youtube.com/watch?v=Xk3a9Zq_L0w",
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&t=42s",
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&t=2160s",
+                "https://www.youtube.com/watch?feature=share&v=Xk3a9Zq_L0w",
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&si=AbCdEf123",
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG&index=3",
+                "https://youtube.com/shorts/Xk3a9Zq_L0w?feature=share",
+                "https://music.youtube.com/watch?v=Xk3a9Zq_L0w&si=AbCdEf123",
+                "https://www.youtube.com/live/Xk3a9Zq_L0w?si=AbCdEf123",
+                "https://www.youtube.com/embed/Xk3a9Zq_L0w?start=42",
+                "https://www.youtube-nocookie.com/embed/Xk3a9Zq_L0w",
+                "http://YOUTUBE.com/watch?v=Xk3a9Zq_L0w#t=42",
+            ],
+            expect![[r#"
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://youtu.be/Xk3a9Zq_L0w" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://youtu.be/Xk3a9Zq_L0w?si=AbCdEf123&t=42" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "youtu.be/Xk3a9Zq_L0w" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://m.youtube.com/watch?v=Xk3a9Zq_L0w" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&t=42s" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&t=2160s" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/watch?feature=share&v=Xk3a9Zq_L0w" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&si=AbCdEf123" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w&list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG&index=3" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://youtube.com/shorts/Xk3a9Zq_L0w?feature=share" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://music.youtube.com/watch?v=Xk3a9Zq_L0w&si=AbCdEf123" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/live/Xk3a9Zq_L0w?si=AbCdEf123" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube.com/embed/Xk3a9Zq_L0w?start=42" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "https://www.youtube-nocookie.com/embed/Xk3a9Zq_L0w" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+                "http://YOUTUBE.com/watch?v=Xk3a9Zq_L0w#t=42" -> https://youtube.com/watch?v=Xk3a9Zq_L0w
+            "#]],
+        );
+        check(
+            &[
+                "https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk",
+                "https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk?si=a1b2c3d4e5f6",
+                "https://open.spotify.com/intl-de/episode/4rOoJ6Egrf8K2IrywzwOMk?si=a1b2c3d4e5f6",
+                "https://open.spotify.com/embed/episode/4rOoJ6Egrf8K2IrywzwOMk?utm_source=generator",
+                "open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk/",
+            ],
+            expect![[r#"
+                "https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk" -> https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk
+                "https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk?si=a1b2c3d4e5f6" -> https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk
+                "https://open.spotify.com/intl-de/episode/4rOoJ6Egrf8K2IrywzwOMk?si=a1b2c3d4e5f6" -> https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk
+                "https://open.spotify.com/embed/episode/4rOoJ6Egrf8K2IrywzwOMk?utm_source=generator" -> https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk
+                "open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk/" -> https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk
+            "#]],
+        );
+    }
+
+    /// What the platform means as something else stays apart: another video (ids are case-sensitive),
+    /// a playlist or a channel on its own, another Spotify episode or a show.
+    #[test]
+    fn other_videos_playlists_and_shows_stay_apart() {
+        check(
+            &[
+                "https://youtu.be/Xk3a9Zq_L0W",
+                "https://www.youtube.com/watch?v=Ab3a9Zq_L0w&t=42s",
+                "https://www.youtube.com/playlist?list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG&si=AbC",
+                "https://www.youtube.com/watch?list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG",
+                "https://www.youtube.com/@changelog",
+                "https://open.spotify.com/episode/7makk4oTQel546B0PZlDM5?si=a1b2",
+                "https://open.spotify.com/show/2mTUnDkuKUkhiueKcVWoP0?si=a1b2",
+                "https://example.com/watch?v=Xk3a9Zq_L0w&t=42s",
+            ],
+            expect![[r#"
+                "https://youtu.be/Xk3a9Zq_L0W" -> https://youtube.com/watch?v=Xk3a9Zq_L0W
+                "https://www.youtube.com/watch?v=Ab3a9Zq_L0w&t=42s" -> https://youtube.com/watch?v=Ab3a9Zq_L0w
+                "https://www.youtube.com/playlist?list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG&si=AbC" -> https://youtube.com/playlist?list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG&si=AbC
+                "https://www.youtube.com/watch?list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG" -> https://youtube.com/watch?list=PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG
+                "https://www.youtube.com/@changelog" -> https://youtube.com/@changelog
+                "https://open.spotify.com/episode/7makk4oTQel546B0PZlDM5?si=a1b2" -> https://open.spotify.com/episode/7makk4oTQel546B0PZlDM5
+                "https://open.spotify.com/show/2mTUnDkuKUkhiueKcVWoP0?si=a1b2" -> https://open.spotify.com/show/2mTUnDkuKUkhiueKcVWoP0?si=a1b2
+                "https://example.com/watch?v=Xk3a9Zq_L0w&t=42s" -> https://example.com/watch?v=Xk3a9Zq_L0w&t=42s
+            "#]],
+        );
+    }
+
+    /// The canonical form is what normalising gave before platforms were known, so an episode
+    /// published at `youtube.com/watch?v=ID` (or Spotify's episode address) keeps its id.
+    #[test]
+    fn episodes_published_in_the_platform_form_keep_their_id() {
+        for (published, id) in [
+            (
+                "https://www.youtube.com/watch?v=Xk3a9Zq_L0w",
+                episode_id("https://youtube.com/watch?v=Xk3a9Zq_L0w"),
+            ),
+            (
+                "https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk",
+                episode_id("https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk"),
+            ),
+        ] {
+            assert_eq!(episode_id(&normalise_source_url(published).unwrap()), id, "{published}");
+        }
     }
 
     #[test]
