@@ -12,9 +12,10 @@ use serde_json::{Map, Value, json};
 
 use domain::api::routes::{self, Answer, ROUTES, Route, Takes, path_params};
 use domain::api::{self};
+use domain::limits;
 use domain::mcp;
 use domain::quote::{Attribution, phrase, views};
-use domain::recipe::{Published, Recipe};
+use domain::recipe::{self, Course, Published, Recipe};
 
 use crate::schemas::settings;
 
@@ -344,7 +345,9 @@ fn error_description(status: u16) -> &'static str {
             "rate limited (per account, all its keys together): Retry-After and RateLimit headers say when to \
                 try again"
         }
-        502 => "the AI provider failed or answered nonsense",
+        502 => {
+            "the AI provider failed, or the checks refused its answer (`ai-invalid-answer`, each problem in `errors`)"
+        }
         503 => "no AI provider is configured",
         _ => "error",
     }
@@ -353,8 +356,9 @@ fn error_description(status: u16) -> &'static str {
 /// The agent part of `llms.txt`: the MCP server and its tools, the API description, and the fuller
 /// file, which holds every tool's description and schemas.
 pub fn llms_part() -> crate::opendata::LlmsPart {
-    let about = String::from(
-        "Agents: both services are also an MCP server at `/mcp` (streamable HTTP, stateless: the 2025-11-25 \
+    let mut about = writing();
+    about.push_str(
+        "\nAgents: both services are also an MCP server at `/mcp` (streamable HTTP, stateless: the 2025-11-25 \
          `initialize` handshake and the 2026-07-28 style with `server/discover` and per-request `_meta`). Send the \
          same `Authorization: Bearer <key>` header as the API; tools that write need it, tools that read do not. \
          Every tool returns JSON as text and as `structuredContent`.\n",
@@ -377,6 +381,44 @@ pub fn llms_part() -> crate::opendata::LlmsPart {
         tools(true)
     );
     crate::opendata::LlmsPart { about, sections }
+}
+
+/// What `llms.txt` tells a writer: how to get a key, every route that writes (from [`ROUTES`]), the
+/// limits, and the rules of a recipe document that the schemas do not show at a glance. Each number
+/// is the constant the server enforces.
+fn writing() -> String {
+    let routes: Vec<String> = ROUTES
+        .iter()
+        .filter(|route| route.key && route.method != routes::Method::Get)
+        .map(|route| {
+            let what = route.summary.split([':', ';', '(']).next().unwrap_or(route.summary).trim();
+            let mut chars = what.chars();
+            let first = chars.next().map(|c| c.to_lowercase().to_string()).unwrap_or_default();
+            format!("`{} {}` ({first}{})", route.method.name(), route.path, chars.as_str())
+        })
+        .collect();
+    let courses: Vec<&str> = Course::ALL.iter().map(|course| course.code()).collect();
+    format!(
+        "Writing needs an API key: a person signs in on [the kitchen page](/kitchen) (with GitHub), makes a key \
+         there (`cpk_…`, shown once) and sends it as `Authorization: Bearer <key>`. The routes that write: {}. \
+         Limits: a request body of at most {} KiB (413 beyond); per account, all its keys together, {} writes a \
+         minute and {} AI requests an hour (429 with `Retry-After`; every counted answer carries `RateLimit` and \
+         `RateLimit-Policy`); per language at most {} ingredients and {} steps, and a title of at most {} \
+         characters. A recipe's `course` is one of {}; `difficulty` is 1 to {}. The server makes the slug: \
+         `^[a-z0-9]+(-[a-z0-9]+)*$`, {} to {} characters, from the English title, else the Portuguese or the \
+         transliterated Hebrew one, with `-2`, `-3`… when taken; it never changes.\n",
+        routes.join(", "),
+        domain::write::MAX_BODY_BYTES / 1024,
+        limits::WRITES.quota,
+        limits::AI.quota,
+        recipe::MAX_INGREDIENTS,
+        recipe::MAX_STEPS,
+        recipe::MAX_TITLE_CHARS,
+        courses.join(", "),
+        recipe::MAX_DIFFICULTY,
+        domain::slug::MIN_LEN,
+        domain::slug::MAX_LEN,
+    )
 }
 
 /// `llms-full.txt`: `llms.txt` followed by every route with an example and every tool with its schemas.
@@ -443,6 +485,56 @@ mod tests {
     #[test]
     fn mcp_tools_json_is_fresh() {
         expect_test::expect_file!["../../domain/src/mcp/tools.json"].assert_eq(&tools_json());
+    }
+
+    /// `llms.txt` named no route that writes, no way to get a key and no limit.
+    #[test]
+    fn llms_txt_tells_a_writer_the_routes_the_key_and_the_limits() {
+        let about = llms_part().about;
+        for needle in [
+            "`POST /api/recipes` (create a recipe)",
+            "`PUT /api/r/{slug}`",
+            "`POST /api/r/{slug}/fork`",
+            "`POST /api/ai/write`",
+            "`POST /api/r/{slug}/variant/{kind}`",
+            "[the kitchen page](/kitchen)",
+            "`Authorization: Bearer <key>`",
+            "at most 256 KiB",
+            "60 writes a minute",
+            "20 AI requests an hour",
+            "100 ingredients and 60 steps",
+            "title of at most 200 characters",
+            "`difficulty` is 1 to 3",
+            "breakfast, starter, soup",
+            "`^[a-z0-9]+(-[a-z0-9]+)*$`, 3 to 80 characters",
+        ] {
+            assert!(about.contains(needle), "llms.txt does not say {needle}: {about}");
+        }
+        assert!(!about.contains("`GET "), "only routes that write: {about}");
+    }
+
+    /// `llms-full.txt` and the tool schemas cited "DESIGN.md §2", which the site does not serve, and
+    /// `llms-full.txt` put `$KEY` in single quotes, where a shell leaves it unexpanded.
+    #[test]
+    fn agents_text_cites_no_design_md_and_never_single_quotes_the_key() {
+        let full = llms_full("# Commonplace\n");
+        let openapi = serde_json::to_string(&openapi()).expect("JSON serialises");
+        for (name, text) in
+            [("llms-full.txt", &full), ("tools.json", &tools_json()), ("openapi.json", &openapi)]
+        {
+            assert!(!text.contains("DESIGN.md"), "{name} cites DESIGN.md");
+        }
+        for route in ROUTES.iter().filter(|route| route.example.contains("$KEY")) {
+            let (mut single, mut double) = (false, false);
+            for (at, c) in route.example.char_indices() {
+                match c {
+                    '\'' if !double => single = !single,
+                    '"' if !single => double = !double,
+                    '$' if single => panic!("{}: `{}` is in single quotes", route.path, &route.example[at..]),
+                    _ => {}
+                }
+            }
+        }
     }
 
     #[test]

@@ -98,8 +98,10 @@ pub(crate) fn rebuild(
         let Some(before) = &change.before else { continue };
         let file = ContentFile { path: before.path.clone(), bytes: reader.read(before)? };
         let Ok(loaded) = load_recipe(&file) else { return Ok(None) };
-        before_terms
-            .insert(loaded.published.slug.clone(), DocTerms::of(&loaded.published.recipe, &tools.stemmers));
+        before_terms.insert(
+            loaded.published.slug.clone(),
+            DocTerms::of(&loaded.published.slug, &loaded.published.recipe, &tools.stemmers),
+        );
     }
     let out = Out::new(out_dir);
     for w in staged.into_written() {

@@ -150,7 +150,7 @@ fn process(
         card_key,
         json,
         card: Card::from_recipe(&published.slug, &published.recipe),
-        terms: DocTerms::of(&published.recipe, &tools.stemmers),
+        terms: DocTerms::of(&published.slug, &published.recipe, &tools.stemmers),
     }))
 }
 

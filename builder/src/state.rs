@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::output::sibling;
 use crate::source::Source;
 
-/// The state's format: its own (4), and the version of the facets it keeps per recipe, so a state
-/// saved under other facet rules is not reused (the first field, so it reads whatever follows).
-pub(crate) const STATE_FORMAT: u32 = 4 + 1000 * domain::search::FACETS_VERSION;
+/// The state's format: its own (4), the version of the facets it keeps per recipe, and the search
+/// index's format, so a state saved under other facet rules or beside an index of other terms is not
+/// reused (the first field, so it reads whatever follows).
+pub(crate) const STATE_FORMAT: u32 =
+    4 + 1000 * domain::search::FACETS_VERSION + 1_000_000 * domain::search::FORMAT_VERSION;
 
 /// What one recipe adds to the site-wide files; kept in the build state between builds.
 #[derive(Debug, Clone, Serialize, Deserialize)]

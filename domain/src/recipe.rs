@@ -1,4 +1,4 @@
-//! The recipe document (seed §2 plus DESIGN.md §2) and its validation.
+//! The recipe document (seed §2 plus DESIGN.md's "Recipes") and its validation.
 //!
 //! Validation walks a `serde_json::Value` rather than relying on serde's first error, so every problem
 //! in a document is reported at once, each with its field path. Only a document with no problems is
@@ -19,6 +19,8 @@ pub const MAX_STEPS: usize = 60;
 /// A week: nothing a home cook does takes longer, and it keeps `prep_min + cook_min` far from overflow.
 pub const MAX_MINUTES: u32 = 7 * 24 * 60;
 pub const MAX_SERVINGS: u32 = 100;
+/// Difficulty runs from 1 (anyone) to this.
+pub const MAX_DIFFICULTY: u8 = 3;
 pub const MAX_TEXT_CHARS: usize = 4000;
 pub const MAX_CUISINE_CHARS: usize = 60;
 /// A photo's credit line.
@@ -63,7 +65,8 @@ impl Lang {
     }
 }
 
-/// The course of a dish (DESIGN.md §2).
+/// The course of a dish: breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink,
+/// sauce or basics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
@@ -170,7 +173,7 @@ pub struct Text {
 pub struct Recipe {
     pub emoji: String,
     pub course: Course,
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 3)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_DIFFICULTY)))]
     pub difficulty: u8,
     #[cfg_attr(feature = "schema", schemars(range(max = 10080)))]
     pub prep_min: u32,
@@ -293,8 +296,8 @@ pub struct GeneratedBy {
     pub prompt_sha256: String,
 }
 
-/// The server-set fields (DESIGN.md §2). In content files they are written by `builder sync`;
-/// hand-written recipes leave them out and get the defaults.
+/// The server-set fields: returned, never taken from an API body. In content files they are written
+/// by `builder sync`; hand-written recipes leave them out and get the defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ServerFields {
@@ -367,6 +370,9 @@ impl Default for ServerFields {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Published {
+    /// The recipe's address (`/r/{slug}`): `^[a-z0-9]+(-[a-z0-9]+)*$`, 3–80 characters, made by the
+    /// server from the English title, else the Portuguese or the transliterated Hebrew one, with `-2`,
+    /// `-3`… when taken. It never changes.
     pub slug: String,
     #[serde(flatten)]
     pub recipe: Recipe,
@@ -433,7 +439,7 @@ pub fn validate(value: &Value, source: Source) -> Result<(Recipe, ServerFields),
         None if obj.contains_key("course") => v.push("course", "must be a string"),
         None => {}
     }
-    v.integer(obj, "difficulty", 1, 3);
+    v.integer(obj, "difficulty", 1, i64::from(MAX_DIFFICULTY));
     v.integer(obj, "prep_min", 0, MAX_MINUTES as i64);
     v.integer(obj, "cook_min", 0, MAX_MINUTES as i64);
     v.integer(obj, "servings", 1, MAX_SERVINGS as i64);

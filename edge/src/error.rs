@@ -109,9 +109,10 @@ impl ApiError {
             ApiError::UpstreamInvalid(problems) => (
                 502,
                 "ai-invalid-answer",
-                "The AI's answer could not be used",
+                "The checks refused the AI's answer",
                 format!(
-                    "{} problem(s) remained after one repair; nothing was stored; see `errors`",
+                    "the AI answered, but the checks refused its answer after one repair ({} problem(s), see \
+                     `errors`); nothing was stored",
                     problems.len()
                 ),
             ),
@@ -151,7 +152,8 @@ impl ApiError {
             }
             ApiError::RateLimited(_) => Refusal::RateLimited,
             ApiError::AiUnavailable(_) => Refusal::AiUnavailable,
-            ApiError::Upstream(_) | ApiError::UpstreamInvalid(_) => Refusal::AiFailed,
+            ApiError::Upstream(_) => Refusal::AiFailed,
+            ApiError::UpstreamInvalid(problems) => Refusal::AiAnswerRefused(problems.clone()),
             ApiError::Misdirected(_) | ApiError::MethodNotAllowed(_) | ApiError::Internal(_) => {
                 Refusal::Failed
             }

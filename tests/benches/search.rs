@@ -39,7 +39,7 @@ fn main() -> Result<()> {
     generated.sort_by(|a, b| a.0.cmp(&b.0));
     for (slug, doc) in &generated {
         let (recipe, _) = validate(doc, Source::ContentFile).map_err(|p| anyhow::anyhow!("{slug}: {p:?}"))?;
-        builder.add(Card::from_recipe(slug, &recipe), &DocTerms::of(&recipe, &stemmers));
+        builder.add(Card::from_recipe(slug, &recipe), &DocTerms::of(slug, &recipe, &stemmers));
         let titles =
             recipe.texts.iter().map(|(lang, text)| (lang.code().to_string(), text.title.clone())).collect();
         docs.push(Doc { slug: slug.clone(), titles });

@@ -373,15 +373,10 @@ pub async fn ai_output_cannot_take_over_another_recipe(_w: Arc<Worker>) -> Resul
     Ok(())
 }
 
-pub async fn diet_versions_are_made_once_checked_and_shared(_w: Arc<Worker>) -> Result<()> {
-    let site = AiSite::start().await?;
-    let (w, ai) = (&site.worker, &site.ai);
-    let cook = Api::new(w, &key_for(w, "diet-cook").await?);
-    let other = Api::new(w, &key_for(w, "diet-other").await?);
-
-    // Pancakes (en, he, pt; flour, eggs, milk, butter): the gluten-free version keeps all three languages.
+/// A gluten-free version of the sample's pancakes as the model would answer it (`source` is
+/// `/r/pancakes.json`), and the same answer with plain wheat flour left in.
+fn gluten_free_pancakes(source: &Value) -> (Value, Value) {
     let mut gf = json!({});
-    let source = cook.get("/r/pancakes.json").await?.body;
     for field in
         ["emoji", "course", "difficulty", "prep_min", "cook_min", "servings", "vegetarian", "nut_free"]
     {
@@ -398,9 +393,59 @@ pub async fn diet_versions_are_made_once_checked_and_shared(_w: Arc<Worker>) -> 
     for (lang, title, ingredients) in &texts {
         gf["texts"][lang] = answer(lang, title, ingredients, [1, 0, 1, 0, 1])["texts"][lang].clone();
     }
-    // The first answer still has wheat flour in it: the rules send it back once.
     let mut wheat = gf.clone();
     wheat["texts"]["en"]["ingredients"][0]["i"] = json!("plain flour");
+    (gf, wheat)
+}
+
+/// A diet version whose answer failed the gluten check was reported by MCP as "The AI provider
+/// failed": the provider answered, and it was the answer that the checks refused.
+pub async fn a_diet_version_failing_the_gluten_check_says_the_checks_refused_the_answer(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let site = AiSite::start().await?;
+    let (w, ai) = (&site.worker, &site.ai);
+    let key = key_for(w, "gluten-checked").await?;
+    let cook = Api::new(w, &key);
+    let (_, wheat) = gluten_free_pancakes(&cook.get("/r/pancakes.json").await?.body);
+    ai.on("\"title\":\"Pancakes\"", vec![Reply::Json(wheat); 4]);
+
+    let http = post(&cook, "/api/r/pancakes/variant/gf", None).await?;
+    problem(&http, 502)?;
+    ensure!(http.body["type"] == "/problems/ai-invalid-answer", "{}", http.body);
+    ensure!(http.body["title"].as_str().unwrap().contains("checks refused"), "{}", http.body);
+    ensure!(http.body["detail"].as_str().unwrap().contains("refused its answer"), "{}", http.body);
+    ensure!(http.body["errors"].to_string().contains("gluten"), "{}", http.body);
+
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "make_diet_version", "arguments": {"slug": "pancakes", "kind": "gf"}}});
+    let response = reqwest::Client::new()
+        .post(w.url("/mcp"))
+        .bearer_auth(&key)
+        .header("Accept", "application/json, text/event-stream")
+        .json(&call)
+        .send()
+        .await?;
+    let answer: Value = response.json().await?;
+    let result = &answer["result"];
+    ensure!(result["isError"] == true, "{answer}");
+    let message = result["content"][0]["text"].as_str().unwrap_or_default();
+    ensure!(message.contains("the checks refused its answer"), "{message}");
+    ensure!(message.contains("contains gluten"), "{message}");
+    ensure!(!message.contains("provider failed"), "{message}");
+    ensure!(ai.calls("\"title\":\"Pancakes\"") == 4, "two calls, each with one repair");
+    Ok(())
+}
+
+pub async fn diet_versions_are_made_once_checked_and_shared(_w: Arc<Worker>) -> Result<()> {
+    let site = AiSite::start().await?;
+    let (w, ai) = (&site.worker, &site.ai);
+    let cook = Api::new(w, &key_for(w, "diet-cook").await?);
+    let other = Api::new(w, &key_for(w, "diet-other").await?);
+
+    // Pancakes (en, he, pt; flour, eggs, milk, butter): the gluten-free version keeps all three languages.
+    let (gf, wheat) = gluten_free_pancakes(&cook.get("/r/pancakes.json").await?.body);
+    // The first answer still has wheat flour in it: the rules send it back once.
     ai.on("\"title\":\"Pancakes\"", vec![Reply::Json(wheat), Reply::Json(gf)]);
     let made = post(&cook, "/api/r/pancakes/variant/gf", None).await?;
     ensure!(made.status == 201, "{}", made.text);

@@ -285,11 +285,20 @@ pub async fn llms_txt_and_openapi_json_describe_both_services(w: Arc<Worker>) ->
         "CC BY-SA 4.0",
         "CC0",
         "/openapi.json",
+        // How to write: the routes, a key from the kitchen page, the limits.
+        "`POST /api/recipes` (create a recipe)",
+        "(/kitchen)",
+        "at most 256 KiB",
+        "60 writes a minute",
+        "20 AI requests an hour",
     ] {
         ensure!(llms.contains(needle), "llms.txt lacks {needle}");
     }
     let full = reqwest::get(w.url("/llms-full.txt")).await?.text().await?;
     ensure!(full.contains("### POST /api/r/{slug}/fork") && full.contains("Input schema:"), "llms-full.txt");
+    // The site serves no DESIGN.md: agents read the rules themselves.
+    ensure!(!full.contains("DESIGN.md") && full.contains("`difficulty` is 1 to 3"), "llms-full.txt");
+    ensure!(!full.contains("'Authorization: Bearer $KEY'"), "a shell leaves $KEY in single quotes as it is");
     let openapi = reqwest::get(w.url("/openapi.json")).await?;
     ensure!(openapi.status() == 200, "openapi.json: {}", openapi.status());
     let spec: Value = openapi.json().await?;

@@ -58,6 +58,36 @@ pub async fn search_folds_hebrew_niqqud_and_prefixes(w: Arc<Worker>) -> Result<(
     Ok(())
 }
 
+/// `q=malabi`, `q=mujadara` and `q=kadurei` found nothing, though those recipes, titled only in
+/// Hebrew, are published under those slugs.
+pub async fn a_hebrew_only_recipe_is_found_by_its_latin_slug(w: Arc<Worker>) -> Result<()> {
+    for (q, slug) in [("malabi", "malabi"), ("mujadara", "mujadara"), ("kadurei", "kadurei-tmarim")] {
+        let found = slugs(&search(&w, &format!("q={q}")).await?);
+        ensure!(found.first().map(String::as_str) == Some(slug), "{q}: {found:?}");
+    }
+    let found = slugs(&search(&w, "q=kadurei+tmarim").await?);
+    ensure!(found == ["kadurei-tmarim"], "{found:?}");
+    Ok(())
+}
+
+/// The README's search example (`gf=1&vegan=1&course=soup&max_min=45`) found nothing on the sample
+/// content: every `/api/recipes?…` example in it must answer at least one recipe.
+pub async fn the_readmes_search_examples_find_recipes(w: Arc<Worker>) -> Result<()> {
+    let readme = std::fs::read_to_string(tests::root().join("README.md"))?;
+    let queries: Vec<&str> = readme
+        .lines()
+        .filter_map(|line| line.split_once("/api/recipes?").map(|(_, rest)| rest))
+        .filter_map(|rest| rest.split(['\'', '"', '`', ' ']).next())
+        .filter(|query| !query.is_empty() && !query.contains('…'))
+        .collect();
+    ensure!(queries.len() >= 2, "the README's examples: {queries:?}");
+    for query in queries {
+        let answer = search(&w, query).await?;
+        ensure!(answer["total"].as_u64() >= Some(1), "the README's `{query}` finds nothing: {answer}");
+    }
+    Ok(())
+}
+
 pub async fn search_folds_portuguese_accents_and_stems(w: Arc<Worker>) -> Result<()> {
     let plain = slugs(&search(&w, "q=bacalhau+a+bras").await?);
     let accented = slugs(&search(&w, "q=Bacalhau+%C3%A0+Br%C3%A1s").await?);

@@ -177,6 +177,33 @@ pub async fn create_assigns_a_slug_the_owner_and_cc0(w: Arc<Worker>) -> Result<(
     Ok(())
 }
 
+/// New slugs lost most of a title: "סלט מלפפונים של כרמל" became `slt-mlppvnym-shl-krml`, "Ærø"
+/// `r`, and a 200-character title `recipe`. A recipe titled only in Hebrew is found by its slug's words.
+pub async fn slugs_of_hebrew_and_unusual_titles_keep_their_words_and_find_the_recipe(
+    w: Arc<Worker>,
+) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "slug-maker").await?);
+    let mut hebrew = recipe("unused");
+    hebrew["texts"] = json!({"he": {
+        "title": "סלט מלפפונים של כרמל", "summary": "סלט קל ומהיר.",
+        "ingredients": [{"q": 2, "i": "מלפפונים"}, {"q": 0.5, "u": "כפית", "i": "מלח"}],
+        "steps": [{"t": "פורסים את המלפפונים.", "f": ["knife"]}], "tips": ""}});
+    let long = "Grandmother's slow-roasted tomato and garlic soup ".repeat(4);
+    ensure!(long.trim().chars().count() == 199, "a title of 199 characters");
+    for (doc, want) in [
+        (hebrew, "salat-malapaponim-shal-karamal"),
+        (recipe("Ærø"), "aero"),
+        (recipe(long.trim()), "grandmothers-slow-roasted-tomato-and-garlic-soup-grandmothers-slow-roasted"),
+    ] {
+        let made = api.create(&doc).await?;
+        ensure!(made.status == 201, "{}", made.text);
+        ensure!(slug_of(&made) == want, "{} for {}", made.body["slug"], doc["texts"]);
+    }
+    let found = api.get("/api/recipes?q=malapaponim").await?;
+    ensure!(found.body["items"][0]["slug"] == "salat-malapaponim-shal-karamal", "{}", found.text);
+    Ok(())
+}
+
 pub async fn change_needs_the_owner_a_note_and_the_current_version(w: Arc<Worker>) -> Result<()> {
     let owner = Api::new(&w, &key_for(&w, "changer").await?);
     let other = Api::new(&w, &key_for(&w, "stranger").await?);

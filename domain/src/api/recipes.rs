@@ -15,7 +15,7 @@ use crate::search::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Query};
 /// The longest search words.
 pub const MAX_QUERY_CHARS: usize = 200;
 
-/// `GET /api/recipes`, the `search_recipes` tool (DESIGN.md §2).
+/// `GET /api/recipes`, the `search_recipes` tool: words and filters, ANDed.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

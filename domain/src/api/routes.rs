@@ -476,7 +476,7 @@ pub const ROUTES: &[Route] = &[
         ok: (200, Answer::Json("Object")),
         also: &[],
         errors: &[400, 401, 403, 404, 413, 415, 422, 429],
-        example: "curl -s -X PUT -H 'Authorization: Bearer $KEY' -H 'Content-Type: application/json' \
+        example: "curl -s -X PUT -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' \
                   --data '{\"name\":\"Jerod Santo\",\"note\":\"introduces himself at 0:04\"}' \
                   {base}/api/episodes/ep_abcdefghij/speakers/A",
     },

@@ -23,8 +23,11 @@ pub enum Refusal {
     RateLimited,
     /// No AI provider is configured.
     AiUnavailable,
-    /// The AI provider failed or answered with nothing usable.
+    /// The AI provider failed: no answer, a broken one, or not in time.
     AiFailed,
+    /// The AI answered, and the checks refused the answer (a diet version that is not gluten-free,
+    /// a document with problems), after one repair: each remaining problem.
+    AiAnswerRefused(Vec<Diagnostic>),
     /// Anything else: the server's own failure.
     Failed,
 }
@@ -83,6 +86,15 @@ pub fn failure(
              create_recipe or update_recipe."
         ),
         Refusal::AiFailed => format!("The AI provider failed ({detail}). Call {name} again later."),
+        Refusal::AiAnswerRefused(problems) => {
+            let listed: Vec<String> = problems.iter().map(Diagnostic::to_string).collect();
+            format!(
+                "The AI answered, but the checks refused its answer (after one repair): {}. Nothing was stored. \
+                 Call {name} again (the model may answer differently), or write \
+                 the recipe yourself with create_recipe or update_recipe.",
+                if listed.is_empty() { detail.to_string() } else { listed.join("; ") }
+            )
+        }
         Refusal::Failed => format!("The server failed ({detail}). Call {name} again later."),
     };
     ToolOutcome::Failed { message, problem }

@@ -213,3 +213,38 @@ fn failures_tell_the_agent_its_next_step() {
     assert!(bad.contains("limit: must be a whole number from 1 to 100"), "{bad}");
     assert!(message.contains("/kitchen"), "{message}");
 }
+
+/// A diet version whose answer failed the gluten check was reported as "The AI provider failed".
+#[test]
+fn an_answer_the_checks_refused_is_not_called_a_provider_failure() {
+    let diet = tool("make_diet_version").expect("listed");
+    let problems =
+        vec![Diagnostic::new("texts.en.ingredients[0].i", "`plain flour` contains gluten (flour)")];
+    let ToolOutcome::Failed { message, .. } =
+        failure(diet, Some("pancakes"), &Refusal::AiAnswerRefused(problems), "", json!({"status": 502}))
+    else {
+        panic!()
+    };
+    assert!(message.contains("the checks refused its answer"), "{message}");
+    assert!(message.contains("`plain flour` contains gluten"), "{message}");
+    assert!(!message.contains("provider failed"), "{message}");
+}
+
+/// The tools' descriptions state limits and the slug rule in words; these are the numbers the server
+/// enforces (the descriptions are constants, so this test holds them together).
+#[test]
+fn tool_descriptions_state_the_limits_the_server_enforces() {
+    let create = tool("create_recipe").expect("listed").description;
+    for fact in [
+        format!("{} writes a minute", crate::limits::WRITES.quota),
+        format!("{}-{} characters", crate::slug::MIN_LEN, crate::slug::MAX_LEN),
+        format!("{} KiB", crate::write::MAX_BODY_BYTES / 1024),
+    ] {
+        assert!(create.contains(&fact), "create_recipe does not say {fact}: {create}");
+    }
+    let ai_write = tool("ai_write_recipe").expect("listed").description;
+    assert!(ai_write.contains(&format!("{} AI calls an hour", crate::limits::AI.quota)), "{ai_write}");
+    for spec in crate::mcp::TOOLS {
+        assert!(!spec.description.contains("DESIGN.md"), "{}: the site serves no DESIGN.md", spec.name);
+    }
+}

@@ -121,8 +121,10 @@ tools! {
     CreateRecipe(api::CreateRecipe => Published) = write(
         "create_recipe",
         "Create a recipe",
-        "Create a new recipe owned by the key's owner, licensed CC0-1.0. Needs an API key. The slug is made \
-         from the title. Same as POST /api/recipes.",
+        "Create a new recipe owned by the key's owner, licensed CC0-1.0. Needs an API key; 60 writes a minute \
+         per account. The server makes the slug (`^[a-z0-9]+(-[a-z0-9]+)*$`, 3-80 characters) from the English \
+         title, else the Portuguese or the transliterated Hebrew one, with `-2`, `-3`... when taken; it never \
+         changes. The document is at most 256 KiB. Same as POST /api/recipes.",
         [false, false, false],
     ),
     ForkRecipe(api::RecipeSlug => Published) = write(

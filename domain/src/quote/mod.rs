@@ -216,7 +216,7 @@ pub struct Match {
     pub listen_url: String,
 }
 
-/// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` (DESIGN.md §3).
+/// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` saying why nothing was found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Attribution {

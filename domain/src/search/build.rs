@@ -11,7 +11,7 @@ use super::codec::{DictEntry, TermPostings};
 use super::facets::{DocFacets, FacetIndex, facet_index};
 use super::layout::{CARDS_PER_SHARD, FORMAT_VERSION, Manifest, layout};
 use crate::index::IndexFile;
-use crate::recipe::Recipe;
+use crate::recipe::{Lang, Recipe};
 use crate::text::{Stemmers, words};
 
 /// The terms one recipe is indexed under, by field. Kept apart from the index so a builder can cache
@@ -24,8 +24,16 @@ pub struct DocTerms {
 }
 
 impl DocTerms {
-    pub fn of(recipe: &Recipe, stemmers: &Stemmers) -> DocTerms {
+    /// The terms of the recipe published at `slug`. A recipe titled only in Hebrew has one Latin
+    /// name, its slug (`malabi`), and readers type it: its words are title terms too. A recipe with an
+    /// English or Portuguese title is found by that title's own words, so its slug adds nothing.
+    pub fn of(slug: &str, recipe: &Recipe, stemmers: &Stemmers) -> DocTerms {
         let mut terms = DocTerms::default();
+        if !recipe.texts.contains_key(&Lang::En) && !recipe.texts.contains_key(&Lang::Pt) {
+            for word in slug.split('-') {
+                stemmers.index_terms(Lang::He, word, &mut terms.title);
+            }
+        }
         for (lang, text) in &recipe.texts {
             let add = |out: &mut Vec<String>, s: &str| {
                 for word in words(s) {

@@ -9,7 +9,9 @@ use super::codec::{DictEntry, shard_bytes};
 
 /// The index's folder in a build: `search/manifest.json` and the files it names.
 pub const DIR: &str = "search";
-pub const FORMAT_VERSION: u32 = 2;
+/// Raised whenever what a recipe is indexed under changes (3: the slug's words of a recipe titled only in Hebrew), so a rebuild does not
+/// patch an index of other terms.
+pub const FORMAT_VERSION: u32 = 3;
 pub const CARDS_PER_SHARD: u32 = 8;
 pub const SHARD_TARGET_BYTES: usize = 16 * 1024;
 /// Dictionary shards split by at most this many leading letters.

@@ -43,7 +43,7 @@ pub struct Entry {
 
 impl Entry {
     pub fn of(slug: &str, recipe: &Recipe, stemmers: &Stemmers) -> Entry {
-        let doc_terms = DocTerms::of(recipe, stemmers);
+        let doc_terms = DocTerms::of(slug, recipe, stemmers);
         let mut best: BTreeMap<&str, u8> = BTreeMap::new();
         for (field, list) in
             [(TITLE, &doc_terms.title), (INGREDIENT, &doc_terms.ingredients), (ELSEWHERE, &doc_terms.other)]
