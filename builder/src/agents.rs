@@ -225,6 +225,16 @@ fn parameters(route: &Route) -> Vec<Value> {
             parameters.push(parameter);
         }
     }
+    if route.op.takes_idempotency_key() {
+        parameters.push(json!({"name": domain::idempotency::HEADER, "in": "header", "required": false,
+            "description": format!(
+                "a key of yours for this request, as a quoted string (RFC 8941), at most {} characters: \
+                 a retry with the same key and body gets the first answer again (`Idempotent-Replayed: \
+                 true`) for 24 hours; the same key with another body is 422, while its first request runs 409",
+                domain::idempotency::MAX_KEY_CHARS
+            ),
+            "schema": {"type": "string", "pattern": domain::idempotency::key_pattern()}}));
+    }
     if route.method == routes::Method::Put {
         parameters.push(json!({"name": "If-Match", "in": "header", "required": false,
             "description": "the version you read, such as \"3\"", "schema": {"type": "string"}}));

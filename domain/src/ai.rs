@@ -79,10 +79,11 @@ pub fn prompt_sha256(prompt: &str) -> String {
     Sha256::digest(prompt.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The change note (history, feed, git commit message) of an AI write or change: it records the
-/// prompt, cut to the note's length.
-pub fn note(action: &str, prompt: &str) -> String {
-    let text = format!("{action}: {}", prompt.split_whitespace().collect::<Vec<_>>().join(" "));
+/// The change note (history, feed, git commit message) of an AI write or change: the prompt itself,
+/// on one line and cut to the note's length. `generated_by` already says the AI wrote the version, so
+/// the note carries no label of its own.
+pub fn note(prompt: &str) -> String {
+    let text = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
     let max = crate::write::MAX_NOTE_CHARS;
     if text.chars().count() <= max {
         text

@@ -17,6 +17,7 @@ pub mod cooking;
 pub mod diagnostic;
 pub mod diet;
 pub mod host;
+pub mod idempotency;
 pub mod index;
 pub mod layout;
 pub mod limits;

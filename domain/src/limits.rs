@@ -166,6 +166,12 @@ impl RateDecision {
         format!("\"{}\";r={};t={}", self.policy.name, self.remaining, self.reset_s)
     }
 
+    /// The decision as it stands once this request was given back (an AI request that made nothing
+    /// costs nothing): one more remaining, never more than the quota.
+    pub fn given_back(&self) -> RateDecision {
+        RateDecision { remaining: (self.remaining + 1).min(self.limit), ..self.clone() }
+    }
+
     /// `RateLimit-Policy`: the quota and its window.
     pub fn policy_header(&self) -> String {
         format!("\"{}\";q={};w={}", self.policy.name, self.limit, self.policy.window_s)
@@ -211,6 +217,13 @@ mod tests {
         assert!(!decision.allowed);
         assert_eq!(decision.policy_header(), "\"ai\";q=2;w=3600");
         assert_eq!(decision.header(), "\"ai\";r=0;t=3000");
+    }
+
+    #[test]
+    fn a_given_back_request_shows_its_quota_again() {
+        let decision = AI.decide(5, 20, 100);
+        assert_eq!(decision.given_back().header(), "\"ai\";r=16;t=3500");
+        assert_eq!(AI.decide(1, 20, 100).given_back().remaining, 20);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::auth::{self, now_iso};
 use crate::error::ApiError;
 use crate::overlay::{self, Origin};
 use crate::store::{self, KeyOwner, Update};
-use crate::{http, writes};
+use crate::{http, idempotency, writes};
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
@@ -248,30 +248,39 @@ pub async fn refund(env: &Env, charge: &Charge) {
     auth::uncount(env, charge).await;
 }
 
-/// Whether an error is ours or the upstream's (refunded), rather than the caller's (kept).
-pub fn is_our_failure(err: &ApiError) -> bool {
+/// Whether a failed AI request is given back: it made nothing the caller can use. That is every
+/// failure after the charge — the model's refusal, an answer our checks refused, the upstream's
+/// failure, ours — except a lost race of an AI change, whose answer was made and checked.
+pub fn costs_nothing(err: &ApiError) -> bool {
     matches!(
-        err,
-        ApiError::Upstream(_)
+        err.cause(),
+        ApiError::AiRefused(_)
+            | ApiError::Upstream(_)
             | ApiError::UpstreamInvalid(_)
             | ApiError::Internal(_)
+            | ApiError::Unavailable(_)
             | ApiError::AiUnavailable(_)
     )
 }
 
-/// Runs `work` under a charge: refunded when `work` fails on our side or upstream.
+/// Runs `work` under a charge: given back when it made nothing ([`costs_nothing`]). Its error
+/// carries the quota as it stands then, so every answer after the count has the `RateLimit` headers.
 pub async fn charged<T>(
     env: &Env,
     charge: &Charge,
     work: impl std::future::Future<Output = Result<T, ApiError>>,
 ) -> Result<T, ApiError> {
-    let result = work.await;
-    if let Err(err) = &result
-        && is_our_failure(err)
-    {
+    let err = match work.await {
+        Ok(done) => return Ok(done),
+        Err(err) => err,
+    };
+    let rate = if costs_nothing(&err) {
         refund(env, charge).await;
-    }
-    result
+        charge.decision.given_back()
+    } else {
+        charge.decision.clone()
+    };
+    Err(ApiError::Rated(Box::new(err), rate))
 }
 
 /// What an AI operation made: the status DESIGN.md §2 gives it, the stored document and the quota.
@@ -297,7 +306,7 @@ pub async fn ai_write(env: &Env, caller: &KeyOwner, request: &AiRequest) -> Resu
         let base = domain::slug::from_recipe(&recipe);
         let now = now_iso();
         let by = generated_by(&provider, &request.prompt);
-        let note = ai::note("AI write", &request.prompt);
+        let note = ai::note(&request.prompt);
         let make = |slug: &str| {
             let mut published = write::created(slug, recipe.clone(), &caller.handle, &now);
             published.server.generated_by = Some(by.clone());
@@ -346,7 +355,7 @@ pub async fn ai_change(
         let mut next = write::changed(&base, recipe, &now);
         next.server.generated_by = Some(generated_by(&provider, &request.prompt));
         let doc = writes::to_json(&next)?;
-        let note = ai::note("AI change", &request.prompt);
+        let note = ai::note(&request.prompt);
         let search = overlay::search_entry(&next);
         let update = Update {
             slug: &base.slug,
@@ -389,22 +398,25 @@ pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
     Ok(response)
 }
 
-/// The `{prompt, lang}` body of an AI route, or 415 / 413 / 400 / 422.
-async fn ai_body(req: &mut Request) -> Result<AiRequest, ApiError> {
+/// The `{prompt, lang}` body of an AI route, or 415 / 413 / 400 / 422, with the request's
+/// `Idempotency-Key`.
+async fn ai_body(req: &mut Request) -> Result<(AiRequest, Option<idempotency::Keyed>), ApiError> {
     let value = writes::json_body(req).await?;
-    domain::api::from_json::<domain::api::AiWrite>(&value).map_err(ApiError::Invalid)
+    let request = domain::api::from_json::<domain::api::AiWrite>(&value).map_err(ApiError::Invalid)?;
+    Ok((request, idempotency::keyed(req, Some(&value))?))
 }
 
 /// `POST /api/ai/write`.
 pub async fn write_route(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
-    let request = ai_body(&mut req).await?;
-    respond(&ai_write(env, &caller, &request).await?)
+    let (request, keyed) = ai_body(&mut req).await?;
+    idempotency::once(env, &caller, keyed, async { respond(&ai_write(env, &caller, &request).await?) }).await
 }
 
 /// `POST /api/r/{slug}/ai`.
 pub async fn change_route(mut req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
-    let request = ai_body(&mut req).await?;
-    respond(&ai_change(env, &caller, slug, &request).await?)
+    let (request, keyed) = ai_body(&mut req).await?;
+    idempotency::once(env, &caller, keyed, async { respond(&ai_change(env, &caller, slug, &request).await?) })
+        .await
 }

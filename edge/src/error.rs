@@ -25,6 +25,10 @@ pub enum ApiError {
     Forbidden(String),
     /// A write that lost a race with no precondition of the caller's, or a slug that could not be had.
     Conflict(String),
+    /// An `Idempotency-Key` the account first sent with another request (method, path or body).
+    KeyReused,
+    /// An `Idempotency-Key` whose first request is still running.
+    KeyInFlight,
     /// The request's `If-Match` names a version that is no longer current (RFC 9110 §13.1.1: 412).
     PreconditionFailed(String),
     TooLarge(usize),
@@ -43,13 +47,28 @@ pub enum ApiError {
     UpstreamInvalid(Vec<Diagnostic>),
     /// No AI provider is configured.
     AiUnavailable(String),
-    /// Something on our side: a missing or corrupt build artefact, a binding that failed.
+    /// Something on our side: a missing or corrupt build artefact, a binding that failed. The text is
+    /// for the log only: the answer names a reference to it and nothing else.
     Internal(String),
+    /// The database stayed busy or out of reach through every retry (`store::retry`): 503 with
+    /// `Retry-After`. Like [`ApiError::Internal`], its text goes to the log only.
+    Unavailable(String),
+    /// An error answered after a limit's count: the answer carries the limit's state as it stands
+    /// (a request given back shows its quota again).
+    Rated(Box<ApiError>, RateDecision),
 }
+
+/// Seconds a client waits before asking again after a 503 for a busy database.
+const BUSY_RETRY_AFTER_S: u32 = 1;
 
 impl From<worker::Error> for ApiError {
     fn from(err: worker::Error) -> Self {
-        ApiError::Internal(err.to_string())
+        let detail = err.to_string();
+        if crate::store::is_transient(&detail) {
+            ApiError::Unavailable(detail)
+        } else {
+            ApiError::Internal(detail)
+        }
     }
 }
 
@@ -78,6 +97,20 @@ impl ApiError {
             ApiError::Unauthorized(detail) => (401, "unauthorized", "An API key is needed", detail.clone()),
             ApiError::Forbidden(detail) => (403, "forbidden", "Not yours", detail.clone()),
             ApiError::Conflict(detail) => (409, "conflict", "Conflict", detail.clone()),
+            // 422 and 409 as draft-ietf-httpapi-idempotency-key-header §2.7 has them.
+            ApiError::KeyReused => (
+                422,
+                "idempotency-key-reused",
+                "This Idempotency-Key was used for another request",
+                "the key was first sent with another method, path or body; use a new key for a new request"
+                    .into(),
+            ),
+            ApiError::KeyInFlight => (
+                409,
+                "idempotency-key-in-flight",
+                "A request with this Idempotency-Key is still running",
+                "ask again with the same key once it has finished to get its answer".into(),
+            ),
             ApiError::PreconditionFailed(detail) => {
                 (412, "precondition-failed", "The version you named is not current", detail.clone())
             }
@@ -119,7 +152,39 @@ impl ApiError {
             ApiError::AiUnavailable(detail) => {
                 (503, "ai-unavailable", "No AI provider is configured", detail.clone())
             }
-            ApiError::Internal(detail) => (500, "internal", "Internal error", detail.clone()),
+            ApiError::Internal(_) => (
+                500,
+                "internal",
+                "Internal error",
+                "something failed on our side; the problem's `reference` names it in our log".into(),
+            ),
+            ApiError::Unavailable(_) => (
+                503,
+                "unavailable",
+                "The service is busy",
+                format!(
+                    "the database is busy; nothing was stored, ask again in {BUSY_RETRY_AFTER_S} s (the \
+                     problem's `reference` names it in our log)"
+                ),
+            ),
+            ApiError::Rated(error, _) => error.parts(),
+        }
+    }
+
+    /// The error itself, seen through the limit's state an answer carries.
+    pub fn cause(&self) -> &ApiError {
+        match self {
+            ApiError::Rated(error, _) => error.cause(),
+            other => other,
+        }
+    }
+
+    /// What an error on our side says only to the log: its text, for [`ApiError::Internal`] and
+    /// [`ApiError::Unavailable`].
+    fn logged(&self) -> Option<&str> {
+        match self.cause() {
+            ApiError::Internal(detail) | ApiError::Unavailable(detail) => Some(detail),
+            _ => None,
         }
     }
 
@@ -147,16 +212,20 @@ impl ApiError {
             ApiError::Unauthorized(_) => Refusal::NoKey,
             ApiError::Forbidden(_) => Refusal::NotYours,
             // 412: the `version` sent is no longer current; 409: another writer won a race.
-            ApiError::Conflict(_) | ApiError::PreconditionFailed(_) | ApiError::TooManyKeys(_) => {
-                Refusal::Stale
-            }
+            ApiError::Conflict(_)
+            | ApiError::PreconditionFailed(_)
+            | ApiError::TooManyKeys(_)
+            | ApiError::KeyInFlight => Refusal::Stale,
+            ApiError::KeyReused => Refusal::BadArguments(Vec::new()),
             ApiError::RateLimited(_) => Refusal::RateLimited,
             ApiError::AiUnavailable(_) => Refusal::AiUnavailable,
             ApiError::Upstream(_) => Refusal::AiFailed,
             ApiError::UpstreamInvalid(problems) => Refusal::AiAnswerRefused(problems.clone()),
-            ApiError::Misdirected(_) | ApiError::MethodNotAllowed(_) | ApiError::Internal(_) => {
-                Refusal::Failed
-            }
+            ApiError::Misdirected(_)
+            | ApiError::MethodNotAllowed(_)
+            | ApiError::Internal(_)
+            | ApiError::Unavailable(_) => Refusal::Failed,
+            ApiError::Rated(error, _) => error.refusal(),
         }
     }
 
@@ -165,7 +234,9 @@ impl ApiError {
         self.parts().3
     }
 
-    /// The RFC 9457 problem body of this error; MCP tool errors carry it too.
+    /// The RFC 9457 problem body of this error; MCP tool errors carry it too. An error on our side
+    /// gets a fresh `reference` (16 hex digits), and its text goes to the log under that reference
+    /// rather than into the answer: how the server is built is nobody's business but ours.
     pub fn problem(&self, instance: &str) -> serde_json::Value {
         let (status, kind, title, detail) = self.parts();
         let mut body = json!({
@@ -177,9 +248,14 @@ impl ApiError {
         });
         if let ApiError::BadParameters(problems)
         | ApiError::Invalid(problems)
-        | ApiError::UpstreamInvalid(problems) = &self
+        | ApiError::UpstreamInvalid(problems) = self.cause()
         {
             body["errors"] = json!(problems);
+        }
+        if let Some(logged) = self.logged() {
+            let reference = crate::auth::random_hex().map_or_else(|_| "0".repeat(16), |hex| hex[..16].into());
+            worker::console_error!("error {reference} ({status} at {instance}): {logged}");
+            body["reference"] = json!(reference);
         }
         body
     }
@@ -197,6 +273,13 @@ impl ApiError {
             }
             ApiError::RateLimited(decision) => {
                 let _ = headers.set("Retry-After", &decision.reset_s.to_string());
+                headers::rate_limit(headers, decision);
+            }
+            ApiError::Unavailable(_) => {
+                let _ = headers.set("Retry-After", &BUSY_RETRY_AFTER_S.to_string());
+            }
+            ApiError::Rated(error, decision) => {
+                error.finish(headers);
                 headers::rate_limit(headers, decision);
             }
             _ => {}

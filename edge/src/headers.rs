@@ -8,8 +8,10 @@ use worker::Headers;
 /// Public reads may be used from any origin.
 pub fn cors(headers: &mut Headers) {
     let _ = headers.set("Access-Control-Allow-Origin", "*");
-    let _ = headers
-        .set("Access-Control-Expose-Headers", "Location, ETag, RateLimit, RateLimit-Policy, Retry-After");
+    let _ = headers.set(
+        "Access-Control-Expose-Headers",
+        "Location, ETag, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed",
+    );
 }
 
 /// The limit's state after a count (draft-ietf-httpapi-ratelimit-headers; `domain::limits` words

@@ -43,7 +43,7 @@ pub fn preflight() -> Result<Response, ApiError> {
     headers.set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, OPTIONS")?;
     headers.set(
         "Access-Control-Allow-Headers",
-        "Authorization, Content-Type, If-Match, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name",
+        "Authorization, Content-Type, If-Match, Idempotency-Key, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name",
     )?;
     headers.set("Access-Control-Max-Age", "86400")?;
     Ok(response)

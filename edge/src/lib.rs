@@ -15,6 +15,7 @@ mod error;
 mod feed;
 mod headers;
 mod http;
+mod idempotency;
 mod index;
 mod kitchen;
 mod mcp;

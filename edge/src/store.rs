@@ -8,7 +8,7 @@ use domain::search::{Card, FACETS_VERSION};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use worker::wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, D1PreparedStatement, D1Result, Env};
 
 use crate::error::ApiError;
 
@@ -44,7 +44,8 @@ pub async fn first<T: DeserializeOwned>(
     sql: &str,
     args: &[Arg<'_>],
 ) -> Result<Option<T>, ApiError> {
-    Ok(stmt(db, sql, args)?.first::<T>(None).await?)
+    let statement = stmt(db, sql, args)?;
+    Ok(retry(Retrying::of(sql), || statement.first::<T>(None)).await?)
 }
 
 pub async fn all<T: DeserializeOwned>(
@@ -52,12 +53,14 @@ pub async fn all<T: DeserializeOwned>(
     sql: &str,
     args: &[Arg<'_>],
 ) -> Result<Vec<T>, ApiError> {
-    Ok(stmt(db, sql, args)?.all().await?.results::<T>()?)
+    let statement = stmt(db, sql, args)?;
+    Ok(retry(Retrying::of(sql), || statement.all()).await?.results::<T>()?)
 }
 
 /// Runs one statement and returns how many rows it changed.
 pub async fn run(db: &D1Database, sql: &str, args: &[Arg<'_>]) -> Result<usize, ApiError> {
-    let result = stmt(db, sql, args)?.run().await?;
+    let statement = stmt(db, sql, args)?;
+    let result = retry(Retrying::of(sql), || statement.run()).await?;
     Ok(result.meta()?.and_then(|meta| meta.changes).unwrap_or(0))
 }
 
@@ -66,8 +69,97 @@ pub async fn batch(
     db: &D1Database,
     statements: Vec<D1PreparedStatement>,
 ) -> Result<Vec<usize>, worker::Error> {
-    let results = db.batch(statements).await?;
+    let results = batch_results(db, statements, Retrying::Busy).await?;
     results.iter().map(|result| Ok(result.meta()?.and_then(|meta| meta.changes).unwrap_or(0))).collect()
+}
+
+/// Runs statements as one transaction and returns their results; `retrying` says which failures
+/// are tried again (reads: [`Retrying::Any`]).
+async fn batch_results(
+    db: &D1Database,
+    statements: Vec<D1PreparedStatement>,
+    retrying: Retrying,
+) -> Result<Vec<D1Result>, worker::Error> {
+    retry(retrying, || db.batch(statements.clone())).await
+}
+
+/// Waits before each new try of a D1 call that failed for a passing reason: about half a second in
+/// all, short enough for the request to stay well inside any client's patience.
+const RETRY_WAITS_MS: [u64; 3] = [30, 120, 350];
+
+/// What a D1 failure means for trying again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transient {
+    /// SQLite refused before doing anything (`SQLITE_BUSY`, "database is locked"): safe to try
+    /// again, whatever the statement.
+    Busy,
+    /// The answer was lost on the way (a dropped connection, a database object that was reset): a
+    /// read is tried again; a write may have happened, so it is not repeated behind the caller's back.
+    Lost,
+}
+
+/// Which failures a call is tried again after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retrying {
+    /// Only [`Transient::Busy`]: a write.
+    Busy,
+    /// Every [`Transient`] failure: a read.
+    Any,
+}
+
+impl Retrying {
+    /// A statement that only reads may be asked again after any passing failure.
+    fn of(sql: &str) -> Retrying {
+        let read = sql.trim_start().get(..6).is_some_and(|verb| verb.eq_ignore_ascii_case("SELECT"));
+        if read { Retrying::Any } else { Retrying::Busy }
+    }
+
+    fn covers(self, transient: Transient) -> bool {
+        self == Retrying::Any || transient == Transient::Busy
+    }
+}
+
+/// Whether a D1 failure passes, and how; `None` for one that would fail again (a constraint, a
+/// missing table, bad SQL).
+pub fn transient(detail: &str) -> Option<Transient> {
+    const BUSY: [&str; 3] = ["SQLITE_BUSY", "database is locked", "database table is locked"];
+    const LOST: [&str; 5] = [
+        "Network connection lost",
+        "storage caused object to be reset",
+        "reset because its code was updated",
+        "transient issue",
+        // Local D1 (miniflare) under load answers so when its request body broke off.
+        "Failed to parse body as JSON",
+    ];
+    if BUSY.iter().any(|marker| detail.contains(marker)) {
+        Some(Transient::Busy)
+    } else if LOST.iter().any(|marker| detail.contains(marker)) {
+        Some(Transient::Lost)
+    } else {
+        None
+    }
+}
+
+/// Whether a failure is one that passes: the answer is then 503 with `Retry-After`, not 500.
+pub fn is_transient(detail: &str) -> bool {
+    transient(detail).is_some()
+}
+
+/// Runs a D1 call, and again after a short wait while it fails for a reason `retrying` covers.
+async fn retry<T, F, Fut>(retrying: Retrying, mut call: F) -> Result<T, worker::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, worker::Error>>,
+{
+    for wait_ms in RETRY_WAITS_MS {
+        match call().await {
+            Err(err) if transient(&err.to_string()).is_some_and(|t| retrying.covers(t)) => {
+                worker::Delay::from(std::time::Duration::from_millis(wait_ms)).await;
+            }
+            done => return done,
+        }
+    }
+    call().await
 }
 
 /// Whether a failed write failed on a UNIQUE constraint (a slug taken by a concurrent write).
@@ -123,7 +215,7 @@ pub async fn count_up(
          ON CONFLICT (policy, subject, window_s) DO UPDATE SET count = count + 1 RETURNING count",
         &[Arg::Text(policy), Arg::Text(subject), Arg::Int(window_s as i64)],
     )?;
-    let results = db.batch(vec![spent, count]).await?;
+    let results = batch_results(db, vec![spent, count], Retrying::Busy).await?;
     let rows: Vec<Count> = match results.get(1) {
         Some(result) => result.results()?,
         None => Vec::new(),
@@ -616,7 +708,7 @@ pub async fn news_since(
         "SELECT id, term FROM overlay_dict WHERE id > ?1 ORDER BY id LIMIT ?2",
         &[Arg::Int(term_id as i64), Arg::Int(i64::from(max_terms))],
     )?;
-    let results = db.batch(vec![feed, dict]).await?;
+    let results = batch_results(db, vec![feed, dict], Retrying::Any).await?;
     let items = results.first().map(|r| r.results::<FeedVersion>()).transpose()?.unwrap_or_default();
     let terms = results.get(1).map(|r| r.results::<DictTerm>()).transpose()?.unwrap_or_default();
     Ok((items, terms))
@@ -647,7 +739,7 @@ pub async fn overlay_dictionary(
         )?);
     }
     let mut terms = Vec::new();
-    for result in db.batch(statements).await? {
+    for result in batch_results(db, statements, Retrying::Any).await? {
         terms.extend(result.results::<Term>()?.into_iter().map(|row| row.term));
     }
     terms.sort();
@@ -697,7 +789,7 @@ pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<
         ),
         &args,
     )?;
-    let results = db.batch(vec![count, page]).await?;
+    let results = batch_results(db, vec![count, page], Retrying::Any).await?;
     let n =
         results.first().map(|r| r.results::<Count>()).transpose()?.and_then(|rows| rows.into_iter().next());
     let rows = results.get(1).map(|r| r.results::<ListedRow>()).transpose()?.unwrap_or_default();
@@ -1046,5 +1138,126 @@ pub async fn insert_diet_version(
     statements.extend(search_rows(db, row.slug, 1, row.search, Guard::Always).map_err(api_to_worker)?);
     batch(db, statements).await?;
     crate::waiting::note_waiting(row.slug, 1);
+    Ok(())
+}
+
+// Idempotency keys (`migrations/0007_…`, `crate::idempotency`).
+
+/// What D1 holds of a key: the request it was first sent with and, once done, that request's answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct KeyedRequest {
+    pub fingerprint: String,
+    pub state: String,
+    pub claimed_s: u64,
+    pub status: Option<u16>,
+    pub location: Option<String>,
+    pub etag: Option<String>,
+    pub body: Option<String>,
+}
+
+/// Claims `key` of the account for a request now: `true` for the one caller whose insert made the
+/// row. The same transaction deletes every key past its lifetime.
+pub async fn claim_idempotency_key(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+    fingerprint: &str,
+    now_s: u64,
+    expires_s: u64,
+) -> Result<bool, ApiError> {
+    let expired = stmt(db, "DELETE FROM idempotency_keys WHERE expires_s <= ?1", &[Arg::Int(now_s as i64)])?;
+    let claim = stmt(
+        db,
+        "INSERT INTO idempotency_keys (account_id, key, fingerprint, state, claimed_s, expires_s) \
+         VALUES (?1, ?2, ?3, 'running', ?4, ?5) ON CONFLICT (account_id, key) DO NOTHING",
+        &[
+            Arg::Int(account_id),
+            Arg::Text(key),
+            Arg::Text(fingerprint),
+            Arg::Int(now_s as i64),
+            Arg::Int(expires_s as i64),
+        ],
+    )?;
+    let changed = batch(db, vec![expired, claim]).await?;
+    Ok(changed.get(1) == Some(&1))
+}
+
+pub async fn idempotency_key(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+) -> Result<Option<KeyedRequest>, ApiError> {
+    first(
+        db,
+        "SELECT fingerprint, state, claimed_s, status, location, etag, body FROM idempotency_keys \
+         WHERE account_id = ?1 AND key = ?2",
+        &[Arg::Int(account_id), Arg::Text(key)],
+    )
+    .await
+}
+
+/// Takes over a key whose request has run since `claimed_s` without an answer (it died): `true`
+/// for the one caller that did.
+pub async fn retake_idempotency_key(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+    claimed_s: u64,
+    now_s: u64,
+) -> Result<bool, ApiError> {
+    let changed = run(
+        db,
+        "UPDATE idempotency_keys SET claimed_s = ?4 \
+         WHERE account_id = ?1 AND key = ?2 AND state = 'running' AND claimed_s = ?3",
+        &[Arg::Int(account_id), Arg::Text(key), Arg::Int(claimed_s as i64), Arg::Int(now_s as i64)],
+    )
+    .await?;
+    Ok(changed == 1)
+}
+
+/// The first answer under a key, which every retry with it gets again.
+pub struct KeyedAnswer<'a> {
+    pub status: u16,
+    pub location: Option<&'a str>,
+    pub etag: Option<&'a str>,
+    pub body: &'a str,
+}
+
+pub async fn finish_idempotency_key(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+    answer: KeyedAnswer<'_>,
+) -> Result<(), ApiError> {
+    run(
+        db,
+        "UPDATE idempotency_keys SET state = 'done', status = ?3, location = ?4, etag = ?5, body = ?6 \
+         WHERE account_id = ?1 AND key = ?2",
+        &[
+            Arg::Int(account_id),
+            Arg::Text(key),
+            Arg::Int(i64::from(answer.status)),
+            answer.location.map_or(Arg::Null, Arg::Text),
+            answer.etag.map_or(Arg::Null, Arg::Text),
+            Arg::Text(answer.body),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Lets go of a key whose request failed, so it can be sent again.
+pub async fn release_idempotency_key(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+    claimed_s: u64,
+) -> Result<(), ApiError> {
+    run(
+        db,
+        "DELETE FROM idempotency_keys WHERE account_id = ?1 AND key = ?2 AND state = 'running' AND claimed_s = ?3",
+        &[Arg::Int(account_id), Arg::Text(key), Arg::Int(claimed_s as i64)],
+    )
+    .await?;
     Ok(())
 }

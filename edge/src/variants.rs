@@ -22,7 +22,7 @@ use crate::auth::{self, now_iso};
 use crate::error::ApiError;
 use crate::overlay::{self};
 use crate::store::{self, DietClaim, KeyOwner, NewRow};
-use crate::writes;
+use crate::{idempotency, writes};
 
 /// How often a waiting caller looks at the claim row.
 const POLL: Duration = Duration::from_millis(250);
@@ -123,12 +123,14 @@ async fn make(
 ) -> Result<AiOutcome, ApiError> {
     let db = store::db(env)?;
     let fail = |err: ApiError| async {
-        let why = match &err {
+        // Waiting callers are answered with this: what failed on our side stays in the log.
+        let why = match err.cause() {
             ApiError::UpstreamInvalid(problems) => {
                 problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
             }
-            ApiError::Upstream(why) | ApiError::AiRefused(why) | ApiError::Internal(why) => why.clone(),
-            other => format!("{other:?}"),
+            ApiError::Upstream(why) | ApiError::AiRefused(why) => why.clone(),
+            ApiError::Internal(_) | ApiError::Unavailable(_) => "the diet version could not be stored".into(),
+            other => other.detail(),
         };
         let _ = store::fail_diet_claim(&db, &source.slug, kind.code(), attempt, &why).await;
         err
@@ -208,5 +210,9 @@ async fn make(
 /// `POST /api/r/{slug}/variant/{kind}`.
 pub async fn route(req: Request, env: &Env, slug: &str, kind: &str) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
-    ai::respond(&diet_version(env, &caller, slug, kind).await?)
+    let keyed = idempotency::keyed(&req, None)?;
+    idempotency::once(env, &caller, keyed, async {
+        ai::respond(&diet_version(env, &caller, slug, kind).await?)
+    })
+    .await
 }

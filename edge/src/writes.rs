@@ -16,9 +16,9 @@ use worker::{Env, Request, Response};
 
 use crate::auth::{self, now_iso};
 use crate::error::ApiError;
-use crate::http;
 use crate::overlay::{self, Origin};
 use crate::store::{self, KeyOwner, NewRow, Update};
+use crate::{http, idempotency};
 
 /// Tries at a free slug before giving up; concurrent forks of one recipe each lose at most once to
 /// every other, so this bounds the number of concurrent forks that all succeed.
@@ -185,9 +185,14 @@ async fn create_as(
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
-    let published = create_recipe(env, caller, json_body(&mut req).await?).await?;
-    let location = format!("/r/{}.json", published.slug);
-    written(201, &to_json(&published)?, 1, rate, Some(&location))
+    let body = json_body(&mut req).await?;
+    let keyed = idempotency::keyed(&req, Some(&body))?;
+    idempotency::once(env, caller, keyed, async {
+        let published = create_recipe(env, caller, body).await?;
+        let location = format!("/r/{}.json", published.slug);
+        written(201, &to_json(&published)?, 1, rate, Some(&location))
+    })
+    .await
 }
 
 /// Stores a new recipe from a request body (the document, optionally with `note`); also the
@@ -211,18 +216,23 @@ pub async fn create_recipe(env: &Env, caller: &KeyOwner, body: Value) -> Result<
 pub async fn fork(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
     let rate = auth::count_write(env, &caller).await?;
-    http::rated(fork_as(env, slug, &caller, &rate).await, &rate, &req.path())
+    http::rated(fork_as(&req, env, slug, &caller, &rate).await, &rate, &req.path())
 }
 
 async fn fork_as(
+    req: &Request,
     env: &Env,
     slug: &str,
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
-    let published = fork_recipe(env, caller, slug).await?;
-    let location = format!("/r/{}.json", published.slug);
-    written(201, &to_json(&published)?, 1, rate, Some(&location))
+    let keyed = idempotency::keyed(req, None)?;
+    idempotency::once(env, caller, keyed, async {
+        let published = fork_recipe(env, caller, slug).await?;
+        let location = format!("/r/{}.json", published.slug);
+        written(201, &to_json(&published)?, 1, rate, Some(&location))
+    })
+    .await
 }
 
 /// Stores the caller's copy of `slug`; also the `fork_recipe` tool.

@@ -187,7 +187,7 @@ pub async fn ai_write_stores_a_checked_answer_and_repairs_once(_w: Arc<Worker>) 
         right.body
     );
 
-    // A refusal is the caller's: 422 with the model's words, and it counts.
+    // A refusal: 422 with the model's words, given back (it made nothing).
     ai.on("[refuse]", vec![Reply::Refusal("I can't help with that.".into())]);
     let refused = ai_write(&api, "something nasty [refuse]", "en").await?;
     problem(&refused, 422)?;
@@ -203,9 +203,9 @@ pub async fn ai_write_stores_a_checked_answer_and_repairs_once(_w: Arc<Worker>) 
 
     ai.on("[count]", vec![Reply::Json(en("Counting Salad", &["cucumbers"]))]);
     let after = ai_write(&api, "salad [count]", "en").await?;
-    // Spent since `before`: the Hebrew write, the refusal and this write; the schema, language,
-    // timeout and 500 failures were given back.
-    ensure!(remaining(&after) == Some(before - 3), "before {before}, after {:?}", remaining(&after));
+    // Spent since `before`: the Hebrew write and this write; the schema, language, refusal, timeout
+    // and 500 failures were given back.
+    ensure!(remaining(&after) == Some(before - 2), "before {before}, after {:?}", remaining(&after));
     let stored = feed_slugs(&api, "ai-writer").await?;
     ensure!(
         stored
@@ -270,7 +270,7 @@ pub async fn ai_change_changes_mine_in_place_and_forks_anyone_elses(_w: Arc<Work
     let sent = ai.requests().pop().unwrap();
     ensure!(sent["messages"][1]["content"].as_str().unwrap().contains("Garden Salad"), "{sent}");
     let history = owner.get(&format!("/api/r/{slug}/history")).await?;
-    ensure!(history.body["items"][0]["message"] == "AI change: more lemon [lemony]", "{}", history.body);
+    ensure!(history.body["items"][0]["message"] == "more lemon [lemony]", "{}", history.body);
 
     // Someone else's: forked to the caller, the fork changed, the original untouched.
     let theirs = post(&other, &path, Some(json!({"prompt": "more lemon [lemony]", "lang": "en"}))).await?;
@@ -532,5 +532,71 @@ pub async fn twenty_concurrent_both_requests_call_upstream_once_and_make_one_rec
     );
     let made = feed_slugs(&owner, "commonplace").await?;
     ensure!(made == [expected], "{made:?}");
+    Ok(())
+}
+
+pub async fn an_ai_refusal_costs_nothing_and_every_answer_after_the_count_carries_rate_limit(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let site = AiSite::start().await?;
+    let (w, ai) = (&site.worker, &site.ai);
+    let api = Api::new(w, &key_for(w, "refused-cook").await?);
+    ai.on("[ok]", vec![Reply::Json(en("Quota Soup", &["leeks"]))]);
+    let first = ai_write(&api, "leek soup [ok]", "en").await?;
+    ensure!(first.status == 201 && remaining(&first) == Some(19), "{:?} {}", remaining(&first), first.text);
+    let slug = first.body["slug"].as_str().unwrap().to_string();
+
+    // The model declines: 422, given back, and the answer says the quota as it stands.
+    ai.on("[refuse]", vec![Reply::Refusal("I can't help with that.".into())]);
+    let refused = ai_write(&api, "something nasty [refuse]", "en").await?;
+    problem(&refused, 422)?;
+    ensure!(refused.body["detail"] == "I can't help with that.", "{}", refused.body);
+    ensure!(remaining(&refused) == Some(19), "{:?}", refused.headers);
+    ensure!(refused.headers["ratelimit-policy"] == "\"ai\";q=20;w=3600", "{:?}", refused.headers);
+    let change = format!("/api/r/{slug}/ai");
+    let refused_change =
+        post(&api, &change, Some(json!({"prompt": "nastier [refuse]", "lang": "en"}))).await?;
+    problem(&refused_change, 422)?;
+    ensure!(remaining(&refused_change) == Some(19), "{:?}", refused_change.headers);
+
+    // An answer our checks refuse twice: 502, given back, with the header too.
+    let mut bad = en("Bad Quota Cake", &["rice flour"]);
+    bad["course"] = json!("lunch");
+    ai.on("[invalid]", vec![Reply::Json(bad)]);
+    let invalid = ai_write(&api, "a cake [invalid]", "en").await?;
+    problem(&invalid, 502)?;
+    ensure!(remaining(&invalid) == Some(19), "{:?}", invalid.headers);
+
+    // Only what was made counts; the AI change's history note is the prompt itself.
+    ai.on("[lemony]", vec![Reply::Json(en("Lemony Quota Soup", &["leeks", "lemon"]))]);
+    let changed = post(&api, &change, Some(json!({"prompt": "more  lemon [lemony]", "lang": "en"}))).await?;
+    ensure!(
+        changed.status == 200 && remaining(&changed) == Some(18),
+        "{:?} {}",
+        remaining(&changed),
+        changed.text
+    );
+    let history = api.get(&format!("/api/r/{slug}/history")).await?;
+    ensure!(history.body["items"][0]["message"] == "more lemon [lemony]", "{}", history.body);
+
+    // A retry with the first request's Idempotency-Key gets its answer again without asking the
+    // model or spending quota.
+    ai.on("[keyed]", vec![Reply::Json(en("Keyed Quota Stew", &["leeks"]))]);
+    let keyed = || {
+        let request = api.client.post(format!("{}/api/ai/write", api.base)).bearer_auth(&api.key);
+        api.send(
+            request
+                .header("Idempotency-Key", "\"stew-1\"")
+                .json(&json!({"prompt": "stew [keyed]", "lang": "en"})),
+        )
+    };
+    let made = keyed().await?;
+    ensure!(made.status == 201 && remaining(&made) == Some(17), "{:?} {}", remaining(&made), made.text);
+    let replayed = keyed().await?;
+    ensure!(replayed.status == 201 && replayed.body == made.body, "{}", replayed.text);
+    ensure!(replayed.headers["idempotent-replayed"] == "true", "{:?}", replayed.headers);
+    ensure!(ai.calls("[keyed]") == 1, "the model was asked {} times", ai.calls("[keyed]"));
+    let next = ai_write(&api, "leek soup [ok]", "en").await?;
+    ensure!(remaining(&next) == Some(16), "{:?}", next.headers);
     Ok(())
 }

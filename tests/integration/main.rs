@@ -13,6 +13,7 @@ mod pages;
 mod quotes;
 mod recipes_read;
 mod recipes_write;
+mod retries;
 mod safe;
 mod speakers;
 mod sync;
@@ -89,6 +90,10 @@ fn main() -> std::process::ExitCode {
         recipes_write::change_feed_lists_every_write_in_order_and_pages,
         recipes_write::history_lists_api_changes_newest_first,
         recipes_write::the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers,
+        // Retries made safe, failures told safely (issue 32).
+        retries::a_retried_create_with_its_idempotency_key_makes_one_recipe,
+        retries::concurrent_creates_with_one_idempotency_key_make_one_recipe,
+        retries::an_internal_error_answers_a_reference_and_nothing_of_the_server,
         // What cooks expect (issue 16).
         cooking::scaled_json_of_built_and_written_recipes,
         cooking::bad_servings_and_units_are_problems_naming_the_parameter,
@@ -119,6 +124,7 @@ fn main() -> std::process::ExitCode {
         ai::diet_versions_are_made_once_checked_and_shared,
         ai::a_diet_version_failing_the_gluten_check_says_the_checks_refused_the_answer,
         ai::twenty_concurrent_both_requests_call_upstream_once_and_make_one_recipe,
+        ai::an_ai_refusal_costs_nothing_and_every_answer_after_the_count_carries_rate_limit,
         kitchen::github_sign_in_key_lifecycle_in_a_browser,
         kitchen::local_sign_in_exists_only_in_dev,
         kitchen::expired_sessions_are_dropped_at_the_next_sign_in,

@@ -59,6 +59,12 @@ pub const TAGS: [(&str, &str); 6] = [
 ];
 
 impl Op {
+    /// Whether the operation creates, and so takes an `Idempotency-Key` (`domain::idempotency`):
+    /// the edge runs these through its one keyed path, and `openapi.json` lists the header on them.
+    pub fn takes_idempotency_key(self) -> bool {
+        matches!(self, Op::CreateRecipe | Op::ForkRecipe | Op::AiWrite | Op::AiChange | Op::DietVersion)
+    }
+
     /// The group ([`TAGS`]) the operation is listed under.
     pub fn tag(self) -> &'static str {
         match self {
@@ -172,8 +178,9 @@ pub struct Route {
 
 const NOT_MODIFIED: &[(u16, Answer, &str)] =
     &[(304, Answer::Empty, "not modified (`If-None-Match` names the current ETag)")];
-const WRITE_ERRORS: &[u16] = &[400, 401, 413, 415, 422, 429];
-const AI_ERRORS: &[u16] = &[400, 401, 403, 404, 413, 415, 422, 429, 502, 503];
+/// A create also answers 409 while another request with its `Idempotency-Key` runs.
+const WRITE_ERRORS: &[u16] = &[400, 401, 409, 413, 415, 422, 429];
+const AI_ERRORS: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 502, 503];
 const FORM_ERRORS: &[u16] = &[400, 403, 404, 409, 413, 429];
 
 /// A read route: JSON answer, no key.
@@ -354,7 +361,7 @@ pub const ROUTES: &[Route] = &[
         takes: Takes::Nothing,
         ok: (201, Answer::Json("PublishedRecipe")),
         also: &[],
-        errors: &[401, 404, 429],
+        errors: &[400, 401, 404, 409, 422, 429],
         example: "curl -si -X POST -H \"Authorization: Bearer $KEY\" {base}/api/r/shakshuka/fork",
     },
     read(
