@@ -82,6 +82,7 @@ pub fn openapi() -> Value {
         named.insert(key.to_string(), serde_json::to_value(schema).expect("schemas serialise"));
     };
     name("Recipe", generator.subschema_for::<Recipe>());
+    name("RecipeBody", domain::recipe::schema::body(&mut generator));
     name("PublishedRecipe", generator.subschema_for::<Published>());
     name("AdjustedRecipe", generator.subschema_for::<domain::cooking::Adjusted>());
     name("RecipePage", generator.subschema_for::<api::RecipePage>());
@@ -103,7 +104,7 @@ pub fn openapi() -> Value {
     }
     components.insert(
         "RecipeChange".into(),
-        json!({"allOf": [{"$ref": "#/components/schemas/Recipe"}, {"type": "object", "required": ["note"],
+        json!({"allOf": [{"$ref": "#/components/schemas/RecipeBody"}, {"type": "object", "required": ["note"],
             "properties": {"note": {"type": "string", "description": "what changed, in a sentence"}}}]}),
     );
     components.insert(
@@ -237,10 +238,17 @@ fn parameters(route: &Route) -> Vec<Value> {
     }
     if route.method == routes::Method::Put {
         parameters.push(json!({"name": "If-Match", "in": "header", "required": false,
-            "description": "the version you read, such as \"3\"", "schema": {"type": "string"}}));
+            "description": "`*`, or the entity tags of the versions you would change (RFC 9110 §13.1.1), such \
+                as \"3\" (the quotes are part of the tag) or \"3\", \"4\"; a weak W/ tag never matches",
+            "schema": {"type": "string", "pattern": IF_MATCH_PATTERN}}));
     }
     parameters
 }
+
+/// `If-Match` as RFC 9110 §13.1.1 writes it: `*`, or a list of entity tags (empty list elements
+/// allowed). The server reads the same grammar (`domain::write::IfMatch::parse`) and answers 400 to
+/// anything else.
+const IF_MATCH_PATTERN: &str = r#"^[ \t]*(\*|[ \t,]*(W/)?"[\x21\x23-\x7E\x80-\xFF]*"([ \t]*,[ \t,]*(W/)?"[\x21\x23-\x7E\x80-\xFF]*")*[ \t,]*)[ \t]*$"#;
 
 fn operation(route: &Route) -> Value {
     let content = |answer: Answer| match answer {
@@ -342,14 +350,14 @@ fn operation_id(route: &Route) -> String {
 
 fn error_description(status: u16) -> &'static str {
     match status {
-        400 => "malformed request or parameter",
+        400 => "malformed request, parameter or header (each problem names it)",
         401 => "missing, unknown or revoked key (WWW-Authenticate: Bearer)",
         403 => "not yours (recipes), a foreign Origin (MCP), or a form without a live session",
         404 => "not found",
         409 => "If-Match names a version that is no longer current, or the account holds 20 live keys",
         412 => "If-Match names a version that is no longer current",
         413 => "body over 256 KiB",
-        415 => "body is not application/json",
+        415 => "body is not application/json in UTF-8",
         422 => "the document has problems: every one is listed in `errors`",
         429 => {
             "rate limited (per account, all its keys together): Retry-After and RateLimit headers say when to \

@@ -320,6 +320,32 @@ fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str, cards: ca
     ld
 }
 
+/// The templates whose pages run inline scripts (the home page's search, the recipe's cook mode).
+const SCRIPTED_TEMPLATES: [&str; 2] =
+    [include_str!("../templates/home.html"), include_str!("../templates/cook.html")];
+
+/// The `Content-Security-Policy` of the site's pages, built or rendered by the Worker: what they
+/// load and nothing else. Their scripts are the templates' inline `<script>` blocks, admitted by
+/// hash (the templates put no value inside them, so the rendered text is the template's);
+/// `<script type=…>` data blocks are not run. Styles are inline, `fetch` asks this site only, forms
+/// post to it, and nothing may frame a page or change its base. No other origin appears.
+pub fn content_security_policy() -> String {
+    use sha2::{Digest, Sha256};
+    let hashes: Vec<String> = SCRIPTED_TEMPLATES
+        .iter()
+        .flat_map(|template| template.split("<script>").skip(1))
+        .filter_map(|rest| rest.split_once("</script>").map(|(script, _)| script))
+        .map(|script| {
+            format!("'sha256-{}'", data_encoding::BASE64.encode(&Sha256::digest(script.as_bytes())))
+        })
+        .collect();
+    format!(
+        "default-src 'none'; script-src {}; style-src 'unsafe-inline'; img-src 'self' data:; \
+         connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        hashes.join(" ")
+    )
+}
+
 /// JSON inside `<script>` must not be able to close the element.
 fn script_safe(value: &Value) -> String {
     value.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
@@ -433,6 +459,13 @@ impl Renderer {
 mod tests {
     use super::*;
     use crate::recipe::{Source, validate};
+
+    #[test]
+    fn the_page_policy_admits_each_inline_script_by_hash_and_no_other_origin() {
+        let policy = content_security_policy();
+        assert_eq!(policy.matches("'sha256-").count(), 2, "{policy}");
+        assert!(!policy.contains("script-src 'unsafe-inline'") && !policy.contains("http"), "{policy}");
+    }
 
     /// A page of a recipe in English and Hebrew whose English title is `title`, unchecked: the D1
     /// overlay can hold rows stored before validation refused such text.

@@ -23,6 +23,13 @@ pub const MAX_SERVINGS: u32 = 100;
 pub const MAX_DIFFICULTY: u8 = 3;
 pub const MAX_TEXT_CHARS: usize = 4000;
 pub const MAX_CUISINE_CHARS: usize = 60;
+/// An ingredient's unit word (`tbsp`, `cloves`, `כפות`).
+pub const MAX_UNIT_CHARS: usize = 40;
+/// The smallest quantity: a hundredth, the finest step a quantity is shown in (`0.01 kg`), so no
+/// quantity reads as 0. Less of anything is a `pinch` or `to taste`: `1` with that unit.
+pub const MIN_QUANTITY: f64 = 0.01;
+/// The largest quantity: 100 kg in grams, more than any kitchen holds.
+pub const MAX_QUANTITY: f64 = 100_000.0;
 /// A photo's credit line.
 pub const MAX_CREDIT_CHARS: usize = 200;
 
@@ -133,21 +140,30 @@ pub const STEP_FLAGS: [&str; 5] = ["knife", "hot", "oven", "blender", "boil"];
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Ingredient {
     #[serde(serialize_with = "whole_numbers_plain")]
+    #[cfg_attr(feature = "schema", schemars(range(min = MIN_QUANTITY, max = MAX_QUANTITY)))]
     pub q: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "String", length(min = 1, max = MAX_UNIT_CHARS)))]
     pub u: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_TITLE_CHARS)))]
     pub i: String,
+    /// Something to check before cooking (an allergen, a thing to buy ahead): `true`, or left out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "schema::only_true"))]
     pub check: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Step {
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_TEXT_CHARS)))]
     pub t: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "u32", range(min = 1, max = MAX_MINUTES)))]
     pub min: Option<u32>,
+    /// What a grown-up must do or watch for in this step, each at most once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "schema::step_flags"))]
     pub f: Vec<String>,
 }
 
@@ -155,15 +171,16 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Text {
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 200)))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_TITLE_CHARS)))]
     pub title: String,
-    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_TEXT_CHARS)))]
     pub summary: String,
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 100)))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_INGREDIENTS)))]
     pub ingredients: Vec<Ingredient>,
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 60)))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_STEPS)))]
     pub steps: Vec<Step>,
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(length(max = MAX_TEXT_CHARS)))]
     pub tips: String,
 }
 
@@ -175,11 +192,11 @@ pub struct Recipe {
     pub course: Course,
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_DIFFICULTY)))]
     pub difficulty: u8,
-    #[cfg_attr(feature = "schema", schemars(range(max = 10080)))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_MINUTES)))]
     pub prep_min: u32,
-    #[cfg_attr(feature = "schema", schemars(range(max = 10080)))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_MINUTES)))]
     pub cook_min: u32,
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 100)))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_SERVINGS)))]
     pub servings: u32,
     #[cfg_attr(feature = "schema", schemars(range(max = 1)))]
     pub gf: u8,
@@ -196,8 +213,38 @@ pub struct Recipe {
     /// The cooking tradition the dish comes from, in English (`Portuguese`, `Middle Eastern`), when
     /// one is known; schema.org's `recipeCuisine`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "String", length(min = 1, max = MAX_CUISINE_CHARS)))]
     pub cuisine: Option<String>,
     pub texts: BTreeMap<Lang, Text>,
+}
+
+/// Schemas the derive cannot say, from the same constants validation reads.
+#[cfg(feature = "schema")]
+pub mod schema {
+    use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+    use serde_json::Value;
+
+    use super::{Recipe, STEP_FLAGS};
+
+    /// A flag that is `true` or left out: validation refuses `false` (leave it out instead).
+    pub fn only_true(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"const": true})
+    }
+
+    /// A step's flags: each one of [`STEP_FLAGS`], at most once.
+    pub fn step_flags(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "array", "items": {"enum": STEP_FLAGS}, "uniqueItems": true})
+    }
+
+    /// The recipe document as an API body or a tool's argument takes it: [`Recipe`] without
+    /// `licence`, which the server decides (CC0-1.0 for a new recipe; a change keeps the one it had).
+    pub fn body(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = Recipe::json_schema(generator);
+        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            properties.remove("licence");
+        }
+        schema
+    }
 }
 
 /// Writes `2` rather than `2.0`, so published quantities read as a cook wrote them.
@@ -664,12 +711,15 @@ impl Validator<'_> {
         match item.get("q") {
             None => self.push(format!("{path}.q"), "is required (use 1 with a unit such as \"pinch\")"),
             Some(q) => match q.as_f64() {
-                Some(q) if q > 0.0 && q <= 100_000.0 => {}
-                _ => self.push(format!("{path}.q"), "must be a number greater than 0"),
+                Some(q) if (MIN_QUANTITY..=MAX_QUANTITY).contains(&q) => {}
+                _ => self.push(
+                    format!("{path}.q"),
+                    format!("must be a number from {MIN_QUANTITY} to {MAX_QUANTITY}"),
+                ),
             },
         }
         if let Some(unit) = item.get("u") {
-            self.string_at(Some(unit), &format!("{path}.u"), TextField::line(40));
+            self.string_at(Some(unit), &format!("{path}.u"), TextField::line(MAX_UNIT_CHARS));
         }
         self.string_at(item.get("i"), &format!("{path}.i"), TextField::line(MAX_TITLE_CHARS));
         match item.get("check") {

@@ -16,11 +16,23 @@ pub const MAX_NOTE_CHARS: usize = 500;
 /// A handle: what recipes are owned by and git commits authored by. Lower-case letters, digits and
 /// inner hyphens, 1–39 characters (GitHub's login rules), and never the site's own name.
 pub fn is_valid_handle(handle: &str) -> bool {
-    (1..=39).contains(&handle.len())
-        && handle != crate::recipe::SITE_OWNER
+    handle_problem(handle).is_none()
+}
+
+/// Why `handle` cannot be a handle, in words for the person who typed it; `None` when it can.
+pub fn handle_problem(handle: &str) -> Option<String> {
+    if handle == crate::recipe::SITE_OWNER {
+        return Some(format!(
+            "`{handle}` is reserved: it owns the recipes that come in through the content repository"
+        ));
+    }
+    let shaped = (1..=39).contains(&handle.len())
         && !handle.starts_with('-')
         && !handle.ends_with('-')
-        && handle.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && handle.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    (!shaped).then(|| {
+        format!("`{handle}` is not a handle: use 1 to 39 of a-z, 0-9 and -, not starting or ending with -")
+    })
 }
 
 /// The handle a GitHub login asks for: the login in lower case (GitHub logins ignore case).
@@ -98,7 +110,8 @@ impl HistoryCursor {
         let bytes = data_encoding::BASE64URL_NOPAD.decode(cursor.as_bytes()).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         match text.split_at_checked(1)? {
-            ("a", seq) => seq.parse().ok().map(HistoryCursor::Api),
+            // Digits only: `u64`'s parser would also take a sign the cursor's pattern has no room for.
+            ("a", seq) if seq.bytes().all(|b| b.is_ascii_digit()) => seq.parse().ok().map(HistoryCursor::Api),
             ("g", commit) if !commit.is_empty() => Some(HistoryCursor::Git(commit.to_string())),
             _ => None,
         }
@@ -163,6 +176,25 @@ pub fn default_note(kind: ChangeKind, slug: &str, forked_from: Option<&str>) -> 
     }
 }
 
+/// The problem with a `licence` an API body names, when it is not the one the recipe gets: `licence`
+/// is CC0-1.0 for a new recipe and stays what it was for a change (see [`created`], [`changed`]).
+/// Naming that same licence is no problem, so a client may send back the document it read.
+pub fn licence_problem(asked: Option<&serde_json::Value>, licence: &str) -> Option<crate::Diagnostic> {
+    let asked = asked?;
+    if asked.as_str() == Some(licence) {
+        return None;
+    }
+    let reason = if licence == crate::recipe::DEFAULT_LICENCE {
+        format!(
+            "recipes written through the API are always {licence}; leave `licence` out (a recipe under \
+             another licence comes in through the content repository)"
+        )
+    } else {
+        format!("this recipe stays {licence}, the licence it was published under; leave `licence` out")
+    };
+    Some(crate::Diagnostic::new("licence", reason))
+}
+
 /// A recipe created through the API: owned by the caller, CC0, version 1.
 pub fn created(slug: &str, mut recipe: Recipe, owner: &str, now: &str) -> Published {
     // The seed: a recipe created through the API is CC0, whatever licence the body names.
@@ -219,12 +251,56 @@ pub fn overlay_is_live(overlay_version: u64, built_version: Option<u64>) -> bool
     built_version.is_none_or(|built| overlay_version > built)
 }
 
-/// The version an `If-Match` header names: `3`, `"3"` or `W/"3"`. `None` when it names none.
-pub fn parse_if_match(header: &str) -> Option<u64> {
-    let value = header.trim();
-    let value = value.strip_prefix("W/").unwrap_or(value);
-    let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
-    value.parse().ok()
+/// What an `If-Match` header asks (RFC 9110 §13.1.1): any current representation (`*`), or one of a
+/// list of entity tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IfMatch {
+    Any,
+    /// The tags as sent, `W/` prefix and quotes included.
+    Tags(Vec<String>),
+}
+
+impl IfMatch {
+    /// The precondition that names one version, as `update_recipe`'s `version` does.
+    pub fn version(version: u64) -> IfMatch {
+        IfMatch::Tags(vec![etag(version)])
+    }
+
+    /// Reads a header: `*`, or a comma-separated list of entity tags (`"3"`, `W/"3"`; empty list
+    /// elements are skipped, RFC 9110 §5.6.1). `None` when it is neither, such as a bare `3`.
+    pub fn parse(header: &str) -> Option<IfMatch> {
+        if header.trim() == "*" {
+            return Some(IfMatch::Any);
+        }
+        let mut tags = Vec::new();
+        let mut rest = header.trim_start_matches([' ', '\t', ',']);
+        while !rest.is_empty() {
+            let opaque = rest.strip_prefix("W/").unwrap_or(rest);
+            let inner = opaque.strip_prefix('"')?;
+            let end = inner.find('"')?;
+            // etagc: visible ASCII but `"`, and obs-text (RFC 9110 §8.8.3).
+            if !inner[..end].bytes().all(|b| b == 0x21 || (0x23..=0x7e).contains(&b) || b >= 0x80) {
+                return None;
+            }
+            let len = rest.len() - inner.len() + end + 1;
+            tags.push(rest[..len].to_string());
+            let after = rest[len..].trim_start_matches([' ', '\t']);
+            if !after.is_empty() && !after.starts_with(',') {
+                return None;
+            }
+            rest = after.trim_start_matches([' ', '\t', ',']);
+        }
+        (!tags.is_empty()).then_some(IfMatch::Tags(tags))
+    }
+
+    /// Whether the precondition holds for the representation at `version`: the strong comparison
+    /// If-Match asks for, so a weak tag never matches (RFC 9110 §8.8.3.2, §13.1.1).
+    pub fn holds(&self, version: u64) -> bool {
+        match self {
+            IfMatch::Any => true,
+            IfMatch::Tags(tags) => tags.iter().any(|tag| *tag == etag(version)),
+        }
+    }
 }
 
 /// Whether an `If-None-Match` header matches the current representation (RFC 9110 §13.1.2): `*`
@@ -287,6 +363,18 @@ mod tests {
     }
 
     #[test]
+    fn a_licence_other_than_the_one_the_recipe_gets_is_refused_by_name() {
+        assert_eq!(licence_problem(None, "CC0-1.0"), None);
+        assert_eq!(licence_problem(Some(&json!("CC0-1.0")), "CC0-1.0"), None);
+        let refused = licence_problem(Some(&json!("CC-BY-4.0")), "CC0-1.0").unwrap();
+        assert_eq!(refused.field, "licence");
+        assert!(refused.reason.contains("always CC0-1.0"), "{refused}");
+        assert!(
+            licence_problem(Some(&json!("CC0-1.0")), "CC-BY-4.0").unwrap().reason.contains("stays CC-BY-4.0")
+        );
+    }
+
+    #[test]
     fn a_change_bumps_the_version_and_keeps_the_creation_time() {
         let first = created("pancakes", recipe(), "ana", "2025-01-01T00:00:00Z");
         let second = changed(&first, recipe(), "2025-01-02T00:00:00Z");
@@ -324,11 +412,26 @@ mod tests {
     }
 
     #[test]
-    fn if_match_forms() {
-        assert_eq!(parse_if_match("3"), Some(3));
-        assert_eq!(parse_if_match("\"3\""), Some(3));
-        assert_eq!(parse_if_match(" W/\"12\" "), Some(12));
-        assert_eq!(parse_if_match("*"), None);
+    fn if_match_reads_lists_stars_and_weak_tags_as_rfc_9110_says() {
+        let tags = |list: &[&str]| Some(IfMatch::Tags(list.iter().map(|t| t.to_string()).collect()));
+        assert_eq!(IfMatch::parse("\"9\", \"999\""), tags(&["\"9\"", "\"999\""]));
+        assert_eq!(IfMatch::parse(" , \"3\",,W/\"4\" "), tags(&["\"3\"", "W/\"4\""]));
+        assert_eq!(IfMatch::parse("\"a,b\""), tags(&["\"a,b\""]));
+        assert_eq!(IfMatch::parse(" * "), Some(IfMatch::Any));
+        for not_tags in ["8", "", "yesterday", "\"3", "\"3\" \"4\"", "W/3", "*, \"3\"", "\"a b\""] {
+            assert_eq!(IfMatch::parse(not_tags), None, "{not_tags}");
+        }
+        assert!(IfMatch::parse("\"9\", \"999\"").unwrap().holds(9));
+        assert!(!IfMatch::parse("W/\"7\"").unwrap().holds(7), "weak tags never match");
+        assert!(!IfMatch::parse("\"8\"").unwrap().holds(9));
+        assert!(IfMatch::Any.holds(1) && IfMatch::version(5).holds(5));
+    }
+
+    #[test]
+    fn the_site_owner_handle_is_refused_as_reserved() {
+        assert!(handle_problem("commonplace").unwrap().contains("reserved"));
+        assert!(handle_problem("Ana").unwrap().contains("a-z, 0-9 and -"));
+        assert_eq!(handle_problem("ana-maria"), None);
     }
 
     fn api_item(seq: u64) -> (u64, serde_json::Value) {

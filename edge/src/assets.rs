@@ -19,6 +19,21 @@ pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, Api
     packs::fetch_asset(env, &path).await
 }
 
+/// Whether the build has a file at `path` (a static asset or a packed file), without reading it.
+pub async fn exists(env: &Env, path: &str) -> Result<bool, ApiError> {
+    let name = path.trim_start_matches('/');
+    if !layout::is_packed(name) {
+        let url = format!("https://assets.local/{name}");
+        let mut init = worker::RequestInit::new();
+        init.with_method(worker::Method::Head);
+        let asked = Request::new_with_init(&url, &init)?;
+        if env.assets("ASSETS")?.fetch_request(asked).await?.status_code() != 404 {
+            return Ok(true);
+        }
+    }
+    Ok(packs::entry(env, name).await?.is_some())
+}
+
 /// Serves a built file with the headers a public read carries.
 pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
     let path = req.path();

@@ -64,7 +64,13 @@ pub fn keyed(req: &Request) -> Result<bool, ApiError> {
 /// The key's owner, or 401 for a missing, unknown or revoked key.
 pub async fn caller(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
     let header = req.headers().get("Authorization")?.unwrap_or_default();
-    let Some(key) = header.strip_prefix("Bearer ").map(str::trim).filter(|key| !key.is_empty()) else {
+    // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer`.
+    let key = header
+        .trim_start()
+        .split_once(' ')
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("Bearer"))
+        .map(|(_, key)| key.trim());
+    let Some(key) = key.filter(|key| !key.is_empty()) else {
         return Err(ApiError::Unauthorized(
             "send `Authorization: Bearer <key>`; make a key on /kitchen".into(),
         ));

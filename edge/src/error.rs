@@ -12,6 +12,9 @@ use crate::headers;
 pub enum ApiError {
     /// Query parameters that do not parse; each names its parameter.
     BadParameters(Vec<Diagnostic>),
+    /// A request header that does not parse (`If-Match` that is not a list of entity tags); each
+    /// problem names its header.
+    BadHeader(Vec<Diagnostic>),
     NotFound(String),
     /// A request for a host this site does not answer for (neither in `SITE_HOSTS` nor loopback).
     Misdirected(String),
@@ -81,6 +84,12 @@ impl ApiError {
                 "A query parameter is not valid",
                 problems.iter().map(Diagnostic::to_string).collect::<Vec<_>>().join("; "),
             ),
+            ApiError::BadHeader(problems) => (
+                400,
+                "invalid-header",
+                "A request header is not valid",
+                problems.iter().map(Diagnostic::to_string).collect::<Vec<_>>().join("; "),
+            ),
             ApiError::NotFound(detail) => (404, "not-found", "Not found", detail.clone()),
             // 421 (RFC 9110 §15.5.20), not 403: nothing about the caller is wrong, this server is just
             // not the one for that host, and the answer must not look like a permission to ask for.
@@ -121,7 +130,7 @@ impl ApiError {
                 415,
                 "unsupported-media-type",
                 "Send JSON",
-                format!("the body must be application/json, not `{got}`"),
+                format!("the body must be application/json in UTF-8, not `{got}`"),
             ),
             ApiError::Invalid(problems) => (
                 422,
@@ -202,7 +211,9 @@ impl ApiError {
     /// What the refusal means to an agent (`/mcp` words its next step from it).
     pub fn refusal(&self) -> Refusal {
         match self {
-            ApiError::BadParameters(problems) => Refusal::BadArguments(problems.clone()),
+            ApiError::BadParameters(problems) | ApiError::BadHeader(problems) => {
+                Refusal::BadArguments(problems.clone())
+            }
             ApiError::Malformed(_) | ApiError::TooLarge(_) | ApiError::UnsupportedMediaType(_) => {
                 Refusal::BadArguments(Vec::new())
             }
@@ -247,6 +258,7 @@ impl ApiError {
             "instance": instance,
         });
         if let ApiError::BadParameters(problems)
+        | ApiError::BadHeader(problems)
         | ApiError::Invalid(problems)
         | ApiError::UpstreamInvalid(problems) = self.cause()
         {

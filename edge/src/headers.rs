@@ -1,5 +1,6 @@
-//! Headers that answers of every kind carry, set in one place: CORS, and a counted request's
-//! `RateLimit` / `RateLimit-Policy`. A leaf module, so the error type and the HTTP helpers both use
+//! Headers that answers of every kind carry, set in one place: CORS, a counted request's
+//! `RateLimit` / `RateLimit-Policy`, and what keeps a browser from reading an answer as something
+//! else (`X-Content-Type-Options`, the pages' `Content-Security-Policy`). A leaf module, so the error type and the HTTP helpers both use
 //! it without importing each other.
 
 use domain::limits::RateDecision;
@@ -19,4 +20,19 @@ pub fn cors(headers: &mut Headers) {
 pub fn rate_limit(headers: &mut Headers, rate: &RateDecision) {
     let _ = headers.set("RateLimit", &rate.header());
     let _ = headers.set("RateLimit-Policy", &rate.policy_header());
+}
+
+/// On every answer: no content sniffing (a Cooklang file or a JSON document holds user text, which
+/// must never be read as HTML), and on an HTML page without a policy of its own the site's
+/// (`domain::page::content_security_policy`; the kitchen sets a stricter one).
+pub fn every_answer(headers: &mut Headers) {
+    let _ = headers.set("X-Content-Type-Options", "nosniff");
+    let html = headers.get("Content-Type").ok().flatten().is_some_and(|t| t.starts_with("text/html"));
+    if html && !headers.has("Content-Security-Policy").unwrap_or(true) {
+        let _ = headers.set("Content-Security-Policy", &PAGE_POLICY.with(Clone::clone));
+    }
+}
+
+thread_local! {
+    static PAGE_POLICY: String = domain::page::content_security_policy();
 }

@@ -25,11 +25,12 @@ pub fn check_host(req: &Request, env: &Env) -> Result<(), ApiError> {
 pub use crate::headers::cors;
 
 /// An operation's input from the route's path parameters and the query (`domain::api`), every
-/// problem named.
+/// problem named. A query that is not UTF-8 once decoded is refused rather than read with U+FFFD in
+/// it (`domain::api::body::query_pairs`).
 pub fn input<I: Input>(req: &Request, path: &[(&'static str, String)]) -> Result<I::Valid, ApiError> {
     let url = req.url()?;
-    let query: Vec<(String, String)> =
-        url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+    let query = api::body::query_pairs(url.query().unwrap_or_default())
+        .map_err(|problem| ApiError::BadParameters(vec![problem]))?;
     let params =
         path.iter().map(|(k, v)| (*k, v.as_str())).chain(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     api::from_query::<I>(params).map_err(ApiError::BadParameters)

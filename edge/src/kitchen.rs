@@ -269,12 +269,10 @@ pub async fn dev_login(mut req: Request, env: &Env) -> Result<Response, ApiError
 
 async fn dev_sign_in(req: &Request, env: &Env, form: &[(String, String)]) -> Result<Response, ApiError> {
     let handle = field(form, "handle").trim().to_string();
-    if !domain::write::is_valid_handle(&handle) {
-        let extra = Extra {
-            message: Some(format!("`{handle}` is not a handle: use a-z, 0-9 and -")),
-            ..Extra::default()
-        };
-        return page(req, env, None, extra).await;
+    if let Some(problem) = domain::write::handle_problem(&handle) {
+        // 400: the form asked for something that cannot be; the page says why, for the person.
+        let extra = Extra { message: Some(problem), ..Extra::default() };
+        return Ok(page(req, env, None, extra).await?.with_status(400));
     }
     let account = store::local_account(&store::db(env)?, &handle, &now_iso()).await?;
     start_session(env, account.id).await
@@ -366,7 +364,7 @@ pub async fn import(mut req: Request, env: &Env) -> Result<Response, ApiError> {
 pub async fn save_draft(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     let (session, form) = signed_in_form_within(&mut req, env, domain::write::MAX_BODY_BYTES).await?;
     let text = field(&form, "recipe").to_string();
-    let doc: serde_json::Value = match serde_json::from_str(&text) {
+    let doc: serde_json::Value = match domain::api::body::parse_json(text.as_bytes()) {
         Ok(doc) => doc,
         Err(err) => {
             let problems = vec![Diagnostic::new("(json)", err.to_string())];

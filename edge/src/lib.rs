@@ -48,7 +48,9 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
         Ok(response) => response,
         Err(err) => err.into_response(&instance),
     };
-    Ok(http::not_modified_if_matched(&method, if_none_match.as_deref(), response))
+    let mut response = http::not_modified_if_matched(&method, if_none_match.as_deref(), response);
+    headers::every_answer(response.headers_mut());
+    Ok(response)
 }
 
 /// Every route of the service: the request is matched against `domain::api::routes::ROUTES` (the
@@ -62,11 +64,17 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
     let (route, params) = match routes::find(method.as_ref(), &path) {
         Found::Route(route, params) => (route, params),
         Found::NotAllowed(allowed) => return Err(ApiError::MethodNotAllowed(allowed)),
-        Found::None if !matches!(method, Method::Get | Method::Head) => {
-            return Err(ApiError::MethodNotAllowed("GET, HEAD".into()));
-        }
         Found::None if path.starts_with("/api/") => {
             return Err(ApiError::NotFound(format!("no API route {path}")));
+        }
+        // A path that is no route is 404 whatever the method, as its GET is; only a built file, which
+        // GET answers, makes another method a 405.
+        Found::None if !matches!(method, Method::Get | Method::Head) => {
+            return Err(if assets::exists(env, &path).await? {
+                ApiError::MethodNotAllowed("GET, HEAD".into())
+            } else {
+                ApiError::NotFound(format!("nothing at {path}"))
+            });
         }
         Found::None => return assets::serve(req, env).await,
     };

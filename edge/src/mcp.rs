@@ -32,6 +32,14 @@ pub async fn post(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         );
         return reply(403, Some(&body));
     }
+    // One JSON-RPC message in UTF-8 JSON (the transport spec's POST body), as the API's bodies are.
+    let content_type = req.headers().get("Content-Type")?.unwrap_or_default();
+    if !domain::api::body::is_json_media_type(&content_type) {
+        let message = format!(
+            "Invalid request: send the message as Content-Type: application/json (UTF-8), not `{content_type}`"
+        );
+        return reply(415, Some(&mcp::error(Value::Null, mcp::INVALID_REQUEST, message, None)));
+    }
     let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
     let bytes =
         if declared.is_some_and(|len| len > MAX_BODY_BYTES) { Vec::new() } else { req.bytes().await? };
@@ -43,6 +51,8 @@ pub async fn post(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         protocol_version: req.headers().get("MCP-Protocol-Version")?,
         method: req.headers().get("Mcp-Method")?,
     };
+    let raw_id = mcp::raw_id(&bytes);
+    let reply = |status, body: Option<&Value>| reply_with_id(status, body, raw_id.as_deref());
     match mcp::handle(&bytes, &headers, SERVER_VERSION) {
         Step::Reply { status, body } => reply(status, Some(&body)),
         Step::Accepted => reply(202, None),
@@ -74,8 +84,13 @@ fn origin_allowed(origin: &str, req: &Request, env: &Env) -> Result<bool, ApiErr
 }
 
 fn reply(status: u16, body: Option<&Value>) -> Result<Response, ApiError> {
+    reply_with_id(status, body, None)
+}
+
+/// A JSON-RPC answer whose `id` is written as the message sent it (`domain::mcp::render`).
+fn reply_with_id(status: u16, body: Option<&Value>, raw_id: Option<&str>) -> Result<Response, ApiError> {
     let mut response = match body {
-        Some(body) => Response::from_bytes(body.to_string().into_bytes())?,
+        Some(body) => Response::from_bytes(mcp::render(body, raw_id).into_bytes())?,
         None => Response::empty()?,
     }
     .with_status(status);
@@ -137,9 +152,9 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
         }
         ToolInput::UpdateRecipe(update) => {
             let caller = writer(req, env).await?;
-            let if_match = update.version.map(|version| format!("\"{version}\""));
+            let if_match = update.version.map(domain::write::IfMatch::version);
             let body = update.body.clone();
-            structured(writes::change_recipe(env, &caller, &update.slug, body, if_match.as_deref()).await?)
+            structured(writes::change_recipe(env, &caller, &update.slug, body, if_match.as_ref()).await?)
         }
         ToolInput::AiWriteRecipe(request) => {
             let caller = auth::caller(req, env).await?;

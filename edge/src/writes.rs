@@ -2,15 +2,18 @@
 //! `POST /api/r/{slug}/fork`. Each parses and checks the request, calls `domain` for the document to
 //! store, and writes the overlay row and its change-feed item in one D1 transaction.
 //!
-//! Order of checks: key (401), rate limit (429), media type (415), size (413), JSON (400), document
-//! (422), slug (404), owner (403), version (412 for a stale `If-Match`, RFC 9110 §13.1.1). A request
-//! that fails any of them writes nothing but its rate-limit count. `If-Match` is optional (no 428): a
-//! change without it applies to whatever version is current, and a lost race is then a 409.
+//! Order of checks: key (401), rate limit (429), `If-Match` (400 when it is not a list of entity
+//! tags), media type (415), size (413), JSON (400, duplicate keys too), document (422), slug (404),
+//! owner (403), licence (422), version (412 when `If-Match` names no current tag, RFC 9110 §13.1.1).
+//! A request that fails any of them writes nothing but its rate-limit count. `If-Match` is optional
+//! (no 428): a change without it applies to whatever version is current, and a lost race is then a
+//! 409.
 
 use domain::Diagnostic;
+use domain::api::body;
 use domain::limits::RateDecision;
 use domain::recipe::{self, Published, Recipe, Source};
-use domain::write::{self, ChangeKind, MAX_BODY_BYTES, MAX_NOTE_CHARS, etag};
+use domain::write::{self, ChangeKind, IfMatch, MAX_BODY_BYTES, MAX_NOTE_CHARS, etag};
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
@@ -41,11 +44,11 @@ pub async fn me(req: &Request, env: &Env) -> Result<Response, ApiError> {
     Ok(response)
 }
 
-/// The JSON body of a write, or 415 / 413 / 400.
+/// The JSON body of a write, or 415 (not `application/json` in UTF-8) / 413 / 400 (not JSON, or an
+/// object naming a key twice: `domain::api::body`).
 pub(crate) async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
     let content_type = req.headers().get("Content-Type")?.unwrap_or_default();
-    let media_type = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    if media_type != "application/json" {
+    if !body::is_json_media_type(&content_type) {
         return Err(ApiError::UnsupportedMediaType(content_type));
     }
     let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
@@ -56,13 +59,21 @@ pub(crate) async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
     if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::TooLarge(MAX_BODY_BYTES));
     }
-    serde_json::from_slice(&bytes)
-        .map_err(|err| ApiError::Malformed(format!("line {} column {}: {err}", err.line(), err.column())))
+    body::parse_json(&bytes).map_err(|err| ApiError::Malformed(err.to_string()))
 }
 
-/// Takes `note` out of a body and validates the rest as a recipe; every problem of both is reported.
-fn document(mut value: Value, note_required: bool) -> Result<(Recipe, Option<String>), ApiError> {
+/// Takes `note` and `licence` out of a body and validates the rest as a recipe; every problem of
+/// both is reported. `licence`, when known, is the one the recipe gets: a body naming another is
+/// refused (`write::licence_problem`).
+fn document(
+    mut value: Value,
+    note_required: bool,
+    licence: Option<&str>,
+) -> Result<(Recipe, Option<String>), ApiError> {
     let mut problems = Vec::new();
+    if let Some(licence) = licence {
+        problems.extend(write::licence_problem(value.get("licence"), licence));
+    }
     let note = value.as_object_mut().and_then(|obj| obj.remove("note"));
     let note = match note {
         None if note_required => {
@@ -198,7 +209,7 @@ async fn create_as(
 /// Stores a new recipe from a request body (the document, optionally with `note`); also the
 /// `create_recipe` tool. The caller's write has been counted.
 pub async fn create_recipe(env: &Env, caller: &KeyOwner, body: Value) -> Result<Published, ApiError> {
-    let (recipe, note) = document(body, false)?;
+    let (recipe, note) = document(body, false, Some(recipe::DEFAULT_LICENCE))?;
     let base = domain::slug::from_recipe(&recipe);
     let now = now_iso();
     insert_new(
@@ -267,22 +278,32 @@ async fn change_as(
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
-    let if_match = req.headers().get("If-Match")?;
+    let if_match = match req.headers().get("If-Match")? {
+        None => None,
+        Some(header) => Some(IfMatch::parse(&header).ok_or_else(|| {
+            ApiError::BadHeader(vec![Diagnostic::new(
+                "If-Match",
+                format!("`{header}` is not `*` nor a list of entity tags, such as \"3\" (with the quotes)"),
+            )])
+        })?),
+    };
     let body = json_body(&mut req).await?;
-    let next = change_recipe(env, caller, slug, body, if_match.as_deref()).await?;
+    let next = change_recipe(env, caller, slug, body, if_match.as_ref()).await?;
     written(200, &to_json(&next)?, next.server.version, rate, None)
 }
 
 /// Stores a new version of the caller's own recipe from a body (the document plus `note`) and an
-/// optional `If-Match`; also the `update_recipe` tool.
+/// optional `If-Match`; also the `update_recipe` tool, whose `version` is the precondition
+/// [`IfMatch::version`].
 pub async fn change_recipe(
     env: &Env,
     caller: &KeyOwner,
     slug: &str,
     body: Value,
-    if_match: Option<&str>,
+    if_match: Option<&IfMatch>,
 ) -> Result<Published, ApiError> {
-    let (recipe, note) = document(body, true)?;
+    let asked_licence = body.get("licence").cloned();
+    let (recipe, note) = document(body, true, None)?;
     let db = store::db(env)?;
     let (current, origin) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
     let mine = match origin {
@@ -295,15 +316,16 @@ pub async fn change_recipe(
             current.server.owner
         )));
     }
-    let expected = match if_match.map(str::trim) {
-        None | Some("*") => current.server.version,
-        Some(header) => write::parse_if_match(header).ok_or_else(|| {
-            ApiError::BadParameters(vec![Diagnostic::new("If-Match", "must name a version, such as \"3\"")])
-        })?,
-    };
-    if expected != current.server.version {
-        return Err(stale(slug, expected, current.server.version));
+    if let Some(problem) = write::licence_problem(asked_licence.as_ref(), &current.recipe.licence) {
+        return Err(ApiError::Invalid(vec![problem]));
     }
+    if let Some(precondition) = if_match
+        && !precondition.holds(current.server.version)
+    {
+        return Err(stale(slug, precondition, current.server.version));
+    }
+    // The compare-and-set below expects the version the precondition held for.
+    let expected = current.server.version;
     let now = now_iso();
     if matches!(origin, Origin::Built) {
         // A recipe of the caller's that only the build holds (its overlay row retired): the row takes
@@ -330,7 +352,7 @@ pub async fn change_recipe(
         );
         // Losing the race breaks the caller's `If-Match` when they sent one (412); otherwise it is a
         // plain conflict with another writer (409).
-        return Err(if if_match.is_some_and(|h| h.trim() != "*") {
+        return Err(if if_match.is_some_and(|precondition| *precondition != IfMatch::Any) {
             ApiError::PreconditionFailed(detail)
         } else {
             ApiError::Conflict(detail)
@@ -339,9 +361,15 @@ pub async fn change_recipe(
     Ok(next)
 }
 
-fn stale(slug: &str, expected: u64, current: u64) -> ApiError {
+fn stale(slug: &str, precondition: &IfMatch, current: u64) -> ApiError {
+    let named = match precondition {
+        IfMatch::Any => "*".to_string(),
+        IfMatch::Tags(tags) => tags.join(", "),
+    };
     ApiError::PreconditionFailed(format!(
-        "If-Match names version {expected} of `{slug}` but the current version is {current}; read it again"
+        "If-Match names {named}, but the current version of `{slug}` is {} (a weak W/ tag never \
+         matches); read it again",
+        etag(current)
     ))
 }
 

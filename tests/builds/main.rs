@@ -68,7 +68,7 @@ fn a_bad_content_folder_lists_every_problem_and_writes_nothing() {
         tests/data/bad-content/recipes/hidden-text.json:18:18: texts.en.steps[0].t: character 8 is the control character U+001B; only newline and tab may appear
         tests/data/bad-content/recipes/two-mistakes.json:3:3: course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
         tests/data/bad-content/recipes/two-mistakes.json:6:3: cook_min: must be between 0 and 10080
-        tests/data/bad-content/recipes/two-mistakes.json:17:24: texts.en.ingredients[0].q: must be a number greater than 0
+        tests/data/bad-content/recipes/two-mistakes.json:17:24: texts.en.ingredients[0].q: must be a number from 0.01 to 100000
         tests/data/bad-content/recipes/two-mistakes.json:18:42: texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
     "#]];
     expected.assert_eq(&String::from_utf8_lossy(&output.stdout));
@@ -94,7 +94,7 @@ fn check_for_github_reports_each_problem_as_an_annotation_on_its_file_and_line()
         ::error file=tests/data/bad-content/recipes/hidden-text.json,line=18,col=18::texts.en.steps[0].t: character 8 is the control character U+001B; only newline and tab may appear
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=3,col=3::course: must be one of breakfast, starter, soup, salad, main, side, dessert, baking, snack, drink, sauce, basics
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=6,col=3::cook_min: must be between 0 and 10080
-        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=17,col=24::texts.en.ingredients[0].q: must be a number greater than 0
+        ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=17,col=24::texts.en.ingredients[0].q: must be a number from 0.01 to 100000
         ::error file=tests/data/bad-content/recipes/two-mistakes.json,line=18,col=42::texts.en.steps[0].f[0]: must be one of knife, hot, oven, blender, boil
         ::error file=tests/data/bad-content/shows/bad-show/first-episode/episode.json,line=2,col=3::title: character 18 is the bidirectional control U+202E; leave it out: the page isolates this text already
         ::error file=tests/data/bad-content/shows/bad-show/first-episode/runs/edited.json,line=2,col=3::pipeline: must equal the file name `edited`

@@ -143,3 +143,81 @@ pub async fn recipe_pages_qualify_for_google_recipe_rich_results(w: Arc<Worker>)
     }
     Ok(())
 }
+
+/// A path no route has is 404 whatever the method, as its GET is: a POST to a diet version with no
+/// kind was a 405 that named GET, which answered 404.
+pub async fn a_path_that_is_no_route_is_404_for_every_method(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "no-route").await?);
+    for path in ["/api/r/pancakes/variant/", "/api/nothing-here", "/no-such-page"] {
+        let get = reqwest::get(w.url(path)).await?.status();
+        let post = api.send(api.client.post(w.url(path)).bearer_auth(&api.key)).await?;
+        ensure!(get == 404 && post.status == 404, "{path}: GET {get}, POST {}: {}", post.status, post.text);
+        ensure!(post.headers.get("allow").is_none(), "{path}: {:?}", post.headers);
+    }
+    // A built file that GET answers is still a 405 to another method.
+    let post = reqwest::Client::new().post(w.url("/facets.json")).send().await?;
+    ensure!(post.status() == 405 && post.headers()["allow"] == "GET, HEAD", "{}", post.status());
+    Ok(())
+}
+
+/// A query that is not UTF-8 once decoded is refused naming its parameter; it answered every recipe.
+pub async fn a_query_that_is_not_utf8_is_a_400_naming_the_parameter(w: Arc<Worker>) -> Result<()> {
+    let response = reqwest::get(w.url("/api/recipes?q=%FF%FE")).await?;
+    ensure!(response.status() == 400, "{}", response.status());
+    let problem: serde_json::Value = response.json().await?;
+    ensure!(problem["errors"][0]["field"] == "q", "{problem}");
+    let fine = reqwest::get(w.url("/api/recipes?q=%C3%A7%C3%A3o")).await?;
+    ensure!(fine.status() == 200, "{}", fine.status());
+    Ok(())
+}
+
+/// Answers that hold user text are never sniffed as HTML, and pages carry a policy that admits their
+/// own inline scripts, styles and same-origin requests, and no other origin.
+pub async fn cooklang_is_nosniff_and_pages_have_a_content_security_policy(w: Arc<Worker>) -> Result<()> {
+    let cook = reqwest::get(w.url("/r/hummus.cook")).await?;
+    ensure!(
+        cook.status() == 200 && cook.headers()["x-content-type-options"] == "nosniff",
+        "{:?}",
+        cook.headers()
+    );
+    let api = Api::new(&w, &key_for(&w, "policy").await?);
+    let created = api.create(&recipe("Policy Salad")).await?;
+    let slug = created.body["slug"].as_str().context("slug")?.to_string();
+    for path in ["/".to_string(), "/r/shakshuka".to_string(), format!("/r/{slug}")] {
+        let page = reqwest::get(w.url(&path)).await?;
+        let headers = page.headers().clone();
+        let policy =
+            headers.get("content-security-policy").map(|v| v.to_str().unwrap_or_default().to_string());
+        let policy = policy.with_context(|| format!("{path}: no Content-Security-Policy"))?;
+        ensure!(headers["x-content-type-options"] == "nosniff", "{path}");
+        ensure!(policy.contains("default-src 'none'") && policy.contains("'sha256-"), "{path}: {policy}");
+        ensure!(
+            !policy.contains("http") && !policy.contains("script-src 'unsafe-inline'"),
+            "{path}: {policy}"
+        );
+    }
+    let kitchen = reqwest::get(w.url("/kitchen")).await?;
+    let policy = kitchen.headers()["content-security-policy"].to_str()?.to_string();
+    ensure!(
+        policy.starts_with("default-src 'none'; style-src 'unsafe-inline'"),
+        "the kitchen keeps its own: {policy}"
+    );
+    Ok(())
+}
+
+/// What schemathesis found looser than the description: a history cursor longer than its
+/// `maxLength`, and GitHub's callback without its required `code` and `state`, both answered 200.
+pub async fn parameters_outside_the_description_are_refused(w: Arc<Worker>) -> Result<()> {
+    // `a` and nineteen digits with leading zeros: sequence 1, but longer than the schema allows.
+    let long = "YTAwMDAwMDAwMDAwMDAwMDAwMDE";
+    ensure!(long.len() > 26, "longer than the published maxLength");
+    let history = reqwest::get(w.url(&format!("/api/r/hummus/history?cursor={long}"))).await?;
+    ensure!(history.status() == 400, "{}", history.status());
+    for query in ["", "?error=access_denied", "?state=x"] {
+        let callback = reqwest::get(w.url(&format!("/kitchen/callback/github{query}"))).await?;
+        ensure!(callback.status() == 400, "{query}: {}", callback.status());
+    }
+    let declined = reqwest::get(w.url("/kitchen/callback/github?error=access_denied&state=x")).await?;
+    ensure!(declined.status() == 200, "GitHub's own refusal shows the kitchen: {}", declined.status());
+    Ok(())
+}

@@ -167,3 +167,31 @@ pub async fn a_key_label_with_hidden_text_is_refused_naming_the_field(w: Arc<Wor
     ensure!(!kitchen.page().await?.contains("data-key-id"), "a key was stored");
     Ok(())
 }
+
+/// The local sign-in refuses a handle that cannot be one with 400 (it answered 200), and the site's
+/// own name with a reason that says it is reserved (it said "use a-z, 0-9 and -").
+pub async fn a_bad_or_reserved_handle_is_a_400_saying_why(w: Arc<Worker>) -> Result<()> {
+    let address = tests::kitchen::address_of("handle-tester");
+    for (handle, reason) in [("Not A Handle", "a-z, 0-9 and -"), ("commonplace", "is reserved")] {
+        let answer = Kitchen::try_sign_in(&w, handle, &address).await?;
+        ensure!(answer.status() == 400, "{handle}: {}", answer.status());
+        ensure!(answer.headers()["content-type"].to_str()?.starts_with("text/html"), "{handle}");
+        let page = answer.text().await?;
+        ensure!(page.contains(reason), "{handle}: {page}");
+    }
+    Ok(())
+}
+
+/// A new key is shown once, on the page that answers the form: 200, as `openapi.json` says.
+pub async fn a_new_key_answers_200_as_described(w: Arc<Worker>) -> Result<()> {
+    let kitchen = Kitchen::sign_in(&w, "key-describer").await?;
+    let answer = kitchen.post("/kitchen/keys", &[("label", "described")]).await?;
+    ensure!(answer.status() == 200, "{}", answer.status());
+    ensure!(tests::kitchen::new_key_of(&answer.text().await?).is_some(), "the key is shown");
+    let openapi: serde_json::Value = reqwest::get(w.url("/openapi.json")).await?.json().await?;
+    let responses = &openapi["paths"]["/kitchen/keys"]["post"]["responses"];
+    ensure!(responses["200"]["content"]["text/html"].is_object(), "{responses}");
+    let dev = &openapi["paths"]["/kitchen/login/dev"]["post"]["responses"];
+    ensure!(dev["400"]["content"]["text/html"].is_object(), "{dev}");
+    Ok(())
+}

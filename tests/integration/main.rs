@@ -94,6 +94,14 @@ fn main() -> std::process::ExitCode {
         retries::a_retried_create_with_its_idempotency_key_makes_one_recipe,
         retries::concurrent_creates_with_one_idempotency_key_make_one_recipe,
         retries::an_internal_error_answers_a_reference_and_nothing_of_the_server,
+        // The recipe API's contract: RFC 9110 preconditions, licences, strict bodies (issue 32).
+        recipes_write::if_match_lists_weak_tags_and_bare_numbers_follow_rfc_9110,
+        recipes_write::a_licence_in_the_body_is_refused_not_dropped,
+        recipes_write::duplicate_keys_charsets_tiny_quantities_and_bearer_case_are_handled,
+        http::a_path_that_is_no_route_is_404_for_every_method,
+        http::a_query_that_is_not_utf8_is_a_400_naming_the_parameter,
+        http::cooklang_is_nosniff_and_pages_have_a_content_security_policy,
+        http::parameters_outside_the_description_are_refused,
         // What cooks expect (issue 16).
         cooking::scaled_json_of_built_and_written_recipes,
         cooking::bad_servings_and_units_are_problems_naming_the_parameter,
@@ -116,6 +124,9 @@ fn main() -> std::process::ExitCode {
         mcp::foreign_browser_origins_are_refused,
         mcp::official_conformance_suite_passes,
         mcp::llms_txt_and_openapi_json_describe_both_services,
+        mcp::mcp_refuses_other_media_types_and_duplicate_keys,
+        mcp::tool_schemas_are_as_strict_as_the_server,
+        mcp::a_json_rpc_id_beyond_64_bits_is_echoed_exactly,
         // The site's AI (issue 4): each but the first starts its own worker and scripted chat service.
         ai::ai_routes_answer_503_without_a_provider,
         ai::ai_write_stores_a_checked_answer_and_repairs_once,
@@ -129,6 +140,8 @@ fn main() -> std::process::ExitCode {
         kitchen::local_sign_in_exists_only_in_dev,
         kitchen::expired_sessions_are_dropped_at_the_next_sign_in,
         kitchen::a_key_label_with_hidden_text_is_refused_naming_the_field,
+        kitchen::a_bad_or_reserved_handle_is_a_400_saying_why,
+        kitchen::a_new_key_answers_200_as_described,
         // Safe by default (issue 11).
         safe::foreign_hosts_are_refused_before_routing,
         safe::local_sign_in_is_refused_on_a_site_host_that_is_not_loopback,

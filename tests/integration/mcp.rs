@@ -385,13 +385,15 @@ pub async fn schemathesis_finds_every_valid_request_accepted_and_every_status_de
         .with_context(|| format!("running {}", st.display()))?;
     let printed =
         format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    // Three rules JSON Schema cannot state for query parameters: two relate two parameters (a window's
-    // `from` not after its `to`, and a phrase search's `q` or `speaker`), and a `cursor` is one the API
-    // gave out (opaque: any string of its form may decode to a place no page starts). Every other
-    // rejection of a schema-valid request is a gap in the description.
-    const ACROSS_PARAMETERS: [&str; 3] = [
+    // Four rules JSON Schema cannot state for query parameters: three relate two parameters (a
+    // window's `from` not after its `to`, a phrase search's `q` or `speaker`, and GitHub's callback's
+    // `code` or `error`), and a `cursor` is one the API gave out (opaque: any string of its form may
+    // decode to a place no page starts). Every other rejection of a schema-valid request is a gap in
+    // the description.
+    const ACROSS_PARAMETERS: [&str; 4] = [
         "must not be after `to`",
         "give a phrase `q`, a `speaker`, or both",
+        "give `code`, or `error` to say why there is none",
         "is not a cursor this API gave out",
     ];
     // One report a failing test case; a case's findings are its `- ST…` lines (the summary uses `❌`).
@@ -406,5 +408,85 @@ pub async fn schemathesis_finds_every_valid_request_accepted_and_every_status_de
         rejected == 0 && undocumented == 0,
         "schemathesis: {rejected} schema-valid request(s) rejected, {undocumented} undocumented status code(s):\n{printed}"
     );
+    Ok(())
+}
+
+/// `/mcp` reads one JSON message: another media type is 415, and an object naming a key twice is a
+/// parse error naming the key (which `id` or `arguments` was meant?).
+pub async fn mcp_refuses_other_media_types_and_duplicate_keys(w: Arc<Worker>) -> Result<()> {
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    for content_type in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/json; charset=latin1",
+    ] {
+        let response = reqwest::Client::new()
+            .post(w.url("/mcp"))
+            .header("Content-Type", content_type)
+            .header("Accept", "application/json, text/event-stream")
+            .body(list)
+            .send()
+            .await?;
+        ensure!(response.status() == 415, "{content_type}: {}", response.status());
+        let answer: Value = response.json().await?;
+        ensure!(answer["error"]["code"] == -32600, "{content_type}: {answer}");
+    }
+    let (got, answer) = post(&w, r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#, &[]).await?;
+    ensure!(got == 400 && answer["error"]["code"] == -32700, "{got} {answer}");
+    ensure!(
+        answer["error"]["message"].as_str().unwrap_or_default().contains("duplicate key `id`"),
+        "{answer}"
+    );
+    let (got, answer) = post(&w, list, &[]).await?;
+    ensure!(got == 200 && answer["result"]["tools"].is_array(), "{got} {answer}");
+    Ok(())
+}
+
+/// The tools that write take no `licence` (API recipes are CC0-1.0), and the published schemas
+/// refuse what the server refuses: `check` is only `true`, a step's flags are the five, quantities
+/// are bounded.
+pub async fn tool_schemas_are_as_strict_as_the_server(w: Arc<Worker>) -> Result<()> {
+    let (_, answer) = post(&w, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, &[]).await?;
+    let tools = answer["result"]["tools"].as_array().context("tools")?;
+    for name in ["create_recipe", "update_recipe"] {
+        let tool = tools.iter().find(|t| t["name"] == name).context("tool")?;
+        let schema = &tool["inputSchema"];
+        ensure!(schema["properties"]["recipe"]["properties"].get("licence").is_none(), "{name}: {schema}");
+        let definitions = &schema["definitions"];
+        ensure!(
+            definitions["Ingredient"]["properties"]["check"] == json!({"const": true}),
+            "{name}: {definitions}"
+        );
+        let flags = &definitions["Step"]["properties"]["f"]["items"]["enum"];
+        ensure!(*flags == json!(["knife", "hot", "oven", "blender", "boil"]), "{name}: {flags}");
+        let q = &definitions["Ingredient"]["properties"]["q"];
+        ensure!(q["minimum"].as_f64() == Some(0.01) && q["maximum"].as_f64() == Some(1e5), "{name}: {q}");
+    }
+    let openapi: Value = reqwest::get(w.url("/openapi.json")).await?.json().await?;
+    let schemas = &openapi["components"]["schemas"];
+    ensure!(schemas["RecipeBody"]["properties"].get("licence").is_none(), "{}", schemas["RecipeBody"]);
+    ensure!(
+        schemas["Ingredient"]["properties"]["check"] == json!({"const": true}),
+        "{}",
+        schemas["Ingredient"]
+    );
+    let keys = &openapi["paths"]["/kitchen/keys"]["post"]["responses"];
+    ensure!(keys.get("200").is_some() && keys.get("303").is_none(), "{keys}");
+    Ok(())
+}
+
+/// A JSON-RPC `id` past 64-bit integers comes back as sent, not as a rounded double.
+pub async fn a_json_rpc_id_beyond_64_bits_is_echoed_exactly(w: Arc<Worker>) -> Result<()> {
+    let response = reqwest::Client::new()
+        .post(w.url("/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#)
+        .send()
+        .await?;
+    ensure!(response.status() == 200, "{}", response.status());
+    let text = response.text().await?;
+    ensure!(text.contains(r#""id":123456789012345678901234567890"#), "{}", &text[..text.len().min(200)]);
     Ok(())
 }

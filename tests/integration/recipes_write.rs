@@ -137,7 +137,6 @@ pub async fn missing_unknown_and_revoked_keys_are_401_with_a_bearer_challenge(w:
 pub async fn create_assigns_a_slug_the_owner_and_cc0(w: Arc<Worker>) -> Result<()> {
     let api = Api::new(&w, &key_for(&w, "creator").await?);
     let mut doc = recipe("Cucumber Ribbon Salad");
-    doc["licence"] = json!("CC-BY-4.0");
     doc["owner"] = json!("mallory");
     let first = api.create(&doc).await?;
     ensure!(first.status == 201, "{}", first.text);
@@ -686,5 +685,142 @@ pub async fn the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers(w:
     // Another key is not affected.
     let other = Api::new(&w, &key_for(&w, "patient").await?);
     ensure!(other.create(&bad).await?.status == 422, "another key was limited too");
+    Ok(())
+}
+
+/// Sends a change of `slug` with a raw `If-Match` header.
+async fn change_if_match(api: &Api, slug: &str, doc: &Value, if_match: &str) -> Result<Answer> {
+    let mut body = doc.clone();
+    body["note"] = json!("a change");
+    api.send(
+        api.client
+            .put(format!("{}/api/r/{slug}", api.base))
+            .bearer_auth(&api.key)
+            .header("If-Match", if_match)
+            .json(&body),
+    )
+    .await
+}
+
+/// RFC 9110 §13.1.1: a list of entity tags matches when one is current, `*` matches, a weak tag never
+/// does (412), and a value that is not an entity tag is a 400 that speaks of the header.
+pub async fn if_match_lists_weak_tags_and_bare_numbers_follow_rfc_9110(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "precondition").await?);
+    let created = api.create(&recipe("Precondition Salad")).await?;
+    let slug = slug_of(&created);
+    let doc = recipe("Precondition Salad");
+
+    let listed = change_if_match(&api, &slug, &doc, "\"1\", \"999\"").await?;
+    ensure!(listed.status == 200 && listed.body["version"] == 2, "{}", listed.text);
+    ensure!(listed.headers["etag"] == "\"2\"", "{:?}", listed.headers);
+
+    let weak = change_if_match(&api, &slug, &doc, "W/\"2\"").await?;
+    problem(&weak, 412)?;
+    ensure!(weak.body["detail"].as_str().unwrap_or_default().contains("W/\"2\""), "{}", weak.body);
+
+    let star = change_if_match(&api, &slug, &doc, "*").await?;
+    ensure!(star.status == 200 && star.body["version"] == 3, "{}", star.text);
+
+    for not_a_tag in ["3", "yesterday", "\"3\" \"4\""] {
+        let bare = change_if_match(&api, &slug, &doc, not_a_tag).await?;
+        problem(&bare, 400)?;
+        ensure!(bare.body["title"] == "A request header is not valid", "{}", bare.body);
+        ensure!(bare.body["errors"][0]["field"] == "If-Match", "{}", bare.body);
+    }
+    let current = api.get(&format!("/r/{slug}.json")).await?;
+    ensure!(current.body["version"] == 3, "a refused precondition changed nothing: {}", current.body);
+    Ok(())
+}
+
+/// An API recipe is always CC0-1.0: a body naming another licence is refused by name, on a create
+/// and on a change; naming CC0-1.0 (as a document read back does) is no problem.
+pub async fn a_licence_in_the_body_is_refused_not_dropped(w: Arc<Worker>) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "licensor").await?);
+    let mut doc = recipe("Licensed Salad");
+    doc["licence"] = json!("CC-BY-4.0");
+    let refused = api.create(&doc).await?;
+    problem(&refused, 422)?;
+    ensure!(refused.body["errors"][0]["field"] == "licence", "{}", refused.body);
+    ensure!(
+        refused.body["errors"][0]["reason"].as_str().unwrap_or_default().contains("CC0-1.0"),
+        "{}",
+        refused.body
+    );
+
+    doc["licence"] = json!("CC0-1.0");
+    let created = api.create(&doc).await?;
+    ensure!(created.status == 201 && created.body["licence"] == "CC0-1.0", "{}", created.text);
+    let slug = slug_of(&created);
+    doc["licence"] = json!("MIT");
+    let changed = api.change(&slug, &doc, "relicense", None).await?;
+    problem(&changed, 422)?;
+    ensure!(changed.body["errors"][0]["field"] == "licence", "{}", changed.body);
+    // The document as read, server fields and licence included, goes back unchanged.
+    let read = api.get(&format!("/r/{slug}.json")).await?;
+    ensure!(api.change(&slug, &read.body, "same again", Some(1)).await?.status == 200, "round trip");
+    Ok(())
+}
+
+/// Robustness of what a write reads: a key named twice, a charset other than UTF-8, quantities no
+/// kitchen measures, and the bearer scheme in any case.
+pub async fn duplicate_keys_charsets_tiny_quantities_and_bearer_case_are_handled(
+    w: Arc<Worker>,
+) -> Result<()> {
+    let api = Api::new(&w, &key_for(&w, "robust").await?);
+    let url = w.url("/api/recipes");
+    let doc = recipe("Duplicate Salad").to_string();
+    let twice = doc.replacen("\"gf\":1", "\"gf\":0,\"gf\":1", 1);
+    ensure!(twice != doc, "the document names gf");
+    let duplicate = api
+        .send(
+            api.client
+                .post(&url)
+                .bearer_auth(&api.key)
+                .header("Content-Type", "application/json")
+                .body(twice),
+        )
+        .await?;
+    problem(&duplicate, 400)?;
+    ensure!(
+        duplicate.body["detail"].as_str().unwrap_or_default().contains("duplicate key `gf`"),
+        "{}",
+        duplicate.body
+    );
+
+    let latin1 = api
+        .send(
+            api.client
+                .post(&url)
+                .bearer_auth(&api.key)
+                .header("Content-Type", "application/json; charset=latin1")
+                .body(doc.clone()),
+        )
+        .await?;
+    problem(&latin1, 415)?;
+    let utf8 = api
+        .send(
+            api.client
+                .post(&url)
+                .bearer_auth(&api.key)
+                .header("Content-Type", "application/json; charset=UTF-8")
+                .body(doc.clone()),
+        )
+        .await?;
+    ensure!(utf8.status == 201, "{}", utf8.text);
+
+    for q in [json!(5e-324), json!(0.001), json!(1e6)] {
+        let mut tiny = recipe("Tiny Salad");
+        tiny["texts"]["en"]["ingredients"][0]["q"] = q.clone();
+        let refused = api.create(&tiny).await?;
+        problem(&refused, 422)?;
+        ensure!(refused.body["errors"][0]["field"] == "texts.en.ingredients[0].q", "{q}: {}", refused.body);
+    }
+
+    for scheme in ["bearer", "BEARER", "bEaReR"] {
+        let me = api
+            .send(api.client.get(w.url("/api/me")).header("Authorization", format!("{scheme} {}", api.key)))
+            .await?;
+        ensure!(me.status == 200 && me.body["handle"] == "robust", "{scheme}: {}", me.text);
+    }
     Ok(())
 }

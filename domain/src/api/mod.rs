@@ -13,6 +13,7 @@
 //! wire types in one crate and rmcp types a tool's arguments as `Parameters<T>`, the types live in
 //! `domain` and both shells use them.
 
+pub mod body;
 mod cooking;
 mod input;
 mod quotes;

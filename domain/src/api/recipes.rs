@@ -110,8 +110,8 @@ impl Input for RecipeSlug {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CreateRecipe {
     /// The recipe document: emoji, course, difficulty, times, servings, diet flags and `texts` in one or
-    /// more languages. Server-set fields are ignored.
-    #[cfg_attr(feature = "schema", schemars(required, with = "crate::recipe::Recipe"))]
+    /// more languages. Server-set fields are ignored; the licence is always CC0-1.0.
+    #[cfg_attr(feature = "schema", schemars(required, schema_with = "crate::recipe::schema::body"))]
     pub recipe: Option<Value>,
 }
 
@@ -134,8 +134,8 @@ pub struct UpdateRecipe {
     /// The slug of one of your own recipes.
     #[cfg_attr(feature = "schema", schemars(required))]
     pub slug: Option<String>,
-    /// The whole new recipe document (not a patch).
-    #[cfg_attr(feature = "schema", schemars(required, with = "crate::recipe::Recipe"))]
+    /// The whole new recipe document (not a patch). The licence stays the one the recipe has.
+    #[cfg_attr(feature = "schema", schemars(required, schema_with = "crate::recipe::schema::body"))]
     pub recipe: Option<Value>,
     /// What you changed, in a sentence; it becomes the change's commit message.
     #[cfg_attr(feature = "schema", schemars(required))]
@@ -307,9 +307,9 @@ impl Input for FeedQuery {
 
 /// The longest history cursor: `a` and a sequence number of 18 digits, or `g` and a commit id.
 pub const HISTORY_CURSOR_MAX_CHARS: usize = 56;
-/// The longest cursor the description promises (`a` and at most 18 digits, which always fit a
-/// sequence number): a longer one that fits the pattern would name a number no feed gives out.
-#[cfg(any(feature = "schema", test))]
+/// The longest cursor after an API change (`a` and at most 18 digits, which always fit a sequence
+/// number): the description's `maxLength`, and the server's, since a longer one that fits the
+/// pattern would name a number no feed gives out.
 pub const HISTORY_API_CURSOR_MAX_CHARS: usize = 26;
 
 /// `GET /api/r/{slug}/history`: a recipe's history, newest first.
@@ -338,7 +338,11 @@ impl Input for HistoryQuery {
         let cursor = self.cursor.and_then(|cursor| {
             let decoded = Some(&cursor)
                 .filter(|cursor| cursor.len() <= HISTORY_CURSOR_MAX_CHARS)
-                .and_then(|cursor| crate::write::HistoryCursor::decode(cursor));
+                .and_then(|cursor| crate::write::HistoryCursor::decode(cursor))
+                .filter(|decoded| {
+                    !matches!(decoded, crate::write::HistoryCursor::Api(_))
+                        || cursor.len() <= HISTORY_API_CURSOR_MAX_CHARS
+                });
             if decoded.is_none() {
                 problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out"));
             }
@@ -349,13 +353,15 @@ impl Input for HistoryQuery {
     }
 }
 
-/// `GET /kitchen/callback/github`: where GitHub sends a person back (OAuth 2.0, RFC 6749 §4.1.2).
+/// `GET /kitchen/callback/github`: where GitHub sends a person back (OAuth 2.0, RFC 6749 §4.1.2):
+/// `code` and `state` when the person signed in, `error` and `state` when they did not (§4.1.2.1).
+/// `state` is always required (this site always sends one); `code` or `error` is a rule across two
+/// parameters that JSON Schema cannot state for a query, so `code` is described as optional.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GithubCallback {
-    /// The authorisation code to trade for a token.
-    #[cfg_attr(feature = "schema", schemars(required))]
+    /// The authorisation code to trade for a token (required unless `error` says why there is none).
     pub code: Option<String>,
     /// The state this site set when the sign-in started.
     #[cfg_attr(feature = "schema", schemars(required))]
@@ -379,12 +385,19 @@ impl Input for GithubCallback {
     type Valid = SignIn;
 
     fn validate(self) -> Result<SignIn, Vec<Diagnostic>> {
-        if let Some(error) = self.error {
-            return Ok(SignIn::Refused(error));
-        }
-        match (self.code, self.state) {
-            (Some(code), Some(state)) => Ok(SignIn::Code { code, state }),
-            _ => Err(vec![Diagnostic::new("code", "GitHub sends code and state")]),
+        let mut problems = Vec::new();
+        let state = required("state", self.state, &mut problems);
+        let answer = match (self.code, self.error) {
+            (_, Some(error)) => Some(SignIn::Refused(error)),
+            (Some(code), None) => Some(SignIn::Code { code, state: state.unwrap_or_default() }),
+            (None, None) => {
+                problems.push(Diagnostic::new("code", "give `code`, or `error` to say why there is none"));
+                None
+            }
+        };
+        match answer {
+            Some(answer) if problems.is_empty() => Ok(answer),
+            _ => Err(problems),
         }
     }
 }

@@ -256,7 +256,7 @@ pub const ROUTES: &[Route] = &[
         path: "/api/recipes",
         summary: "Create a recipe (CC0, owned by the key's owner); 201 with Location",
         key: true,
-        takes: Takes::Json("Recipe"),
+        takes: Takes::Json("RecipeBody"),
         ok: (201, Answer::Json("PublishedRecipe")),
         also: &[],
         errors: WRITE_ERRORS,
@@ -506,7 +506,7 @@ pub const ROUTES: &[Route] = &[
         takes: Takes::Json("JsonRpc"),
         ok: (200, Answer::Json("JsonRpcAnswer")),
         also: &[(202, Answer::Empty, "a notification or response was accepted")],
-        errors: &[400, 403, 404, 413],
+        errors: &[400, 403, 404, 413, 415],
         example: "curl -s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' {base}/mcp",
     },
     Route {
@@ -545,19 +545,34 @@ pub const ROUTES: &[Route] = &[
         errors: &[400, 403, 404, 429],
         example: "",
     },
-    form(
-        Op::KitchenDevLogin,
-        "/kitchen/login/dev",
-        "Signs in locally without GitHub (development only; 404 elsewhere)",
-        &["handle"],
-    ),
+    Route {
+        op: Op::KitchenDevLogin,
+        method: Method::Post,
+        path: "/kitchen/login/dev",
+        summary: "Signs in locally without GitHub (development only; 404 elsewhere)",
+        key: false,
+        takes: Takes::Form(&["handle"]),
+        ok: (303, Answer::Redirect),
+        // A person's browser: a handle that cannot be one is shown on the kitchen page, with why.
+        also: &[(400, Answer::Html, "the kitchen page, saying why the handle cannot be one")],
+        errors: &[403, 404, 413, 429],
+        example: "",
+    },
     form(Op::KitchenLogout, "/kitchen/logout", "Ends the kitchen session", &[]),
-    form(
-        Op::KitchenNewKey,
-        "/kitchen/keys",
-        "Makes a new API key, shown once on the kitchen page",
-        &["label"],
-    ),
+    // The new key is shown once, in this answer: a redirect would have to keep it somewhere to show
+    // it after, so the kitchen page is the answer itself.
+    Route {
+        op: Op::KitchenNewKey,
+        method: Method::Post,
+        path: "/kitchen/keys",
+        summary: "Makes a new API key: the kitchen page, showing the key once (and only then)",
+        key: false,
+        takes: Takes::Form(&["label"]),
+        ok: (200, Answer::Html),
+        also: &[],
+        errors: FORM_ERRORS,
+        example: "",
+    },
     form(Op::KitchenRevokeKey, "/kitchen/keys/{key_id}/revoke", "Revokes one of your keys", &[]),
     // Recipes in from Cooklang or schema.org (issue 16): a draft to check, then saved.
     Route {

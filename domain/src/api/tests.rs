@@ -159,3 +159,37 @@ fn a_phrase_search_pages_ten_hits_unless_asked_for_more() {
     let tool = from_json::<TranscriptSearch>(&json!({"speaker": "Dora"})).unwrap();
     assert_eq!((tool.page.limit, tool.page.offset), (10, 0));
 }
+
+#[test]
+fn a_history_cursor_longer_than_the_schema_allows_is_refused() {
+    // `a` and 19 digits with leading zeros names sequence 1, but is longer than the published maxLength.
+    let long = data_encoding::BASE64URL_NOPAD.encode(b"a0000000000000000001");
+    assert!(long.len() > recipes::HISTORY_API_CURSOR_MAX_CHARS);
+    let problems = from_query::<HistoryQuery>([("slug", "hummus"), ("cursor", long.as_str())]).unwrap_err();
+    assert_eq!(problems[0].field, "cursor");
+    let signed = data_encoding::BASE64URL_NOPAD.encode(b"a+5");
+    assert!(from_query::<HistoryQuery>([("slug", "hummus"), ("cursor", signed.as_str())]).is_err());
+    let short = crate::write::HistoryCursor::Api(5).encode();
+    assert!(from_query::<HistoryQuery>([("slug", "hummus"), ("cursor", short.as_str())]).is_ok());
+}
+
+#[test]
+fn the_github_callback_without_code_and_state_is_refused() {
+    let fields = |params: &[(&'static str, &'static str)]| -> Vec<String> {
+        let problems = from_query::<GithubCallback>(params.iter().copied()).unwrap_err();
+        let mut fields: Vec<String> = problems.into_iter().map(|p| p.field).collect();
+        fields.sort();
+        fields
+    };
+    assert_eq!(fields(&[]), ["code", "state"]);
+    assert_eq!(fields(&[("error", "access_denied")]), ["state"]);
+    assert_eq!(fields(&[("state", "s")]), ["code"]);
+    assert_eq!(
+        from_query::<GithubCallback>([("error", "access_denied"), ("state", "s")]).unwrap(),
+        SignIn::Refused("access_denied".into())
+    );
+    assert_eq!(
+        from_query::<GithubCallback>([("code", "c"), ("state", "s")]).unwrap(),
+        SignIn::Code { code: "c".into(), state: "s".into() }
+    );
+}

@@ -144,7 +144,8 @@ fn result(id: Value, era: &Era, mut result: Value, cacheable: bool, server_versi
 /// Reads one message sent to `/mcp` and decides what to do. `server_version` names this build.
 pub fn handle(body: &[u8], headers: &Headers, server_version: &str) -> Step {
     let handshake = Era::Handshake;
-    let message: Value = match serde_json::from_slice(body) {
+    // Duplicate keys are a parse error too (`crate::api::body`): which `id` or `arguments` was meant?
+    let message: Value = match crate::api::body::parse_json(body) {
         Ok(message) => message,
         Err(err) => return fail(Value::Null, &handshake, PARSE_ERROR, format!("Parse error: {err}"), None),
     };
@@ -351,6 +352,75 @@ fn supported_versions() -> Vec<&'static str> {
     let mut versions: Vec<&str> = STATELESS_VERSIONS.to_vec();
     versions.extend(HANDSHAKE_VERSIONS);
     versions
+}
+
+/// The text of a message's `id` as it was sent, when the message is an object that has one: the
+/// JSON between the `:` after the top-level key `"id"` and the `,` or `}` that ends its value. A key
+/// spelled with escapes is not found; [`render`] then writes the `id` as it was read.
+pub fn raw_id(body: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(body).ok()?;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut key_start = None;
+    let mut value_start: Option<usize> = None;
+    let mut last_key: Option<&str> = None;
+    for (at, byte) in text.bytes().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    if let Some(start) = key_start.take() {
+                        last_key = Some(&text[start..at]);
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                // A string at depth 1 that no value is waiting for is a key.
+                if depth == 1 && value_start.is_none() {
+                    key_start = Some(at + 1);
+                }
+            }
+            b':' if depth == 1 => value_start = Some(at + 1),
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' | b',' if depth == 1 => {
+                if let (Some(start), Some("id")) = (value_start, last_key) {
+                    return Some(text[start..at].trim().to_string());
+                }
+                value_start = None;
+                if byte != b',' {
+                    depth -= 1;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An answer's JSON text, with a numeric `id` written as the request wrote it (`raw_id`): JSON-RPC
+/// 2.0 answers with the same value, and a number past 64-bit integers or a double's 53 bits, read
+/// as a double, would come back rounded. `raw_id` is used only where the answer's `id` is the value
+/// it reads as, so an answer about another message (or with `id: null`) is written as it is.
+pub fn render(body: &Value, raw_id: Option<&str>) -> String {
+    let echoed = raw_id.filter(|raw| {
+        body.get("id")
+            .is_some_and(|id| id.is_number() && serde_json::from_str::<Value>(raw).ok().as_ref() == Some(id))
+    });
+    let (Some(raw), Some(obj)) = (echoed, body.as_object()) else { return body.to_string() };
+    let mut rest = obj.clone();
+    rest.remove("id");
+    let rest = Value::Object(rest).to_string();
+    match rest.as_str() {
+        "{}" => format!("{{\"id\":{raw}}}"),
+        _ => format!("{{\"id\":{raw},{}", &rest[1..]),
+    }
 }
 
 /// The JSON-RPC answer to a tool call: text content next to `structuredContent`, or `isError`.

@@ -248,3 +248,21 @@ fn tool_descriptions_state_the_limits_the_server_enforces() {
         assert!(!spec.description.contains("DESIGN.md"), "{}: the site serves no DESIGN.md", spec.name);
     }
 }
+
+#[test]
+fn an_id_beyond_64_bit_integers_is_echoed_as_sent() {
+    let sent = br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#;
+    let Step::Reply { body, .. } = handle(sent, &Headers::default(), "1") else { panic!("a reply") };
+    let raw = raw_id(sent);
+    assert_eq!(raw.as_deref(), Some("123456789012345678901234567890"));
+    let text = render(&body, raw.as_deref());
+    assert!(text.starts_with(r#"{"id":123456789012345678901234567890,"#), "{text}");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), body);
+    // An answer whose id is not the message's (null, for an unreadable one) is written as it is.
+    let null = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "x"}});
+    assert_eq!(render(&null, raw.as_deref()), null.to_string());
+    assert_eq!(render(&json!({"id": 7}), Some("7")), r#"{"id":7}"#);
+    assert_eq!(raw_id(br#"{"params":{"id":5,"s":"}\","},"id" : 12 }"#).as_deref(), Some("12"));
+    assert_eq!(raw_id(br#"{"method":"id","id":"x"}"#).as_deref(), Some(r#""x""#));
+    assert_eq!(raw_id(br#"{"method":"ping"}"#), None);
+}
