@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every check and test: formatting, clippy (warnings denied), the Worker's size (at most 1 MiB
+# Runs every check and test: formatting, clippy (warnings denied), the Worker's size (at most 1.5 MiB
 # gzipped), unit tests, the third-party validators on the built output (tests/validators/check_dist.py,
 # Redocly's and Spectral's OpenAPI linters), integration tests against the real worker in workerd
 # (among them the official MCP conformance suite against /mcp, schemathesis against /openapi.json,
@@ -25,10 +25,12 @@ else
 fi
 echo "== build content and worker"
 bash scripts/build.sh
-echo "== the Worker's wasm: at most 1 MiB gzipped (issue 2)"
+# The platform takes 3 MiB gzipped on the Free plan; our cap stays well below it so the cold start stays
+# small (DESIGN.md, "The Worker's size").
+echo "== the Worker's wasm: at most 1.5 MiB gzipped"
 wasm_gz=$(gzip -9 -c edge/build/index_bg.wasm | wc -c)
 echo "edge/build/index_bg.wasm: $(wc -c < edge/build/index_bg.wasm) bytes, $wasm_gz gzipped"
-[ "$wasm_gz" -le $((1024 * 1024)) ] || { echo "the Worker is over 1 MiB gzipped"; exit 1; }
+[ "$wasm_gz" -le $((1536 * 1024)) ] || { echo "the Worker is over 1.5 MiB gzipped"; exit 1; }
 echo "== third-party validators on the build (frictionless, jsonschema 2020-12, llms-txt)"
 tests/.venv/bin/python tests/validators/check_dist.py dist
 echo "== OpenAPI linters on dist/openapi.json (Redocly recommended, Spectral oas): 0 errors"
