@@ -82,7 +82,13 @@ pub fn openapi() -> Value {
         named.insert(key.to_string(), serde_json::to_value(schema).expect("schemas serialise"));
     };
     name("Recipe", generator.subschema_for::<Recipe>());
-    name("RecipeBody", domain::recipe::schema::body(&mut generator));
+    // Written by hand from the validation's constants, not generated: its formats are made standard here.
+    let mut body = domain::recipe::schema::body(&mut generator);
+    schemars::transform::Transform::transform(
+        &mut schemars::transform::RecursiveTransform(crate::schemas::standard_formats),
+        &mut body,
+    );
+    name("RecipeBody", body);
     name("PublishedRecipe", generator.subschema_for::<Published>());
     name("AdjustedRecipe", generator.subschema_for::<domain::cooking::Adjusted>());
     name("RecipePage", generator.subschema_for::<api::RecipePage>());

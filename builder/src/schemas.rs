@@ -31,7 +31,7 @@ const STANDARD_FORMATS: &[&str] = &[
 ];
 
 /// Drops a format JSON Schema does not define; an integer format becomes its range.
-fn standard_formats(schema: &mut Schema) {
+pub(crate) fn standard_formats(schema: &mut Schema) {
     let Some(format) = schema.get("format").and_then(Value::as_str).map(str::to_string) else { return };
     if STANDARD_FORMATS.contains(&format.as_str()) {
         return;
