@@ -67,11 +67,7 @@ const BUSY_RETRY_AFTER_S: u32 = 1;
 impl From<worker::Error> for ApiError {
     fn from(err: worker::Error) -> Self {
         let detail = err.to_string();
-        if crate::store::is_transient(&detail) {
-            ApiError::Unavailable(detail)
-        } else {
-            ApiError::Internal(detail)
-        }
+        if is_transient(&detail) { ApiError::Unavailable(detail) } else { ApiError::Internal(detail) }
     }
 }
 
@@ -265,7 +261,7 @@ impl ApiError {
             body["errors"] = json!(problems);
         }
         if let Some(logged) = self.logged() {
-            let reference = crate::auth::random_hex().map_or_else(|_| "0".repeat(16), |hex| hex[..16].into());
+            let reference = reference_id();
             worker::console_error!("error {reference} ({status} at {instance}): {logged}");
             body["reference"] = json!(reference);
         }
@@ -298,4 +294,50 @@ impl ApiError {
         }
         headers::cors(headers);
     }
+}
+
+/// What a D1 failure means for trying again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transient {
+    /// SQLite refused before doing anything (`SQLITE_BUSY`, "database is locked"): safe to try
+    /// again, whatever the statement.
+    Busy,
+    /// The answer was lost on the way (a dropped connection, a database object that was reset): a
+    /// read is tried again; a write may have happened, so it is not repeated behind the caller's back.
+    Lost,
+}
+
+/// Whether a D1 failure passes, and how; `None` for one that would fail again (a constraint, a
+/// missing table, bad SQL).
+pub fn transient(detail: &str) -> Option<Transient> {
+    const BUSY: [&str; 3] = ["SQLITE_BUSY", "database is locked", "database table is locked"];
+    const LOST: [&str; 5] = [
+        "Network connection lost",
+        "storage caused object to be reset",
+        "reset because its code was updated",
+        "transient issue",
+        // Local D1 (miniflare) under load answers so when its request body broke off.
+        "Failed to parse body as JSON",
+    ];
+    if BUSY.iter().any(|marker| detail.contains(marker)) {
+        Some(Transient::Busy)
+    } else if LOST.iter().any(|marker| detail.contains(marker)) {
+        Some(Transient::Lost)
+    } else {
+        None
+    }
+}
+
+/// Whether a failure is one that passes: the answer is then 503 with `Retry-After`, not 500.
+pub fn is_transient(detail: &str) -> bool {
+    transient(detail).is_some()
+}
+
+/// Sixteen random hex digits naming one logged failure; zeros when the platform has no randomness.
+fn reference_id() -> String {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        return "0".repeat(16);
+    }
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use worker::wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Env};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Transient, transient};
 
 pub fn db(env: &Env) -> Result<D1Database, ApiError> {
     Ok(env.d1("DB")?)
@@ -87,17 +87,6 @@ async fn batch_results(
 /// all, short enough for the request to stay well inside any client's patience.
 const RETRY_WAITS_MS: [u64; 3] = [30, 120, 350];
 
-/// What a D1 failure means for trying again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transient {
-    /// SQLite refused before doing anything (`SQLITE_BUSY`, "database is locked"): safe to try
-    /// again, whatever the statement.
-    Busy,
-    /// The answer was lost on the way (a dropped connection, a database object that was reset): a
-    /// read is tried again; a write may have happened, so it is not repeated behind the caller's back.
-    Lost,
-}
-
 /// Which failures a call is tried again after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Retrying {
@@ -117,32 +106,6 @@ impl Retrying {
     fn covers(self, transient: Transient) -> bool {
         self == Retrying::Any || transient == Transient::Busy
     }
-}
-
-/// Whether a D1 failure passes, and how; `None` for one that would fail again (a constraint, a
-/// missing table, bad SQL).
-pub fn transient(detail: &str) -> Option<Transient> {
-    const BUSY: [&str; 3] = ["SQLITE_BUSY", "database is locked", "database table is locked"];
-    const LOST: [&str; 5] = [
-        "Network connection lost",
-        "storage caused object to be reset",
-        "reset because its code was updated",
-        "transient issue",
-        // Local D1 (miniflare) under load answers so when its request body broke off.
-        "Failed to parse body as JSON",
-    ];
-    if BUSY.iter().any(|marker| detail.contains(marker)) {
-        Some(Transient::Busy)
-    } else if LOST.iter().any(|marker| detail.contains(marker)) {
-        Some(Transient::Lost)
-    } else {
-        None
-    }
-}
-
-/// Whether a failure is one that passes: the answer is then 503 with `Retry-After`, not 500.
-pub fn is_transient(detail: &str) -> bool {
-    transient(detail).is_some()
 }
 
 /// Runs a D1 call, and again after a short wait while it fails for a reason `retrying` covers.

@@ -8,21 +8,12 @@ use anyhow::{Result, ensure};
 use serde_json::Value;
 use tests::Worker;
 
+use crate::quotes::enc;
+
 const YOUTUBE: &str = "https://www.youtube.com/watch?v=Xk3a9Zq_L0w";
 const SPOTIFY: &str = "https://open.spotify.com/episode/4rOoJ6Egrf8K2IrywzwOMk";
 const YOUTUBE_QUOTE: &str = "the first light through a homemade mirror is worth every scratched lens";
 const SPOTIFY_QUOTE: &str = "herons stand so still by the weir";
-
-fn enc(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
-}
 
 async fn attribute(w: &Worker, source_url: &str, quote: &str) -> Result<(u16, Value)> {
     let path = format!("/api/attribute?source_url={}&quote={}", enc(source_url), enc(quote));

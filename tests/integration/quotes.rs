@@ -35,7 +35,8 @@ async fn problem(w: &Worker, path: &str, want: u16) -> Result<Value> {
     Ok(body)
 }
 
-fn enc(text: &str) -> String {
+/// Percent-encodes a query value (every byte but the unreserved ones).
+pub fn enc(text: &str) -> String {
     let mut out = String::new();
     for byte in text.bytes() {
         match byte {
