@@ -404,11 +404,14 @@ pub async fn slugs_like(db: &D1Database, base: &str) -> Result<Vec<String>, ApiE
     struct Slug {
         slug: String,
     }
-    let pattern = format!("{base}-%");
+    // A range, not `LIKE 'base-%'`: D1 refuses a LIKE pattern longer than 50 bytes ("LIKE or GLOB
+    // pattern too complex"), and slugs run to 80. Slugs are `[a-z0-9-]`, so `base-` ≤ slug < `base.`
+    // (`.` follows `-`) holds exactly those that start with `base-`.
+    let (from, to) = (format!("{base}-"), format!("{base}."));
     let rows: Vec<Slug> = all(
         db,
-        "SELECT slug FROM recipes WHERE slug = ?1 OR slug LIKE ?2",
-        &[Arg::Text(base), Arg::Text(&pattern)],
+        "SELECT slug FROM recipes WHERE slug = ?1 OR (slug >= ?2 AND slug < ?3)",
+        &[Arg::Text(base), Arg::Text(&from), Arg::Text(&to)],
     )
     .await?;
     Ok(rows.into_iter().map(|row| row.slug).collect())

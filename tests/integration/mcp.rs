@@ -455,7 +455,7 @@ pub async fn tool_schemas_are_as_strict_as_the_server(w: Arc<Worker>) -> Result<
         ensure!(schema["properties"]["recipe"]["properties"].get("licence").is_none(), "{name}: {schema}");
         let definitions = &schema["definitions"];
         ensure!(
-            definitions["Ingredient"]["properties"]["check"] == json!({"const": true}),
+            definitions["Ingredient"]["properties"]["check"]["const"] == json!(true),
             "{name}: {definitions}"
         );
         let flags = &definitions["Step"]["properties"]["f"]["items"]["enum"];
@@ -467,7 +467,7 @@ pub async fn tool_schemas_are_as_strict_as_the_server(w: Arc<Worker>) -> Result<
     let schemas = &openapi["components"]["schemas"];
     ensure!(schemas["RecipeBody"]["properties"].get("licence").is_none(), "{}", schemas["RecipeBody"]);
     ensure!(
-        schemas["Ingredient"]["properties"]["check"] == json!({"const": true}),
+        schemas["Ingredient"]["properties"]["check"]["const"] == json!(true),
         "{}",
         schemas["Ingredient"]
     );
