@@ -62,13 +62,7 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     let mut since = state.last_seq;
     let mut n_commits = 0;
     loop {
-        let url = format!("{}/api/changes?since={since}&limit={PAGE}", api.trim_end_matches('/'));
-        let page: ChangePage = runtime
-            .block_on(async {
-                let response = client.get(&url).send().await?.error_for_status()?;
-                response.json().await
-            })
-            .with_context(|| format!("fetching {url}"))?;
+        let page: ChangePage = fetch_page(&runtime, &client, api, "changes", since)?;
         for change in &page.items {
             if change.seq <= since {
                 bail!("the feed went backwards: seq {} after {since}", change.seq);
@@ -89,13 +83,7 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     let mut n_decisions = 0;
     let mut folders: Option<Vec<(String, String)>> = None;
     loop {
-        let url = format!("{}/api/episodes/changes?since={since}&limit={PAGE}", api.trim_end_matches('/'));
-        let page: SpeakerChangePage = runtime
-            .block_on(async {
-                let response = client.get(&url).send().await?.error_for_status()?;
-                response.json().await
-            })
-            .with_context(|| format!("fetching {url}"))?;
+        let page: SpeakerChangePage = fetch_page(&runtime, &client, api, "episodes/changes", since)?;
         for change in &page.items {
             if change.seq <= since {
                 bail!("the speaker feed went backwards: seq {} after {since}", change.seq);
@@ -251,4 +239,21 @@ fn commit_files(
     let parents: Vec<&git2::Commit> = parent.iter().collect();
     repo.commit(Some("HEAD"), &author, &committer, message, &tree, &parents)?;
     Ok(())
+}
+
+/// One page of one of the Worker's feeds (`/api/{feed}`) after `since`.
+fn fetch_page<T: serde::de::DeserializeOwned>(
+    runtime: &tokio::runtime::Runtime,
+    client: &reqwest::Client,
+    api: &str,
+    feed: &str,
+    since: u64,
+) -> Result<T> {
+    let url = format!("{}/api/{feed}?since={since}&limit={PAGE}", api.trim_end_matches('/'));
+    runtime
+        .block_on(async {
+            let response = client.get(&url).send().await?.error_for_status()?;
+            response.json().await
+        })
+        .with_context(|| format!("fetching {url}"))
 }

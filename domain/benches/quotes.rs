@@ -114,6 +114,11 @@ fn load_corpus() -> Vec<Episode> {
         .collect()
 }
 
+/// `n` as a percentage of `of` (0 of nothing is 0 %).
+fn pct(n: usize, of: usize) -> f64 {
+    if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 }
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
@@ -597,7 +602,6 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
     for kind in kinds {
         let t = tallies.get_mut(kind).expect("every kind asked");
         t.reads.sort_by(f64::total_cmp);
-        let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
         println!(
             "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>13.1}% {:>9.1}% {:>10} {:>16}",
             kind,
@@ -737,7 +741,6 @@ fn bench_accuracy(corpus: &[Episode], rng: &mut Rng) {
     let (mut high, mut high_wrong) = (0, 0);
     for kind in kinds {
         let t = &tallies[kind];
-        let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
         println!(
             "  {:<16} {:>6} {:>7.1}% {:>13.1}% {:>7.1}% {:>9.1}% {:>11.2}%",
             kind,

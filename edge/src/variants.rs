@@ -68,9 +68,7 @@ pub async fn diet_version(
                 return Ok(AiOutcome { status: 200, published, rate: None });
             }
             Some(DietClaim { state, error, .. }) if state == "failed" && waited => {
-                return Err(ApiError::Upstream(
-                    error.unwrap_or_else(|| "the diet version could not be made".into()),
-                ));
+                return Err(failure_for_waiters(error));
             }
             Some(DietClaim { state, claimed_s, .. }) if state == "making" && claimed_s + stale_s > now => {
                 if now > deadline {
@@ -112,6 +110,20 @@ pub async fn diet_version(
     }
 }
 
+/// How a failed claim's `error` starts when the checks refused the model's answer; the refused
+/// problems follow as JSON.
+const REFUSED: &str = "refused: ";
+
+/// What a caller who waited for another request's attempt is answered when that attempt failed: the
+/// same kind of error the attempt itself answered.
+fn failure_for_waiters(error: Option<String>) -> ApiError {
+    let error = error.unwrap_or_else(|| "the diet version could not be made".into());
+    match error.strip_prefix(REFUSED).map(serde_json::from_str::<Vec<domain::Diagnostic>>) {
+        Some(Ok(problems)) => ApiError::UpstreamInvalid(problems),
+        _ => ApiError::Upstream(error),
+    }
+}
+
 /// Asks the model for the version and stores it; the claim (held by us at `attempt`) ends `made` or
 /// `failed`.
 async fn make(
@@ -125,8 +137,9 @@ async fn make(
     let fail = |err: ApiError| async {
         // Waiting callers are answered with this: what failed on our side stays in the log.
         let why = match err.cause() {
+            // Kept whole, so a waiter hears that the checks refused the answer, with their reasons.
             ApiError::UpstreamInvalid(problems) => {
-                problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                format!("{REFUSED}{}", serde_json::to_string(problems).unwrap_or_default())
             }
             ApiError::Upstream(why) | ApiError::AiRefused(why) => why.clone(),
             ApiError::Internal(_) | ApiError::Unavailable(_) => "the diet version could not be stored".into(),

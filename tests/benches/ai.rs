@@ -62,24 +62,20 @@ async fn main() -> Result<()> {
     ai.on("[bench]", vec![Reply::Json(doc("Bench Toast", &["gluten-free bread", "olive oil"], 1))]);
 
     // Warm-up: the isolate's first request loads slugs.json and compiles the Worker.
-    for _ in 0..5 {
-        let answer = client
+    let ai_write = || {
+        client
             .post(worker.url("/api/ai/write"))
             .bearer_auth(&key)
             .json(&json!({"prompt": "toast [bench]", "lang": "en"}))
-            .send()
-            .await?;
+    };
+    for _ in 0..5 {
+        let answer = ai_write().send().await?;
         ensure!(answer.status() == 201, "warm-up answered {}", answer.status());
     }
     let mut times = Vec::with_capacity(n_writes);
     for _ in 0..n_writes {
         let started = Instant::now();
-        let answer = client
-            .post(worker.url("/api/ai/write"))
-            .bearer_auth(&key)
-            .json(&json!({"prompt": "toast [bench]", "lang": "en"}))
-            .send()
-            .await?;
+        let answer = ai_write().send().await?;
         let status = answer.status();
         answer.bytes().await?;
         times.push(started.elapsed());

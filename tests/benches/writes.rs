@@ -14,20 +14,27 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, ensure};
 use futures::future::join_all;
 use serde_json::{Value, json};
+use tests::fixtures::recipe;
 use tests::kitchen::key_for;
 use tests::{Config, Worker};
 
-fn recipe(title: &str) -> Value {
-    json!({
-        "emoji": "🥗", "course": "salad", "difficulty": 1, "prep_min": 10, "cook_min": 0, "servings": 2,
-        "gf": 1, "vegan": 1, "vegetarian": 1, "dairy_free": 1, "nut_free": 1,
-        "texts": {"en": {
-            "title": title, "summary": "Crisp and quick.",
-            "ingredients": [{"q": 2, "i": "cucumbers"}, {"q": 0.5, "u": "tsp", "i": "salt"}],
-            "steps": [{"t": "Slice the cucumbers.", "f": ["knife"]}, {"t": "Salt and serve.", "min": 5}],
-            "tips": ""
-        }}
-    })
+
+/// Sends one request and reads its whole answer: how long that took, and the status.
+async fn timed(request: reqwest::RequestBuilder) -> Result<(Duration, reqwest::StatusCode)> {
+    let at = Instant::now();
+    let answer = request.send().await?;
+    let status = answer.status();
+    answer.bytes().await?;
+    Ok((at.elapsed(), status))
+}
+
+/// Every task's times, or the first failure.
+async fn gathered(tasks: impl Iterator<Item = tokio::task::JoinHandle<Result<Vec<Duration>>>>) -> Result<Vec<Duration>> {
+    let mut times = Vec::new();
+    for task in join_all(tasks).await {
+        times.extend(task??);
+    }
+    Ok(times)
 }
 
 fn report(what: &str, mut times: Vec<Duration>, wall: Duration) {
@@ -71,26 +78,15 @@ async fn main() -> Result<()> {
                     break;
                 }
                 let body = recipe(&format!("Bench salad number {idx}"));
-                let at = Instant::now();
-                let answer = client
-                    .post(format!("{base}/api/recipes"))
-                    .bearer_auth(key.as_str())
-                    .json(&body)
-                    .send()
-                    .await?;
-                let status = answer.status();
-                answer.bytes().await?;
-                times.push(at.elapsed());
+                let request = client.post(format!("{base}/api/recipes")).bearer_auth(key.as_str()).json(&body);
+                let (took, status) = timed(request).await?;
+                times.push(took);
                 ensure!(status == 201, "create answered {status}");
             }
             Ok::<_, anyhow::Error>(times)
         })
     });
-    let mut creates = Vec::new();
-    for times in join_all(tasks).await {
-        creates.extend(times??);
-    }
-    report("create", creates, started.elapsed());
+    report("create", gathered(tasks).await?, started.elapsed());
 
     // Changes: each worker changes its own recipe `n / concurrency` times.
     let per_worker = n / concurrency;
@@ -103,26 +99,18 @@ async fn main() -> Result<()> {
             for version in 1..=per_worker as u64 {
                 let mut body = recipe(&format!("Bench salad number {worker_idx}"));
                 body["note"] = json!(format!("Change {version}"));
-                let at = Instant::now();
-                let answer = client
+                let request = client
                     .put(format!("{base}/api/r/{slug}"))
                     .bearer_auth(key.as_str())
                     .header("If-Match", format!("\"{version}\""))
-                    .json(&body)
-                    .send()
-                    .await?;
-                let status = answer.status();
-                answer.bytes().await?;
-                times.push(at.elapsed());
+                    .json(&body);
+                let (took, status) = timed(request).await?;
+                times.push(took);
                 ensure!(status == 200, "change of {slug} v{version} answered {status}");
             }
             Ok::<_, anyhow::Error>(times)
         })
     });
-    let mut changes = Vec::new();
-    for times in join_all(tasks).await {
-        changes.extend(times??);
-    }
-    report("change", changes, started.elapsed());
+    report("change", gathered(tasks).await?, started.elapsed());
     Ok(())
 }

@@ -16,6 +16,7 @@ use anyhow::{Context, Result, bail};
 
 pub mod browser;
 pub mod corpus;
+pub mod fixtures;
 pub mod kitchen;
 pub mod oauth;
 pub mod openai;

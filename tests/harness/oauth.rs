@@ -10,7 +10,7 @@ use anyhow::Result;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::scripted::{Listener, listen};
+use crate::scripted::{Listener, listen, parse_pairs, read_request, respond};
 
 pub const CLIENT_ID: &str = "commonplace-test-client";
 pub const CLIENT_SECRET: &str = "commonplace-test-secret";
@@ -62,62 +62,6 @@ impl GitHub {
     pub fn log(&self) -> Vec<String> {
         self.shared.lock().unwrap().log.clone()
     }
-}
-
-struct Http {
-    method: String,
-    path: String,
-    query: HashMap<String, String>,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
-fn parse_pairs(text: &str) -> HashMap<String, String> {
-    url::form_urlencoded::parse(text.as_bytes()).into_owned().collect()
-}
-
-async fn read_request(stream: &mut BufReader<TcpStream>) -> Result<Option<Http>> {
-    let mut line = String::new();
-    if stream.read_line(&mut line).await? == 0 {
-        return Ok(None);
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let target = parts.next().unwrap_or_default().to_string();
-    let mut headers = HashMap::new();
-    loop {
-        let mut header = String::new();
-        stream.read_line(&mut header).await?;
-        let header = header.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
-        }
-    }
-    let length: usize = headers.get("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
-    let mut body = vec![0; length];
-    stream.read_exact(&mut body).await?;
-    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-    Ok(Some(Http { method, path: path.to_string(), query: parse_pairs(query), headers, body }))
-}
-
-async fn respond(
-    stream: &mut BufReader<TcpStream>,
-    status: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> Result<()> {
-    let mut head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.get_mut().write_all(head.as_bytes()).await?;
-    stream.get_mut().write_all(body.as_bytes()).await?;
-    stream.get_mut().flush().await?;
-    Ok(())
 }
 
 fn html_escape(text: &str) -> String {

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::scripted::{Listener, listen};
+use crate::scripted::{self, Listener, listen};
 
 pub const API_KEY: &str = "sk-scripted-test-key";
 pub const MODEL: &str = "scripted-chef-1";
@@ -107,52 +107,23 @@ fn error_body(message: &str, kind: &str) -> String {
 }
 
 async fn respond(stream: &mut BufReader<TcpStream>, status: u16, body: &str) -> Result<()> {
-    let reason = match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        429 => "Too Many Requests",
-        _ => "Internal Server Error",
+    let status = match status {
+        200 => "200 OK",
+        400 => "400 Bad Request",
+        401 => "401 Unauthorized",
+        404 => "404 Not Found",
+        429 => "429 Too Many Requests",
+        _ => "500 Internal Server Error",
     };
-    let head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.get_mut().write_all(head.as_bytes()).await?;
-    stream.get_mut().write_all(body.as_bytes()).await?;
-    stream.get_mut().flush().await?;
-    Ok(())
+    scripted::respond(stream, status, &[("Content-Type", "application/json")], body).await
 }
 
 async fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) -> Result<()> {
     let mut stream = BufReader::new(stream);
-    let mut line = String::new();
-    if stream.read_line(&mut line).await? == 0 {
-        return Ok(());
-    }
-    let mut parts = line.split_whitespace();
-    let (method, path) =
-        (parts.next().unwrap_or_default().to_string(), parts.next().unwrap_or_default().to_string());
-    let (mut length, mut authorization) = (0usize, String::new());
-    loop {
-        let mut header = String::new();
-        stream.read_line(&mut header).await?;
-        let header = header.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            match name.trim().to_ascii_lowercase().as_str() {
-                "content-length" => length = value.trim().parse().unwrap_or(0),
-                "authorization" => authorization = value.trim().to_string(),
-                _ => {}
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    stream.read_exact(&mut body).await?;
-    if (method.as_str(), path.as_str()) != ("POST", "/v1/chat/completions") {
+    let Some(request) = scripted::read_request(&mut stream).await? else { return Ok(()) };
+    let (method, path, body) = (request.method.as_str(), request.path.as_str(), &request.body);
+    let authorization = request.headers.get("authorization").map(String::as_str).unwrap_or_default();
+    if (method, path) != ("POST", "/v1/chat/completions") {
         return respond(&mut stream, 404, &error_body("Unknown request URL", "invalid_request_error")).await;
     }
     if authorization != format!("Bearer {API_KEY}") {

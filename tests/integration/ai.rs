@@ -437,6 +437,34 @@ pub async fn a_diet_version_failing_the_gluten_check_says_the_checks_refused_the
     Ok(())
 }
 
+/// A caller who waited while another request's attempt was refused by the checks was told "the AI
+/// service failed": the waiter hears what the maker heard, the checks' reasons included.
+pub async fn a_caller_waiting_for_a_refused_diet_version_hears_that_the_checks_refused_it(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let site = AiSite::start().await?;
+    let (w, ai) = (&site.worker, &site.ai);
+    let maker = Api::new(w, &key_for(w, "gluten-maker").await?);
+    let waiter = Api::new(w, &key_for(w, "gluten-waiter").await?);
+    let (_, wheat) = gluten_free_pancakes(&maker.get("/r/pancakes.json").await?.body);
+    let slow = || Reply::Slow(Duration::from_millis(700), Box::new(Reply::Json(wheat.clone())));
+    ai.on("\"title\":\"Pancakes\"", vec![slow(), slow()]);
+
+    let first = post(&maker, "/api/r/pancakes/variant/gf", None);
+    let second = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        post(&waiter, "/api/r/pancakes/variant/gf", None).await
+    };
+    let (first, second) = futures::join!(first, second);
+    for http in [first?, second?] {
+        problem(&http, 502)?;
+        ensure!(http.body["type"] == "/problems/ai-invalid-answer", "{}", http.body);
+        ensure!(http.body["errors"].to_string().contains("gluten"), "{}", http.body);
+    }
+    ensure!(ai.calls("\"title\":\"Pancakes\"") == 2, "one attempt with one repair, for both callers");
+    Ok(())
+}
+
 pub async fn diet_versions_are_made_once_checked_and_shared(_w: Arc<Worker>) -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);

@@ -134,6 +134,7 @@ fn main() -> std::process::ExitCode {
         ai::ai_output_cannot_take_over_another_recipe,
         ai::diet_versions_are_made_once_checked_and_shared,
         ai::a_diet_version_failing_the_gluten_check_says_the_checks_refused_the_answer,
+        ai::a_caller_waiting_for_a_refused_diet_version_hears_that_the_checks_refused_it,
         ai::twenty_concurrent_both_requests_call_upstream_once_and_make_one_recipe,
         ai::an_ai_refusal_costs_nothing_and_every_answer_after_the_count_carries_rate_limit,
         kitchen::github_sign_in_key_lifecycle_in_a_browser,

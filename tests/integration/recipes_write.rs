@@ -11,19 +11,7 @@ use serde_json::{Value, json};
 use tests::kitchen::{Kitchen, key_for};
 use tests::{Config, Worker};
 
-/// A valid recipe document whose English title is `title`.
-pub fn recipe(title: &str) -> Value {
-    json!({
-        "emoji": "🥗", "course": "salad", "difficulty": 1, "prep_min": 10, "cook_min": 0, "servings": 2,
-        "gf": 1, "vegan": 1, "vegetarian": 1, "dairy_free": 1, "nut_free": 1,
-        "texts": {"en": {
-            "title": title, "summary": "Crisp and quick.",
-            "ingredients": [{"q": 2, "i": "cucumbers"}, {"q": 0.5, "u": "tsp", "i": "salt"}],
-            "steps": [{"t": "Slice the cucumbers.", "f": ["knife"]}, {"t": "Salt and serve.", "min": 5}],
-            "tips": ""
-        }}
-    })
-}
+pub use tests::fixtures::recipe;
 
 pub struct Api {
     pub base: String,

@@ -45,11 +45,22 @@ const fn read(name: &'static str, title: &'static str, description: &'static str
     }
 }
 
+/// What a writing tool may do beyond adding data (MCP `ToolAnnotations`' hints).
+#[derive(Debug, Clone, Copy)]
+struct WriteHints {
+    /// It may replace what was there (a recipe's document).
+    destructive: bool,
+    /// The same call twice has the effect of one.
+    idempotent: bool,
+    /// It reaches beyond this service's own data (the AI provider).
+    open_world: bool,
+}
+
 const fn write(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    [destructive, idempotent, open_world]: [bool; 3],
+    WriteHints { destructive, idempotent, open_world }: WriteHints,
 ) -> ToolSpec {
     ToolSpec {
         name,
@@ -125,14 +136,14 @@ tools! {
          per account. The server makes the slug (`^[a-z0-9]+(-[a-z0-9]+)*$`, 3-80 characters) from the English \
          title, else the Portuguese or the transliterated Hebrew one, with `-2`, `-3`... when taken; it never \
          changes. The document is at most 256 KiB. Same as POST /api/recipes.",
-        [false, false, false],
+        WriteHints { destructive: false, idempotent: false, open_world: false },
     ),
     ForkRecipe(api::RecipeSlug => Published) = write(
         "fork_recipe",
         "Fork a recipe",
         "Make your own copy of any recipe (with `forked_from` set), which you may then change with \
          update_recipe. Needs an API key. Each call makes a new copy. Same as POST /api/r/{slug}/fork.",
-        [false, false, false],
+        WriteHints { destructive: false, idempotent: false, open_world: false },
     ),
     UpdateRecipe(api::UpdateRecipe => Published) = write(
         "update_recipe",
@@ -140,14 +151,14 @@ tools! {
         "Replace the document of one of your own recipes with a new version; `note` says what changed. Send \
          `version` (from get_recipe) to refuse the change if someone changed it meanwhile. Needs an API key. \
          Someone else's recipe: fork_recipe first. Same as PUT /api/r/{slug}.",
-        [true, false, false],
+        WriteHints { destructive: true, idempotent: false, open_world: false },
     ),
     AiWriteRecipe(api::AiWrite => Published) = write(
         "ai_write_recipe",
         "Write a recipe with AI",
         "Ask the site's AI to write a new recipe from a prompt, in one language; it is stored as yours (CC0). \
          Needs an API key; limited to 20 AI calls an hour per account. Same as POST /api/ai/write.",
-        [false, false, true],
+        WriteHints { destructive: false, idempotent: false, open_world: true },
     ),
     AiChangeRecipe(api::AiChange => Published) = write(
         "ai_change_recipe",
@@ -155,7 +166,7 @@ tools! {
         "Ask the site's AI to change a recipe as the prompt says. Your own recipe is changed in place; \
          anyone else's is forked to you first and the fork is changed. Needs an API key. Same as POST \
          /api/r/{slug}/ai.",
-        [true, false, true],
+        WriteHints { destructive: true, idempotent: false, open_world: true },
     ),
     MakeDietVersion(api::DietVersion => Published) = write(
         "make_diet_version",
@@ -163,7 +174,7 @@ tools! {
         "Get the shared gluten-free (`gf`), vegan, or gluten-free vegan (`both`) version of a recipe. It is \
          made once (by the site's AI, checked by rules) and then shared by everyone, so calling again returns \
          the same recipe. Needs an API key. Same as POST /api/r/{slug}/variant/{kind}.",
-        [false, true, true],
+        WriteHints { destructive: false, idempotent: true, open_world: true },
     ),
     AttributeQuote(api::QuoteAttribution => Attribution) = read(
         "attribute_quote",

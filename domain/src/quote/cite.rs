@@ -61,15 +61,10 @@ mod tests {
 
     fn episode(audio_url: Option<&str>) -> EpisodeRef {
         EpisodeRef {
-            id: "ep_aaaaaaaaaa".into(),
-            title: "Sourdough".into(),
-            source_url: "https://ex.com/1".into(),
-            show: "kitchen-table".into(),
-            licence: "CC0-1.0".into(),
-            attribution: None,
             show_title: Some("The Kitchen Table".into()),
             published: Some("2024-03-01".into()),
             audio_url: audio_url.map(str::to_string),
+            ..crate::quote::fixtures::sourdough()
         }
     }
 

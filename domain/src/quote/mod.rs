@@ -10,6 +10,8 @@
 
 pub mod cite;
 pub mod corpus;
+#[cfg(test)]
+mod fixtures;
 // The tokeniser lives with the transcripts it reads.
 pub use crate::transcript::normalise;
 pub mod phrase;

@@ -5,19 +5,9 @@ use std::collections::BTreeMap;
 use expect_test::{Expect, expect};
 
 use super::*;
+use crate::quote::fixtures::{segment, sourdough};
 use crate::transcript::{RunKind, Speaker, Word};
 
-fn segment(speaker: &str, start_s: f64, end_s: f64, text: &str) -> Segment {
-    Segment {
-        speaker: speaker.into(),
-        start_s,
-        end_s,
-        text: text.into(),
-        start_estimated: false,
-        end_estimated: false,
-        words: None,
-    }
-}
 
 fn canonical() -> Canonical {
     let mut timed = segment("S0", 0.5, 6.1, "Welcome to The Kitchen Table. I'm Ana Lima.");
@@ -48,17 +38,7 @@ fn canonical() -> Canonical {
         .insert("S1".to_string(), Speaker { name: Some("Ben Okafor".into()), name_state: NameState::Human });
     speakers.insert("S2".to_string(), Speaker { name: Some("Cy".into()), name_state: NameState::Tentative });
     Canonical {
-        episode: EpisodeRef {
-            id: "ep_aaaaaaaaaa".into(),
-            title: "Sourdough".into(),
-            source_url: "https://ex.com/1".into(),
-            show: "kitchen-table".into(),
-            licence: "CC0-1.0".into(),
-            attribution: None,
-            show_title: None,
-            published: None,
-            audio_url: None,
-        },
+        episode: sourdough(),
         pipeline: "whisperx".into(),
         kind: RunKind::Asr,
         speakers,

@@ -285,20 +285,12 @@ impl Page {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quote::fixtures::{segment, sourdough};
     use crate::transcript::{RunKind, Speaker};
     use expect_test::{Expect, expect};
     use std::collections::BTreeMap;
 
     fn canonical() -> Canonical {
-        let segment = |speaker: &str, start_s: f64, end_s: f64, text: &str| Segment {
-            speaker: speaker.into(),
-            start_s,
-            end_s,
-            text: text.into(),
-            start_estimated: false,
-            end_estimated: false,
-            words: None,
-        };
         let mut speakers = BTreeMap::new();
         speakers.insert(
             "A".to_string(),
@@ -306,17 +298,7 @@ mod tests {
         );
         speakers.insert("B".to_string(), Speaker { name: None, name_state: NameState::Withheld });
         Canonical {
-            episode: EpisodeRef {
-                id: "ep_aaaaaaaaaa".into(),
-                title: "t".into(),
-                source_url: "https://ex.com/1".into(),
-                show: "s".into(),
-                licence: "CC0-1.0".into(),
-                attribution: None,
-                show_title: None,
-                published: None,
-                audio_url: None,
-            },
+            episode: EpisodeRef { title: "t".into(), show: "s".into(), ..sourdough() },
             pipeline: "p".into(),
             kind: RunKind::Asr,
             speakers,
