@@ -123,6 +123,18 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// The last six words of turn `idx` and the first six of the next, when another person says the
+/// next turn and both are long enough: the quote, and the word of turn `idx` it starts at.
+fn across_speakers(segments: &[Segment], idx: usize) -> Option<(String, usize)> {
+    let segment = &segments[idx];
+    let next = segments.get(idx + 1).filter(|n| n.speaker != segment.speaker)?;
+    let (w, nw) = (words(&segment.text), words(&next.text));
+    if w.len() < 6 || nw.len() < 6 {
+        return None;
+    }
+    Some((format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" ")), w.len() - 6))
+}
+
 fn words(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
 }
@@ -487,15 +499,8 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             let w = words(&segment.text);
             let (quote, expected_start, crossing) = match kind {
                 "across speakers" => {
-                    let Some(next) = segments.get(idx + 1).filter(|n| n.speaker != segment.speaker) else {
-                        continue;
-                    };
-                    let nw = words(&next.text);
-                    if w.len() < 6 || nw.len() < 6 {
-                        continue;
-                    }
-                    let quote = format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" "));
-                    (quote, expected_start(segment, w.len() - 6), true)
+                    let Some((quote, first_word)) = across_speakers(segments, idx) else { continue };
+                    (quote, expected_start(segment, first_word), true)
                 }
                 "bracket" => {
                     if w.len() < 12 {
@@ -691,15 +696,8 @@ fn bench_accuracy(corpus: &[Episode], rng: &mut Rng) {
             let segment = &segments[idx];
             let w = words(&segment.text);
             let (quote, expected_speaker, expected_start, crossing) = if kind == "across speakers" {
-                let Some(next) = segments.get(idx + 1).filter(|n| n.speaker != segment.speaker) else {
-                    continue;
-                };
-                let nw = words(&next.text);
-                if w.len() < 6 || nw.len() < 6 {
-                    continue;
-                }
-                let quote = format!("{} {}", w[w.len() - 6..].join(" "), nw[..6].join(" "));
-                (quote, segment.speaker.clone(), expected_start(segment, w.len() - 6), true)
+                let Some((quote, first_word)) = across_speakers(segments, idx) else { continue };
+                (quote, segment.speaker.clone(), expected_start(segment, first_word), true)
             } else {
                 if w.len() < 12 {
                     continue;

@@ -13,11 +13,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use futures::future::join_all;
-use serde_json::{Value, json};
+use serde_json::json;
 use tests::fixtures::recipe;
 use tests::kitchen::key_for;
 use tests::{Config, Worker};
-
 
 /// Sends one request and reads its whole answer: how long that took, and the status.
 async fn timed(request: reqwest::RequestBuilder) -> Result<(Duration, reqwest::StatusCode)> {
@@ -29,7 +28,9 @@ async fn timed(request: reqwest::RequestBuilder) -> Result<(Duration, reqwest::S
 }
 
 /// Every task's times, or the first failure.
-async fn gathered(tasks: impl Iterator<Item = tokio::task::JoinHandle<Result<Vec<Duration>>>>) -> Result<Vec<Duration>> {
+async fn gathered(
+    tasks: impl Iterator<Item = tokio::task::JoinHandle<Result<Vec<Duration>>>>,
+) -> Result<Vec<Duration>> {
     let mut times = Vec::new();
     for task in join_all(tasks).await {
         times.extend(task??);
@@ -78,7 +79,8 @@ async fn main() -> Result<()> {
                     break;
                 }
                 let body = recipe(&format!("Bench salad number {idx}"));
-                let request = client.post(format!("{base}/api/recipes")).bearer_auth(key.as_str()).json(&body);
+                let request =
+                    client.post(format!("{base}/api/recipes")).bearer_auth(key.as_str()).json(&body);
                 let (took, status) = timed(request).await?;
                 times.push(took);
                 ensure!(status == 201, "create answered {status}");

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::BufReader;
 use tokio::net::TcpStream;
 
 use crate::scripted::{self, Listener, listen};
@@ -130,7 +130,7 @@ async fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) -> Result<()> {
         return respond(&mut stream, 401, &error_body("Incorrect API key provided", "invalid_request_error"))
             .await;
     }
-    let Ok(request) = serde_json::from_slice::<Value>(&body) else {
+    let Ok(request) = serde_json::from_slice::<Value>(body) else {
         return respond(
             &mut stream,
             400,

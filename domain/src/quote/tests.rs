@@ -8,7 +8,6 @@ use super::*;
 use crate::quote::fixtures::{segment, sourdough};
 use crate::transcript::{RunKind, Speaker, Word};
 
-
 fn canonical() -> Canonical {
     let mut timed = segment("S0", 0.5, 6.1, "Welcome to The Kitchen Table. I'm Ana Lima.");
     timed.words = Some(
