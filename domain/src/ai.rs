@@ -4,7 +4,8 @@
 //! The model's answer is data from outside, treated exactly like a person's request body: it goes
 //! through [`crate::recipe::validate`] (server-set fields such as `owner` or `slug` are dropped there),
 //! must be written in the requested language, and the caller decides slug, owner and licence. Nothing
-//! in a prompt or an answer can reach another recipe. The edge does the IO (`edge/src/ai.rs`).
+//! in a prompt or an answer can reach another recipe. The edge does the IO (`edge/src/provider.rs`,
+//! `edge/src/routes/ai.rs`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -1,9 +1,11 @@
-//! What every request passes and every public answer carries: the site-host check, CORS, caching,
-//! and the `RateLimit` headers of a counted request.
+//! What every request passes and every public answer carries: the site-host check, a route's typed
+//! input and a write's JSON body, CORS, caching, and the `RateLimit` headers of a counted request.
 
-use domain::api::{self, Input};
+use domain::api::{self, Input, body};
 use domain::host::SiteHosts;
 use domain::limits::RateDecision;
+use domain::write::MAX_BODY_BYTES;
+use serde_json::Value;
 use worker::{Env, Headers, Method, Request, Response};
 
 use crate::error::ApiError;
@@ -29,11 +31,29 @@ pub use crate::headers::cors;
 /// it (`domain::api::body::query_pairs`).
 pub fn input<I: Input>(req: &Request, path: &[(&'static str, String)]) -> Result<I::Valid, ApiError> {
     let url = req.url()?;
-    let query = api::body::query_pairs(url.query().unwrap_or_default())
+    let query = body::query_pairs(url.query().unwrap_or_default())
         .map_err(|problem| ApiError::BadParameters(vec![problem]))?;
     let params =
         path.iter().map(|(k, v)| (*k, v.as_str())).chain(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     api::from_query::<I>(params).map_err(ApiError::BadParameters)
+}
+
+/// The JSON body of a write, or 415 (not `application/json` in UTF-8) / 413 / 400 (not JSON, or an
+/// object naming a key twice: `domain::api::body`).
+pub async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
+    let content_type = req.headers().get("Content-Type")?.unwrap_or_default();
+    if !body::is_json_media_type(&content_type) {
+        return Err(ApiError::UnsupportedMediaType(content_type));
+    }
+    let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
+        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
+    }
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
+    }
+    body::parse_json(&bytes).map_err(|err| ApiError::Malformed(err.to_string()))
 }
 
 /// Answers a CORS preflight for any route.

@@ -16,22 +16,21 @@ use worker::{Env, Request, Response};
 use crate::auth;
 use crate::error::ApiError;
 use crate::http;
-use crate::store::{self, KeyOwner, KeyedAnswer, KeyedRequest};
+use crate::store::{self, FirstAnswer, IdempotencyRow, KeyOwner};
 
-/// The key a request carries and what it asks, or `None` without the header; 400 for a header that
-/// is not a key.
-pub struct Keyed {
+/// The `Idempotency-Key` a request carries, and what the request asks (its fingerprint).
+pub struct IdempotencyKey {
     key: String,
     fingerprint: String,
 }
 
-/// Reads the request's `Idempotency-Key`; `body` is the request's JSON body (a POST without a body
-/// passes `None`).
-pub fn keyed(req: &Request, body: Option<&Value>) -> Result<Option<Keyed>, ApiError> {
+/// Reads the request's `Idempotency-Key`, or `None` without the header; 400 for a header that is not
+/// a key. `body` is the request's JSON body (a POST without a body passes `None`).
+pub fn key_of(req: &Request, body: Option<&Value>) -> Result<Option<IdempotencyKey>, ApiError> {
     let Some(header) = req.headers().get(HEADER)? else { return Ok(None) };
     let key = idempotency::parse_key(&header).map_err(|problem| ApiError::BadParameters(vec![problem]))?;
     let fingerprint = idempotency::fingerprint(req.method().as_ref(), &req.path(), body);
-    Ok(Some(Keyed { key, fingerprint }))
+    Ok(Some(IdempotencyKey { key, fingerprint }))
 }
 
 /// What a key lets a request do.
@@ -39,22 +38,22 @@ enum Claim {
     /// Run, holding the key since then.
     Run(u64),
     /// Answer what the key's first request answered.
-    Replay(KeyedRequest),
+    Replay(IdempotencyRow),
 }
 
-async fn claim(env: &Env, caller: &KeyOwner, keyed: &Keyed) -> Result<Claim, ApiError> {
+async fn claim(env: &Env, caller: &KeyOwner, sent: &IdempotencyKey) -> Result<Claim, ApiError> {
     let db = store::db(env)?;
-    let (account, key) = (caller.account_id, keyed.key.as_str());
+    let (account, key) = (caller.account_id, sent.key.as_str());
     // Twice at most: a key that expired between our insert and our read is claimed the second time.
     for _ in 0..2 {
         let now = auth::now_s();
-        if store::claim_idempotency_key(&db, account, key, &keyed.fingerprint, now, now + KEY_LIFETIME_S)
+        if store::claim_idempotency_key(&db, account, key, &sent.fingerprint, now, now + KEY_LIFETIME_S)
             .await?
         {
             return Ok(Claim::Run(now));
         }
         let Some(row) = store::idempotency_key(&db, account, key).await? else { continue };
-        if row.fingerprint != keyed.fingerprint {
+        if row.fingerprint != sent.fingerprint {
             return Err(ApiError::KeyReused);
         }
         if row.state == "done" {
@@ -77,11 +76,11 @@ async fn claim(env: &Env, caller: &KeyOwner, keyed: &Keyed) -> Result<Claim, Api
 pub async fn once(
     env: &Env,
     caller: &KeyOwner,
-    keyed: Option<Keyed>,
+    sent: Option<IdempotencyKey>,
     work: impl std::future::Future<Output = Result<Response, ApiError>>,
 ) -> Result<Response, ApiError> {
-    let Some(keyed) = keyed else { return work.await };
-    let claimed_s = match claim(env, caller, &keyed).await? {
+    let Some(sent) = sent else { return work.await };
+    let claimed_s = match claim(env, caller, &sent).await? {
         Claim::Run(claimed_s) => claimed_s,
         Claim::Replay(row) => return replay(&row),
     };
@@ -90,7 +89,7 @@ pub async fn once(
         Ok(response) if (200..300).contains(&response.status_code()) => response,
         failed => {
             // A failure is not remembered: the same request may be sent again with the same key.
-            let _ = store::release_idempotency_key(&db, caller.account_id, &keyed.key, claimed_s).await;
+            let _ = store::release_idempotency_key(&db, caller.account_id, &sent.key, claimed_s).await;
             return failed;
         }
     };
@@ -99,8 +98,8 @@ pub async fn once(
     let headers = response.headers().clone();
     let location = headers.get("Location")?;
     let etag = headers.get("ETag")?;
-    let answer = KeyedAnswer { status, location: location.as_deref(), etag: etag.as_deref(), body: &body };
-    if let Err(err) = store::finish_idempotency_key(&db, caller.account_id, &keyed.key, answer).await {
+    let answer = FirstAnswer { status, location: location.as_deref(), etag: etag.as_deref(), body: &body };
+    if let Err(err) = store::finish_idempotency_key(&db, caller.account_id, &sent.key, answer).await {
         // The recipe is made and this answer says so; only a retry's replay is lost (the key stays
         // in flight until it is taken over).
         worker::console_error!("idempotency key of account {} not stored: {err:?}", caller.account_id);
@@ -109,7 +108,7 @@ pub async fn once(
 }
 
 /// The first answer under a key, again.
-fn replay(row: &KeyedRequest) -> Result<Response, ApiError> {
+fn replay(row: &IdempotencyRow) -> Result<Response, ApiError> {
     let body = row.body.clone().unwrap_or_default();
     let mut response = Response::from_bytes(body.into_bytes())?.with_status(row.status.unwrap_or(200));
     let headers = response.headers_mut();

@@ -1,5 +1,11 @@
-//! The Commonplace Worker: every route in one table (`domain::api::routes`, read by [`route`] and by
-//! the builder's `openapi.json`); handlers parse, call `domain`, render.
+//! The Commonplace Worker: every route in one table (`domain::api::routes`, read by [`router`] and
+//! by the builder's `openapi.json`); handlers parse, call `domain`, render.
+//!
+//! The handlers are [`routes`], one module per family of routes. What they stand on sits beside it:
+//! [`http`], [`headers`] and [`error`] (requests and answers), [`auth`] (keys, limits, clock),
+//! [`store`] (every D1 statement), [`overlay`] and [`waiting`] (API-written recipes before a
+//! rebuild), [`decisions`] (editors' speaker names before a rebuild), [`idempotency`], [`provider`]
+//! (the site's AI), and the built files: [`assets`], [`packs`], [`index`].
 //!
 //! Static files (recipe JSON, pages, search index, dumps) are Workers static assets built by `builder`;
 //! the Worker runs first for every request so that headers, errors and (later) the D1 overlay are
@@ -7,33 +13,27 @@
 //! before any route runs ([`http::check_host`]). Central types: [`error::ApiError`], the one error
 //! type, mapped to RFC 9457 in [`error::ApiError::into_response`].
 
-mod ai;
 mod assets;
 mod auth;
-mod cooking;
+mod decisions;
 mod error;
-mod feed;
 mod headers;
 mod http;
 mod idempotency;
 mod index;
-mod kitchen;
-mod mcp;
 mod overlay;
 mod packs;
-mod quotes;
-mod recipes;
-mod speakers;
+mod provider;
+mod routes;
 mod store;
-mod variants;
 mod waiting;
-mod writes;
 
-use domain::api::routes::{self, Found, Op};
+use domain::api::routes::{Found, Op};
 use domain::api::{self};
 use worker::{Context, Env, Method, Request, Response, event};
 
 use crate::error::ApiError;
+use crate::routes::{ai, cooking, diet, feed, kitchen, mcp, quotes, recipes, speakers, writes};
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
@@ -41,7 +41,7 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let method = http::routed_method(&req);
     let if_none_match = req.headers().get("If-None-Match").ok().flatten();
     let answer = match http::check_host(&req, &env) {
-        Ok(()) => route(req, &env).await,
+        Ok(()) => router(req, &env).await,
         Err(refused) => Err(refused),
     };
     let response = match answer {
@@ -55,13 +55,13 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
 
 /// Every route of the service: the request is matched against `domain::api::routes::ROUTES` (the
 /// table `openapi.json` is written from), and each [`Op`] runs its handler.
-async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
+async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
     let method = http::routed_method(&req);
     if method == Method::Options {
         return http::preflight();
     }
     let path = req.path();
-    let (route, params) = match routes::find(method.as_ref(), &path) {
+    let (route, params) = match domain::api::routes::find(method.as_ref(), &path) {
         Found::Route(route, params) => (route, params),
         Found::NotAllowed(allowed) => return Err(ApiError::MethodNotAllowed(allowed)),
         Found::None if path.starts_with("/api/") => {
@@ -95,9 +95,9 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         }
         Op::RecipePage => {
             let (slug, request) = http::input::<api::RecipeView>(&req, &params)?;
-            overlay::recipe_page(req, env, &slug, request).await
+            recipes::recipe_page(req, env, &slug, request).await
         }
-        Op::RecipeCard => overlay::card_svg(req, env, &format!("{}.svg", param("card"))).await,
+        Op::RecipeCard => recipes::card_svg(req, env, &format!("{}.svg", param("card"))).await,
         Op::ChangeRecipe => writes::change(req, env, param("slug")).await,
         Op::ForkRecipe => writes::fork(req, env, param("slug")).await,
         Op::RecipeHistory => feed::history(env, http::input::<api::HistoryQuery>(&req, &params)?).await,
@@ -106,7 +106,7 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         // The site's AI (issue 4).
         Op::AiWrite => ai::write_route(req, env).await,
         Op::AiChange => ai::change_route(req, env, param("slug")).await,
-        Op::DietVersion => variants::route(req, env, param("slug"), param("kind")).await,
+        Op::DietVersion => diet::route(req, env, param("slug"), param("kind")).await,
         // Quote attribution (issue 5) and speaker names set by editors (issue 7).
         Op::Attribute => {
             quotes::attribute(env, http::input::<api::QuoteAttribution>(&req, &params)?, keyed).await
@@ -125,7 +125,7 @@ async fn route(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::DecideSpeaker => speakers::decide(req, env, param("episode_id"), param("label")).await,
         // Agents (issue 6): one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,
-        Op::Kitchen => kitchen::show(req, env).await,
+        Op::Kitchen => kitchen::home(req, env).await,
         Op::KitchenGithubLogin => kitchen::github_login(req, env).await,
         Op::KitchenGithubCallback => {
             let sign_in = http::input::<api::GithubCallback>(&req, &params)?;

@@ -1,6 +1,7 @@
 //! The overlay: recipes written through the API show at once, before any rebuild. Reads of
-//! `/r/{slug}.json`, `/r/{slug}` and `/api/recipes` consult D1 first; a row retires as soon as a build
-//! has published its version (`domain::write::overlay_is_live`), and the built file answers again.
+//! `/r/{slug}.json`, `/r/{slug}` and `/api/recipes` (`routes/recipes.rs`, `routes/cooking.rs`) consult
+//! D1 first; a row retires as soon as a build has published its version
+//! (`domain::write::overlay_is_live`), and the built file answers again.
 //!
 //! A public read does not ask D1 about a recipe that nothing waits for there: each isolate keeps the
 //! set of slugs with a live overlay row ([`crate::waiting::Waiting`]), learnt from the change feed and brought up to
@@ -17,18 +18,18 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 use std::rc::Rc;
 
-use domain::card::{self, Format};
+use domain::card::Format;
 use domain::recipe::Published;
 use domain::search::overlay::Entry;
 use domain::search::{Card, FACETS_VERSION};
 use domain::text::Stemmers;
-use domain::write::{etag, overlay_is_live};
-use worker::{D1Database, Env, Request, Response};
+use domain::write::overlay_is_live;
+use worker::{D1Database, Env, Request};
 
 use crate::error::ApiError;
 use crate::store::{self, OverlayRow};
 use crate::waiting::WAITING;
-use crate::{assets, http, packs};
+use crate::{assets, packs};
 
 /// The built recipes: by slug, the search document id and the version.
 #[derive(Debug, Default)]
@@ -65,8 +66,6 @@ impl Built {
 
 thread_local! {
     static STEMMERS: Stemmers = Stemmers::default();
-    static RENDERER: domain::page::Renderer =
-        domain::page::Renderer::new().expect("the compiled-in templates parse");
     /// `slugs.json` of one build ([`packs::generation`]).
     static BUILT: RefCell<Option<(u64, Rc<Built>)>> = const { RefCell::new(None) };
 }
@@ -88,7 +87,7 @@ pub async fn built(env: &Env) -> Result<Rc<Built>, ApiError> {
 
 /// Where the current document of a recipe comes from.
 #[derive(Debug)]
-pub enum Origin {
+pub enum Provenance {
     /// A live overlay row, written by this account.
     Overlay { account_id: i64 },
     /// The build (no overlay row, or a retired one).
@@ -100,13 +99,13 @@ pub async fn current(
     env: &Env,
     db: &D1Database,
     slug: &str,
-) -> Result<Option<(Published, Origin)>, ApiError> {
+) -> Result<Option<(Published, Provenance)>, ApiError> {
     let built = built(env).await?;
-    if let Some(row) = store::overlay(db, slug).await?
+    if let Some(row) = store::overlay_row(db, slug).await?
         && overlay_is_live(row.version, built.version(slug))
     {
         let account_id = row.account_id;
-        return Ok(Some((parse(&row)?, Origin::Overlay { account_id })));
+        return Ok(Some((parse(&row)?, Provenance::Overlay { account_id })));
     }
     if !built.contains(slug) {
         return Ok(None);
@@ -114,7 +113,7 @@ pub async fn current(
     let published = built_document(env, slug)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("r/{slug}.json is listed but missing")))?;
-    Ok(Some((published, Origin::Built)))
+    Ok(Some((published, Provenance::Built)))
 }
 
 /// The built document of `slug`, if the build has one.
@@ -205,45 +204,15 @@ async fn may_wait(req: &Request, env: &Env, slug: &str) -> Result<bool, ApiError
 /// The live overlay row of `slug`, if any.
 async fn live_row(env: &Env, slug: &str) -> Result<Option<OverlayRow>, ApiError> {
     let db = store::db(env)?;
-    let Some(row) = store::overlay(&db, slug).await? else { return Ok(None) };
+    let Some(row) = store::overlay_row(&db, slug).await? else { return Ok(None) };
     let built = built(env).await?;
     Ok(overlay_is_live(row.version, built.version(slug)).then_some(row))
 }
 
-/// `GET /r/{slug}.json`: the overlay's document while it is live, else the built file.
-pub async fn recipe_json(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
-    let row = if may_wait(&req, env, slug).await? { live_row(env, slug).await? } else { None };
-    let Some(row) = row else { return assets::serve(req, env).await };
-    let mut response = Response::from_bytes(row.doc.into_bytes())?;
-    let headers = response.headers_mut();
-    headers.set("Content-Type", "application/json; charset=utf-8")?;
-    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
-    headers.set("ETag", &etag(row.version))?;
-    http::cors(headers);
-    Ok(response)
-}
-
-/// `GET /r/{slug}`: the recipe page, rendered here from the recipe's current document (the builder
-/// stores no pages: one per recipe would not fit a deploy's static files at scale). `servings` and
-/// `units` in the query show it scaled and converted (`domain::cooking`).
-pub async fn recipe_page(
-    req: Request,
-    env: &Env,
-    slug: &str,
-    request: domain::cooking::Request,
-) -> Result<Response, ApiError> {
-    let (published, cards) = current_document(&req, env, slug).await?;
-    let adjusted = domain::cooking::adjust(&published, request);
-    // Images and `og:url` are absolute, on the origin the page was asked for.
-    let site = req.url()?.origin().ascii_serialization();
-    let html = RENDERER
-        .with(|renderer| renderer.recipe_page(&adjusted, &site, cards))
-        .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
-    let mut response = Response::from_html(html)?;
-    let headers = response.headers_mut();
-    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
-    http::cors(headers);
-    Ok(response)
+/// The live overlay row a public read of `slug` answers with, if any: D1 is asked only when
+/// [`may_wait`] says a row may wait there.
+pub async fn row_for_read(req: &Request, env: &Env, slug: &str) -> Result<Option<OverlayRow>, ApiError> {
+    if may_wait(req, env, slug).await? { live_row(env, slug).await } else { Ok(None) }
 }
 
 /// The document a public read of `slug` answers with (the live overlay row's, else the built one;
@@ -251,28 +220,13 @@ pub async fn recipe_page(
 /// by the build (PNG) for a built recipe, drawn here (SVG) for one the D1 overlay holds, whose built
 /// cards (if any) are out of date.
 pub async fn current_document(req: &Request, env: &Env, slug: &str) -> Result<(Published, Format), ApiError> {
-    let row = if may_wait(req, env, slug).await? { live_row(env, slug).await? } else { None };
-    match row {
+    match row_for_read(req, env, slug).await? {
         Some(row) => Ok((parse(&row)?, Format::Svg)),
         None => built_document(env, slug)
             .await?
             .map(|published| (published, Format::Png))
             .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`"))),
     }
-}
-
-/// `GET /r/{slug}.{ratio}.svg`: the card of a recipe, drawn from its current document by the same
-/// template the build draws its PNGs with (`domain::card`).
-pub async fn card_svg(req: Request, env: &Env, name: &str) -> Result<Response, ApiError> {
-    let (slug, ratio) =
-        card::parse_svg_name(name).ok_or_else(|| ApiError::NotFound(format!("nothing at /r/{name}")))?;
-    let (published, _) = current_document(&req, env, slug).await?;
-    let mut response = Response::from_bytes(card::svg(&published, ratio).into_bytes())?;
-    let headers = response.headers_mut();
-    headers.set("Content-Type", "image/svg+xml")?;
-    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
-    http::cors(headers);
-    Ok(response)
 }
 
 /// What a search needs to know of the overlay before it reads any of it.

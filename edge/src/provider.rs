@@ -1,11 +1,8 @@
-//! The site's AI: one provider interface ([`Provider::complete`]) with two implementations — the
-//! Workers AI binding and any OpenAI-compatible chat endpoint — chosen by configuration, and the two
-//! recipe operations on top: [`ai_write`] (`POST /api/ai/write`) and [`ai_change`]
-//! (`POST /api/r/{slug}/ai`). Diet versions are in `variants.rs`.
-//!
-//! The operations are plain functions of `(env, caller, request)` so the HTTP routes here and the MCP
-//! tools call the same code. The model's answer is data: `domain::ai::check_answer` validates it like
-//! a request body, and slug, owner, licence and the recipe written are decided here, never by it.
+//! The site's AI provider: one interface ([`Provider::complete`]) with two implementations — the
+//! Workers AI binding and any OpenAI-compatible chat endpoint — chosen by configuration; [`generate`],
+//! which asks until an answer passes `domain::ai`'s checks; and what an AI request costs its account
+//! ([`charge`], given back when it made nothing: [`charged`]). The AI routes on top of it are
+//! `routes/ai.rs` and `routes/diet.rs`.
 //!
 //! Configuration: `AI_PROVIDER` = `openai` | `workers-ai` picks one; unset, `AI_BASE_URL` (with
 //! `AI_MODEL` and the secret `AI_API_KEY`) means the OpenAI-compatible endpoint, and outside
@@ -15,19 +12,16 @@
 
 use std::time::Duration;
 
-use domain::ai::{self, AiRequest, Expect, MAX_ATTEMPTS, Message};
-use domain::limits::{self, RateDecision, Subject};
-use domain::recipe::{GeneratedBy, Published, Recipe};
-use domain::write::{self, ChangeKind, etag};
+use domain::ai::{self, Expect, MAX_ATTEMPTS, Message};
+use domain::limits::{self, Subject};
+use domain::recipe::Recipe;
 use futures::future::{Either, select};
 use serde_json::{Value, json};
-use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, Response};
+use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit};
 
-use crate::auth::{self, now_iso};
+use crate::auth;
 use crate::error::ApiError;
-use crate::overlay::{self, Origin};
-use crate::store::{self, KeyOwner, Update};
-use crate::{http, idempotency, writes};
+use crate::store::KeyOwner;
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
@@ -42,7 +36,7 @@ pub enum Provider {
 
 /// What one completion gave.
 #[derive(Debug)]
-enum Reply {
+enum Completion {
     Content(String),
     /// The model declined, in its own words.
     Refusal(String),
@@ -88,7 +82,8 @@ pub fn provider(env: &Env) -> Result<Provider, ApiError> {
     })
 }
 
-fn timeout(env: &Env) -> Duration {
+/// How long one upstream call may take (`AI_TIMEOUT_MS`).
+pub fn timeout(env: &Env) -> Duration {
     Duration::from_millis(
         var(env, "AI_TIMEOUT_MS").and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_TIMEOUT_MS),
     )
@@ -121,7 +116,7 @@ impl Provider {
     }
 
     /// One chat completion with the recipe schema as structured output.
-    async fn complete(&self, env: &Env, messages: &[Message]) -> Result<Reply, ApiError> {
+    async fn complete(&self, env: &Env, messages: &[Message]) -> Result<Completion, ApiError> {
         let schema = json!({"name": "recipe", "schema": ai::recipe_schema(), "strict": false});
         let limit = timeout(env);
         match self {
@@ -159,7 +154,7 @@ impl Provider {
                     let excerpt: String = text.chars().take(200).collect();
                     return Err(ApiError::Upstream(format!("the AI service answered {status}: {excerpt}")));
                 }
-                openai_reply(&text)
+                openai_completion(&text)
             }
             Provider::WorkersAi { model } => {
                 let binding = env.ai("AI")?;
@@ -175,8 +170,8 @@ impl Provider {
                 };
                 let output = with_timeout(limit, call, None).await?;
                 match &output["response"] {
-                    Value::String(text) => Ok(Reply::Content(text.clone())),
-                    Value::Object(_) => Ok(Reply::Content(output["response"].to_string())),
+                    Value::String(text) => Ok(Completion::Content(text.clone())),
+                    Value::Object(_) => Ok(Completion::Content(output["response"].to_string())),
                     _ => Err(ApiError::Upstream("Workers AI answered without a `response`".into())),
                 }
             }
@@ -185,19 +180,19 @@ impl Provider {
 }
 
 /// The content (or refusal) of an OpenAI chat-completions answer.
-fn openai_reply(text: &str) -> Result<Reply, ApiError> {
+fn openai_completion(text: &str) -> Result<Completion, ApiError> {
     let answer: Value = serde_json::from_str(text)
         .map_err(|err| ApiError::Upstream(format!("the AI service's answer is not JSON: {err}")))?;
     let choice = &answer["choices"][0];
     let message = &choice["message"];
     if let Some(refusal) = message["refusal"].as_str().filter(|r| !r.trim().is_empty()) {
-        return Ok(Reply::Refusal(refusal.to_string()));
+        return Ok(Completion::Refusal(refusal.to_string()));
     }
     if choice["finish_reason"] == "content_filter" {
-        return Ok(Reply::Refusal("the AI service's content filter stopped the answer".into()));
+        return Ok(Completion::Refusal("the AI service's content filter stopped the answer".into()));
     }
     match message["content"].as_str() {
-        Some(content) => Ok(Reply::Content(content.to_string())),
+        Some(content) => Ok(Completion::Content(content.to_string())),
         None => Err(ApiError::Upstream("the AI service's answer has no message content".into())),
     }
 }
@@ -214,8 +209,8 @@ pub async fn generate(
     let mut problems = Vec::new();
     for _ in 0..MAX_ATTEMPTS {
         let content = match provider.complete(env, &messages).await? {
-            Reply::Refusal(why) => return Err(ApiError::AiRefused(why)),
-            Reply::Content(content) => content,
+            Completion::Refusal(why) => return Err(ApiError::AiRefused(why)),
+            Completion::Content(content) => content,
         };
         match ai::parse_answer(&content).and_then(|value| ai::check_answer(&value, expect, source)) {
             Ok(recipe) => return Ok(recipe),
@@ -281,142 +276,4 @@ pub async fn charged<T>(
         charge.decision.clone()
     };
     Err(ApiError::Rated(Box::new(err), rate))
-}
-
-/// What an AI operation made: the status DESIGN.md §2 gives it, the stored document and the quota.
-#[derive(Debug)]
-pub struct AiOutcome {
-    /// 201 made, 200 changed in place or already there.
-    pub status: u16,
-    pub published: Published,
-    pub rate: Option<RateDecision>,
-}
-
-fn generated_by(provider: &Provider, prompt: &str) -> GeneratedBy {
-    GeneratedBy { model: provider.model().to_string(), prompt_sha256: ai::prompt_sha256(prompt) }
-}
-
-/// `POST /api/ai/write` as a function: a new recipe of the caller's, CC0, with `generated_by`.
-pub async fn ai_write(env: &Env, caller: &KeyOwner, request: &AiRequest) -> Result<AiOutcome, ApiError> {
-    let provider = provider(env)?;
-    let charge = charge(env, caller).await?;
-    let work = async {
-        let messages = ai::write_messages(&request.prompt, request.lang);
-        let recipe = generate(env, &provider, messages, Expect::Write(request.lang), None).await?;
-        let base = domain::slug::from_recipe(&recipe);
-        let now = now_iso();
-        let by = generated_by(&provider, &request.prompt);
-        let note = ai::note(&request.prompt);
-        let make = |slug: &str| {
-            let mut published = write::created(slug, recipe.clone(), &caller.handle, &now);
-            published.server.generated_by = Some(by.clone());
-            published
-        };
-        writes::insert_new(env, caller, ChangeKind::Create, Some(note), make, &base).await
-    };
-    let published = charged(env, &charge, work).await?;
-    Ok(AiOutcome { status: 201, published, rate: Some(charge.decision) })
-}
-
-/// `POST /api/r/{slug}/ai` as a function: the caller's own recipe changed in place (200), or anyone
-/// else's forked to the caller and the fork changed (201). The original is never written.
-pub async fn ai_change(
-    env: &Env,
-    caller: &KeyOwner,
-    slug: &str,
-    request: &AiRequest,
-) -> Result<AiOutcome, ApiError> {
-    let db = store::db(env)?;
-    let (current, origin) = overlay::current(env, &db, slug)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?;
-    let mine = match origin {
-        Origin::Overlay { account_id } => account_id == caller.account_id,
-        Origin::Built => current.server.owner == caller.handle,
-    };
-    let provider = provider(env)?;
-    let charge = charge(env, caller).await?;
-    let work = async {
-        // The model is asked before anything is written, so a failure leaves neither fork nor change.
-        let messages = ai::change_messages(&current.recipe, &request.prompt, request.lang);
-        let recipe = generate(env, &provider, messages, Expect::Change(request.lang), None).await?;
-        let now = now_iso();
-        let base = if mine {
-            if matches!(origin, Origin::Built) {
-                store::adopt_built(&db, &current, caller.account_id, &writes::to_json(&current)?, &now)
-                    .await?;
-            }
-            current.clone()
-        } else {
-            let fork_base = domain::slug::from_recipe(&current.recipe);
-            let make = |new_slug: &str| write::forked(&current, new_slug, &caller.handle, &now);
-            writes::insert_new(env, caller, ChangeKind::Fork, None, make, &fork_base).await?
-        };
-        let mut next = write::changed(&base, recipe, &now);
-        next.server.generated_by = Some(generated_by(&provider, &request.prompt));
-        let doc = writes::to_json(&next)?;
-        let note = ai::note(&request.prompt);
-        let search = overlay::search_entry(&next);
-        let update = Update {
-            slug: &base.slug,
-            account_id: caller.account_id,
-            owner: &caller.handle,
-            expected: base.server.version,
-            doc: &doc,
-            note: &note,
-            now: &now,
-            search,
-        };
-        if !store::update_recipe(&db, update).await? {
-            return Err(ApiError::Conflict(format!(
-                "`{}` changed while the AI was writing; read it and ask again",
-                base.slug
-            )));
-        }
-        Ok(next)
-    };
-    let published = charged(env, &charge, work).await?;
-    Ok(AiOutcome { status: if mine { 200 } else { 201 }, published, rate: Some(charge.decision) })
-}
-
-/// The answer of an AI route: the stored document, never cached, with `Location` for a new recipe and
-/// the AI quota's state.
-pub fn respond(outcome: &AiOutcome) -> Result<Response, ApiError> {
-    let doc = writes::to_json(&outcome.published)?;
-    let mut response = Response::from_bytes(doc.into_bytes())?.with_status(outcome.status);
-    let headers = response.headers_mut();
-    headers.set("Content-Type", "application/json; charset=utf-8")?;
-    headers.set("Cache-Control", "no-store")?;
-    headers.set("ETag", &etag(outcome.published.server.version))?;
-    if outcome.status == 201 {
-        headers.set("Location", &format!("/r/{}.json", outcome.published.slug))?;
-    }
-    if let Some(rate) = &outcome.rate {
-        crate::headers::rate_limit(headers, rate);
-    }
-    http::cors(headers);
-    Ok(response)
-}
-
-/// The `{prompt, lang}` body of an AI route, or 415 / 413 / 400 / 422, with the request's
-/// `Idempotency-Key`.
-async fn ai_body(req: &mut Request) -> Result<(AiRequest, Option<idempotency::Keyed>), ApiError> {
-    let value = writes::json_body(req).await?;
-    let request = domain::api::from_json::<domain::api::AiWrite>(&value).map_err(ApiError::Invalid)?;
-    Ok((request, idempotency::keyed(req, Some(&value))?))
-}
-
-/// `POST /api/ai/write`.
-pub async fn write_route(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let caller = auth::caller(&req, env).await?;
-    let (request, keyed) = ai_body(&mut req).await?;
-    idempotency::once(env, &caller, keyed, async { respond(&ai_write(env, &caller, &request).await?) }).await
-}
-
-/// `POST /api/r/{slug}/ai`.
-pub async fn change_route(mut req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
-    let caller = auth::caller(&req, env).await?;
-    let (request, keyed) = ai_body(&mut req).await?;
-    idempotency::once(env, &caller, keyed, async { respond(&ai_change(env, &caller, slug, &request).await?) })
-        .await
 }

@@ -17,12 +17,14 @@ use domain::recipe::{GeneratedBy, Published, SITE_OWNER, ServerFields, VariantOf
 use domain::write::default_note;
 use worker::{Delay, Env, Request, Response};
 
-use crate::ai::{self, AiOutcome};
 use crate::auth::{self, now_iso};
 use crate::error::ApiError;
+use crate::idempotency;
 use crate::overlay::{self};
+use crate::provider::{self, charge, charged, generate};
+use crate::routes::ai::{self, AiOutcome};
+use crate::routes::writes;
 use crate::store::{self, DietClaim, KeyOwner, NewRow};
-use crate::{idempotency, writes};
 
 /// How often a waiting caller looks at the claim row.
 const POLL: Duration = Duration::from_millis(250);
@@ -32,8 +34,7 @@ const SLUG_ATTEMPTS: usize = 16;
 /// Seconds after which a `making` claim counts as abandoned: every attempt's upstream budget plus
 /// a margin for storing.
 fn stale_after_s(env: &Env) -> u64 {
-    let timeout_ms: u64 =
-        env.var("AI_TIMEOUT_MS").ok().and_then(|v| v.to_string().parse().ok()).unwrap_or(30_000);
+    let timeout_ms = provider::timeout(env).as_millis() as u64;
     timeout_ms * MAX_ATTEMPTS as u64 / 1000 + 15
 }
 
@@ -82,7 +83,7 @@ pub async fn diet_version(
             }
             // Failed before we came, or abandoned: try to take it over.
             Some(DietClaim { attempt, .. }) => {
-                ai::provider(env)?;
+                provider::provider(env)?;
                 if !store::retake_diet_claim(
                     &db,
                     slug,
@@ -99,7 +100,7 @@ pub async fn diet_version(
             }
             None => {
                 // Without a provider nobody could make it: say so before claiming.
-                ai::provider(env)?;
+                provider::provider(env)?;
                 if !store::claim_diet(&db, slug, kind.code(), now).await? {
                     continue;
                 }
@@ -148,11 +149,11 @@ async fn make(
         let _ = store::fail_diet_claim(&db, &source.slug, kind.code(), attempt, &why).await;
         err
     };
-    let provider = match ai::provider(env) {
+    let provider = match provider::provider(env) {
         Ok(provider) => provider,
         Err(err) => return Err(fail(err).await),
     };
-    let charge = match ai::charge(env, caller).await {
+    let charge = match charge(env, caller).await {
         Ok(charge) => charge,
         Err(err) => return Err(fail(err).await),
     };
@@ -160,7 +161,7 @@ async fn make(
     let digest_of = messages.last().map(|m| m.content.clone()).unwrap_or_default();
     let work = async {
         let mut recipe =
-            ai::generate(env, &provider, messages, Expect::Variant(kind), Some(&source.recipe)).await?;
+            generate(env, &provider, messages, Expect::Variant(kind), Some(&source.recipe)).await?;
         // A diet version is a derivative: it keeps the source's licence (CC0 stays CC0, CC BY keeps
         // its attribution).
         recipe.licence = source.recipe.licence.clone();
@@ -194,7 +195,7 @@ async fn make(
                 default_note(domain::write::ChangeKind::Create, &slug, None),
                 kind.describe()
             );
-            let search = crate::overlay::search_entry(&published);
+            let search = overlay::search_entry(&published);
             let row = NewRow {
                 slug: &slug,
                 account_id: site,
@@ -214,7 +215,7 @@ async fn make(
         }
         Err(ApiError::Conflict(format!("no free slug for `{base}`; try again")))
     };
-    match ai::charged(env, &charge, work).await {
+    match charged(env, &charge, work).await {
         Ok(published) => Ok(AiOutcome { status: 201, published, rate: Some(charge.decision) }),
         Err(err) => Err(fail(err).await),
     }
@@ -223,8 +224,8 @@ async fn make(
 /// `POST /api/r/{slug}/variant/{kind}`.
 pub async fn route(req: Request, env: &Env, slug: &str, kind: &str) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
-    let keyed = idempotency::keyed(&req, None)?;
-    idempotency::once(env, &caller, keyed, async {
+    let idempotency_key = idempotency::key_of(&req, None)?;
+    idempotency::once(env, &caller, idempotency_key, async {
         ai::respond(&diet_version(env, &caller, slug, kind).await?)
     })
     .await

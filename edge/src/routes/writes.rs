@@ -10,16 +10,15 @@
 //! 409.
 
 use domain::Diagnostic;
-use domain::api::body;
 use domain::limits::RateDecision;
 use domain::recipe::{self, Published, Recipe, Source};
-use domain::write::{self, ChangeKind, IfMatch, MAX_BODY_BYTES, MAX_NOTE_CHARS, etag};
+use domain::write::{self, ChangeKind, IfMatch, MAX_NOTE_CHARS, etag};
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, now_iso};
 use crate::error::ApiError;
-use crate::overlay::{self, Origin};
+use crate::overlay::{self, Provenance};
 use crate::store::{self, KeyOwner, NewRow, Update};
 use crate::{http, idempotency};
 
@@ -42,24 +41,6 @@ pub async fn me(req: &Request, env: &Env) -> Result<Response, ApiError> {
     headers.set("Cache-Control", "no-store")?;
     http::cors(headers);
     Ok(response)
-}
-
-/// The JSON body of a write, or 415 (not `application/json` in UTF-8) / 413 / 400 (not JSON, or an
-/// object naming a key twice: `domain::api::body`).
-pub(crate) async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
-    let content_type = req.headers().get("Content-Type")?.unwrap_or_default();
-    if !body::is_json_media_type(&content_type) {
-        return Err(ApiError::UnsupportedMediaType(content_type));
-    }
-    let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
-        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
-    }
-    let bytes = req.bytes().await?;
-    if bytes.len() > MAX_BODY_BYTES {
-        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
-    }
-    body::parse_json(&bytes).map_err(|err| ApiError::Malformed(err.to_string()))
 }
 
 /// Takes `note` and `licence` out of a body and validates the rest as a recipe; every problem of
@@ -196,9 +177,9 @@ async fn create_as(
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
-    let body = json_body(&mut req).await?;
-    let keyed = idempotency::keyed(&req, Some(&body))?;
-    idempotency::once(env, caller, keyed, async {
+    let body = http::json_body(&mut req).await?;
+    let idempotency_key = idempotency::key_of(&req, Some(&body))?;
+    idempotency::once(env, caller, idempotency_key, async {
         let published = create_recipe(env, caller, body).await?;
         let location = format!("/r/{}.json", published.slug);
         written(201, &to_json(&published)?, 1, rate, Some(&location))
@@ -237,8 +218,8 @@ async fn fork_as(
     caller: &KeyOwner,
     rate: &RateDecision,
 ) -> Result<Response, ApiError> {
-    let keyed = idempotency::keyed(req, None)?;
-    idempotency::once(env, caller, keyed, async {
+    let idempotency_key = idempotency::key_of(req, None)?;
+    idempotency::once(env, caller, idempotency_key, async {
         let published = fork_recipe(env, caller, slug).await?;
         let location = format!("/r/{}.json", published.slug);
         written(201, &to_json(&published)?, 1, rate, Some(&location))
@@ -287,7 +268,7 @@ async fn change_as(
             )])
         })?),
     };
-    let body = json_body(&mut req).await?;
+    let body = http::json_body(&mut req).await?;
     let next = change_recipe(env, caller, slug, body, if_match.as_ref()).await?;
     written(200, &to_json(&next)?, next.server.version, rate, None)
 }
@@ -305,10 +286,10 @@ pub async fn change_recipe(
     let asked_licence = body.get("licence").cloned();
     let (recipe, note) = document(body, true, None)?;
     let db = store::db(env)?;
-    let (current, origin) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
-    let mine = match origin {
-        Origin::Overlay { account_id } => account_id == caller.account_id,
-        Origin::Built => current.server.owner == caller.handle,
+    let (current, provenance) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
+    let mine = match provenance {
+        Provenance::Overlay { account_id } => account_id == caller.account_id,
+        Provenance::Built => current.server.owner == caller.handle,
     };
     if !mine {
         return Err(ApiError::Forbidden(format!(
@@ -327,7 +308,7 @@ pub async fn change_recipe(
     // The compare-and-set below expects the version the precondition held for.
     let expected = current.server.version;
     let now = now_iso();
-    if matches!(origin, Origin::Built) {
+    if matches!(provenance, Provenance::Built) {
         // A recipe of the caller's that only the build holds (its overlay row retired): the row takes
         // the built document first, so the compare-and-set below has the version the caller saw.
         store::adopt_built(&db, &current, caller.account_id, &to_json(&current)?, &now).await?;

@@ -5,7 +5,7 @@
 //! and renders.
 //! An isolate keeps a few prepared transcripts, so repeated questions about one episode skip the parse
 //! and the token index build; the phrase index's pieces it keeps in the cache all static indexes share
-//! (`index.rs`).
+//! (`crate::index`). Editors' speaker names show at once through `crate::decisions`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -21,16 +21,17 @@ use worker::{Env, Response};
 
 use crate::assets::fetch_bytes;
 use crate::error::ApiError;
-use crate::{http, index};
+use crate::{decisions, http, index};
 
 /// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
 const TRANSCRIPTS_KEPT: usize = 8;
 
-type Loaded = Rc<(Canonical, Prepared)>;
+/// A transcript and its token index.
+type PreparedTranscript = Rc<(Canonical, Prepared)>;
 
 thread_local! {
     /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
-    static TRANSCRIPTS: RefCell<(u64, Vec<(String, Loaded)>)> = const { RefCell::new((0, Vec::new())) };
+    static TRANSCRIPTS: RefCell<(u64, Vec<(String, PreparedTranscript)>)> = const { RefCell::new((0, Vec::new())) };
 }
 
 /// A built JSON file passed through as it is.
@@ -49,7 +50,7 @@ fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
 }
 
 /// The canonical transcript of an episode and its token index, from this isolate's cache or the assets.
-async fn load(env: &Env, id: &str) -> Result<Loaded, ApiError> {
+async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiError> {
     let generation = crate::packs::generation(env).await?;
     let hit = TRANSCRIPTS.with(|cache| {
         let mut cache = cache.borrow_mut();
@@ -95,7 +96,7 @@ pub async fn attribute(
 /// The attribution of a quote in the episode at a (normalised) source URL, or, without one, over the
 /// whole corpus through the phrase index; also the `attribute_quote` tool. `keyed`: the request
 /// carries a key, so editors' decisions are asked of D1 rather than taken from this isolate's list
-/// of decided episodes, which may be a second old (`speakers.rs`); the other quote reads take
+/// of decided episodes, which may be a second old (`crate::decisions`); the other quote reads take
 /// `keyed` for the same reason.
 pub async fn attribution(
     env: &Env,
@@ -108,7 +109,7 @@ pub async fn attribution(
         ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
         other => other,
     })?;
-    let decided = crate::speakers::with_decisions(env, &loaded.0, keyed).await?;
+    let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
     Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
 }
 
@@ -117,7 +118,7 @@ pub async fn attribution(
 async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attribution, ApiError> {
     let mut places =
         index::answer::<phrase::Index, _, _>(env, |index, parts| corpus::places(index, quote, parts)).await?;
-    crate::speakers::all_with_decisions(env, &mut places.transcripts, keyed).await?;
+    decisions::all_with_decisions(env, &mut places.transcripts, keyed).await?;
     Ok(corpus::attribute_corpus(&places, quote))
 }
 
@@ -154,7 +155,7 @@ pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiEr
         return Err(not_found());
     }
     let built = fetch_bytes(env, format!("episodes/{id}.json")).await?.ok_or_else(not_found)?;
-    json_file(crate::speakers::record_with_decisions(env, id, built, keyed).await?, 300)
+    json_file(decisions::record_with_decisions(env, id, built, keyed).await?, 300)
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
@@ -169,7 +170,7 @@ pub async fn transcript_view(
     keyed: bool,
 ) -> Result<views::TranscriptView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = crate::speakers::with_decisions(env, &loaded.0, keyed).await?;
+    let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
     Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
@@ -185,7 +186,7 @@ pub async fn speakers_view(
     keyed: bool,
 ) -> Result<views::SpeakersView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = crate::speakers::with_decisions(env, &loaded.0, keyed).await?;
+    let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
     Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), filters))
 }
 
@@ -204,6 +205,6 @@ pub async fn phrase_search(
 ) -> Result<phrase::Answer, ApiError> {
     let mut answer =
         index::answer::<phrase::Index, _, _>(env, |index, parts| phrase::search(index, query, parts)).await?;
-    crate::speakers::hits_with_decisions(env, &mut answer, keyed).await?;
+    decisions::hits_with_decisions(env, &mut answer, keyed).await?;
     Ok(answer)
 }

@@ -12,8 +12,9 @@ use serde_json::Value;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
+use crate::routes::{ai, diet, quotes, recipes, writes};
 use crate::store::KeyOwner;
-use crate::{ai, auth, http, overlay, quotes, recipes, store, variants, writes};
+use crate::{auth, http, overlay, store};
 
 const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 const INSTANCE: &str = "/mcp";
@@ -166,7 +167,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
         }
         ToolInput::MakeDietVersion((slug, kind)) => {
             let caller = auth::caller(req, env).await?;
-            structured(variants::diet_version(env, &caller, slug, kind.code()).await?.published)
+            structured(diet::diet_version(env, &caller, slug, kind.code()).await?.published)
         }
         ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input, keyed).await?),
         ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query, keyed).await?),

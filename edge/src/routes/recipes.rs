@@ -1,15 +1,24 @@
-//! Recipe routes: search over the static index.
+//! Public reads of recipes: the search (`GET /api/recipes`) over the built index and the live D1
+//! overlay, and a recipe's stored JSON (`/r/{slug}.json`), its page (`/r/{slug}`) and its card
+//! (`/r/{slug}.{ratio}.svg`), each from its current document (`crate::overlay`). Scaled, converted
+//! and Cooklang reads are in `cooking.rs`.
 
 use domain::api::RecipePage;
+use domain::card;
 use domain::paging::{self, PAGE_BYTES, encode_cursor};
 use domain::search::overlay::{Listing, Plan, merge, rank};
 use domain::search::{self, Outcome, Query};
+use domain::write::etag;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
-use crate::http;
 use crate::overlay::with_stemmers;
-use crate::{auth, index, overlay, store};
+use crate::{assets, auth, http, index, overlay, store};
+
+thread_local! {
+    static RENDERER: domain::page::Renderer =
+        domain::page::Renderer::new().expect("the compiled-in templates parse");
+}
 
 /// `GET /api/recipes`: DESIGN.md §2's search, over the built index and the live D1 overlay.
 pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
@@ -90,4 +99,55 @@ async fn with_overlay(
     };
     let cards = store::overlay_cards(&db, &merged.overlay).await?;
     Ok(merged.fill(cards.into_iter().collect()))
+}
+
+/// `GET /r/{slug}.json` as stored: the overlay's document while it is live, else the built file.
+pub async fn stored_json(req: Request, env: &Env, slug: &str) -> Result<Response, ApiError> {
+    let Some(row) = overlay::row_for_read(&req, env, slug).await? else {
+        return assets::serve(req, env).await;
+    };
+    let mut response = Response::from_bytes(row.doc.into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    headers.set("ETag", &etag(row.version))?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// `GET /r/{slug}`: the recipe page, rendered here from the recipe's current document (the builder
+/// stores no pages: one per recipe would not fit a deploy's static files at scale). `servings` and
+/// `units` in the query show it scaled and converted (`domain::cooking`).
+pub async fn recipe_page(
+    req: Request,
+    env: &Env,
+    slug: &str,
+    request: domain::cooking::Request,
+) -> Result<Response, ApiError> {
+    let (published, cards) = overlay::current_document(&req, env, slug).await?;
+    let adjusted = domain::cooking::adjust(&published, request);
+    // Images and `og:url` are absolute, on the origin the page was asked for.
+    let site = req.url()?.origin().ascii_serialization();
+    let html = RENDERER
+        .with(|renderer| renderer.recipe_page(&adjusted, &site, cards))
+        .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
+    let mut response = Response::from_html(html)?;
+    let headers = response.headers_mut();
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// `GET /r/{slug}.{ratio}.svg`: the card of a recipe, drawn from its current document by the same
+/// template the build draws its PNGs with (`domain::card`).
+pub async fn card_svg(req: Request, env: &Env, name: &str) -> Result<Response, ApiError> {
+    let (slug, ratio) =
+        card::parse_svg_name(name).ok_or_else(|| ApiError::NotFound(format!("nothing at /r/{name}")))?;
+    let (published, _) = overlay::current_document(&req, env, slug).await?;
+    let mut response = Response::from_bytes(card::svg(&published, ratio).into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "image/svg+xml")?;
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    http::cors(headers);
+    Ok(response)
 }

@@ -8,10 +8,11 @@ use domain::recipe::Lang;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
+use crate::routes::recipes;
 use crate::{http, overlay};
 
 /// `GET /r/{slug}.json` with `servings` or `units`: the recipe adjusted. Without them the stored
-/// document answers as it is ([`overlay::recipe_json`]).
+/// document answers as it is ([`recipes::stored_json`]).
 pub async fn recipe_json(
     req: Request,
     env: &Env,
@@ -19,11 +20,11 @@ pub async fn recipe_json(
     request: CookRequest,
 ) -> Result<Response, ApiError> {
     if request.is_plain() {
-        return overlay::recipe_json(req, env, slug).await;
+        return recipes::stored_json(req, env, slug).await;
     }
     let adjusted = adjusted(&req, env, slug, request).await?;
     let body = serde_json::to_vec(&adjusted).map_err(|err| ApiError::Internal(err.to_string()))?;
-    respond(body, "application/json; charset=utf-8", &variant_etag(&adjusted, "json", request), None)
+    respond(body, "application/json; charset=utf-8", &representation_etag(&adjusted, "json", request), None)
 }
 
 /// `GET /r/{slug}.cook?lang=xx`: one language of the recipe as Cooklang (the recipe's English, else
@@ -52,7 +53,7 @@ pub async fn recipe_cook(
     respond(
         text.into_bytes(),
         "text/plain; charset=utf-8",
-        &variant_etag(&adjusted, &form, request),
+        &representation_etag(&adjusted, &form, request),
         Some(&disposition),
     )
 }
@@ -83,7 +84,7 @@ fn respond(
 }
 
 /// A strong validator for one representation: the document's version and what was asked of it.
-fn variant_etag(adjusted: &Adjusted, form: &str, request: CookRequest) -> String {
+fn representation_etag(adjusted: &Adjusted, form: &str, request: CookRequest) -> String {
     let version = adjusted.published.server.version;
     let servings = request.servings.map(|n| n.to_string()).unwrap_or_default();
     let units = request.units.map(|units| units.code()).unwrap_or_default();

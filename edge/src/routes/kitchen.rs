@@ -45,7 +45,7 @@ const RECIPES_SHOWN: u32 = 100;
 thread_local! {
     static TEMPLATES: Environment<'static> = {
         let mut env = Environment::new();
-        env.add_template("kitchen.html", include_str!("../templates/kitchen.html"))
+        env.add_template("kitchen.html", include_str!("../../templates/kitchen.html"))
             .expect("the kitchen template parses");
         env
     };
@@ -167,7 +167,7 @@ async fn page(
 }
 
 /// `GET /kitchen`.
-pub async fn show(req: Request, env: &Env) -> Result<Response, ApiError> {
+pub async fn home(req: Request, env: &Env) -> Result<Response, ApiError> {
     let session = signed_in(&req, env).await?;
     page(&req, env, session, Extra::default()).await
 }
@@ -385,7 +385,7 @@ pub async fn save_draft(mut req: Request, env: &Env) -> Result<Response, ApiErro
         role: String::new(),
     };
     let rate = auth::count_write(env, &caller).await?;
-    let saved = match crate::writes::create_recipe(env, &caller, doc).await {
+    let saved = match crate::routes::writes::create_recipe(env, &caller, doc).await {
         Ok(saved) => redirect(&format!("/r/{}", saved.slug), &[]),
         Err(ApiError::Invalid(problems)) => {
             page(&req, env, Some(session), Extra { draft: Some((text, problems)), ..Extra::default() }).await

@@ -1,0 +1,210 @@
+//! Speaker names with editors' decisions in force (issue 7): the overlay that makes every quote
+//! answer show a decision at once.
+//!
+//! A decision lives in D1 (`store::speakers`) until the next build carries it in names.json. Reads
+//! that name speakers ask D1 for the decisions of their episodes that have any; only then do they
+//! fetch `episodes/<id>/names.json` (the votes, labels and roster the build resolved) and resolve
+//! again with the decisions in place — so elimination follows a decision at once, exactly as the next
+//! build will. A decision is never overwritten by a source; only a newer decision replaces it.
+//!
+//! Which episodes have a decision an isolate keeps in [`DECIDED`], brought up to date from the feed at
+//! most once a second, so a search or an attribution over undecided episodes asks D1 nothing. A request
+//! with a key (an editor checking their own decision) asks D1 every time, and the isolate that stored a
+//! decision notes it at once ([`note_decided`]): the rule recipe writes follow too (`overlay.rs`). The
+//! routes that set and list decisions are `routes/speakers.rs`.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use domain::quote::phrase;
+use domain::transcript::names::{HumanDecision, LabelReport, NameInputs};
+use domain::transcript::url::is_episode_id;
+use domain::transcript::{Canonical, Speaker};
+use serde_json::Value;
+use worker::Env;
+
+use crate::assets::fetch_bytes;
+use crate::error::ApiError;
+use crate::store;
+
+/// What the build resolved an episode's names from (`episodes/<id>/names.json`: the votes, labels
+/// and roster), or `None` for no such episode.
+pub async fn name_inputs(env: &Env, id: &str) -> Result<Option<NameInputs>, ApiError> {
+    if !is_episode_id(id) {
+        return Ok(None);
+    }
+    let Some(bytes) = fetch_bytes(env, format!("episodes/{id}/names.json")).await? else { return Ok(None) };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|err| ApiError::Internal(format!("episodes/{id}/names.json: {err}")))
+}
+
+/// How long an isolate trusts [`DECIDED`] before asking D1 what is new: the longest a reader without
+/// a key, on another isolate than the editor's, waits to see a decision.
+const DECIDED_REFRESH_MS: u64 = 1_000;
+
+/// The most feed rows one refresh query reads.
+const DECIDED_PER_QUERY: u32 = 10_000;
+
+/// The episodes that have any decision, as far as this isolate knows.
+#[derive(Debug, Default)]
+struct Decided {
+    episodes: BTreeSet<String>,
+    /// The newest decision seen.
+    seq: u64,
+    checked_ms: Option<u64>,
+}
+
+thread_local! {
+    static DECIDED: RefCell<Decided> = RefCell::new(Decided::default());
+}
+
+/// Brings [`DECIDED`] up to date with the feed if it is older than [`DECIDED_REFRESH_MS`].
+async fn refresh_decided(env: &Env) -> Result<(), ApiError> {
+    let now_ms = worker::Date::now().as_millis();
+    let due = DECIDED.with(|decided| {
+        decided.borrow().checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= DECIDED_REFRESH_MS)
+    });
+    if !due {
+        return Ok(());
+    }
+    let db = store::db(env)?;
+    loop {
+        let since = DECIDED.with(|decided| decided.borrow().seq);
+        let rows = store::decided_since(&db, since, DECIDED_PER_QUERY).await?;
+        let more = rows.len() == DECIDED_PER_QUERY as usize;
+        DECIDED.with(|decided| {
+            let mut decided = decided.borrow_mut();
+            for row in rows {
+                decided.seq = decided.seq.max(row.seq);
+                decided.episodes.insert(row.episode_id);
+            }
+            decided.checked_ms = Some(now_ms);
+        });
+        if !more {
+            return Ok(());
+        }
+    }
+}
+
+/// Notes a decision this isolate just stored, so its next read shows it without waiting for a refresh.
+pub fn note_decided(id: &str) {
+    DECIDED.with(|decided| decided.borrow_mut().episodes.insert(id.to_string()));
+}
+
+/// The decisions in force for the given episodes: the newest row of each label. `keyed`: the request
+/// carries a key, so D1 is asked whatever [`DECIDED`] says.
+pub async fn decisions_of(
+    env: &Env,
+    ids: &[&str],
+    keyed: bool,
+) -> Result<BTreeMap<String, BTreeMap<String, HumanDecision>>, ApiError> {
+    let ids: Vec<&str> = if keyed {
+        ids.to_vec()
+    } else {
+        refresh_decided(env).await?;
+        DECIDED.with(|decided| {
+            let decided = decided.borrow();
+            ids.iter().copied().filter(|id| decided.episodes.contains(*id)).collect()
+        })
+    };
+    if ids.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let changes = store::decisions_in_force(&store::db(env)?, &ids).await?;
+    let mut out: BTreeMap<String, BTreeMap<String, HumanDecision>> = BTreeMap::new();
+    for change in changes {
+        out.entry(change.episode.clone()).or_default().insert(change.label.clone(), change.decision());
+    }
+    Ok(out)
+}
+
+/// The episode's names with its decisions in force, or `None` when it has none (the built answer stands).
+async fn current_reports(
+    env: &Env,
+    id: &str,
+    keyed: bool,
+) -> Result<Option<BTreeMap<String, LabelReport>>, ApiError> {
+    let decisions = decisions_of(env, &[id], keyed).await?;
+    let Some(decided) = decisions.get(id) else { return Ok(None) };
+    let Some(inputs) = name_inputs(env, id).await? else { return Ok(None) };
+    Ok(Some(inputs.resolve_with(decided)))
+}
+
+fn speakers_of(reports: &BTreeMap<String, LabelReport>) -> BTreeMap<String, Speaker> {
+    reports
+        .iter()
+        .map(|(label, report)| {
+            (label.clone(), Speaker { name: report.name.clone(), name_state: report.name_state })
+        })
+        .collect()
+}
+
+/// The canonical transcript with the decisions in force, or `None` when the built one stands.
+pub async fn with_decisions(
+    env: &Env,
+    canonical: &Canonical,
+    keyed: bool,
+) -> Result<Option<Canonical>, ApiError> {
+    let Some(reports) = current_reports(env, &canonical.episode.id, keyed).await? else { return Ok(None) };
+    let mut speakers = canonical.speakers.clone();
+    speakers.extend(speakers_of(&reports));
+    Ok(Some(Canonical { speakers, ..canonical.clone() }))
+}
+
+/// Transcripts with the decisions in force, asking D1 once for all of them (corpus-wide attribution
+/// weighs many places at once).
+pub async fn all_with_decisions(
+    env: &Env,
+    transcripts: &mut [Canonical],
+    keyed: bool,
+) -> Result<(), ApiError> {
+    let mut ids: Vec<&str> = transcripts.iter().map(|t| t.episode.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let decisions = decisions_of(env, &ids, keyed).await?;
+    for transcript in transcripts.iter_mut() {
+        let Some(decided) = decisions.get(&transcript.episode.id) else { continue };
+        let Some(inputs) = name_inputs(env, &transcript.episode.id).await? else { continue };
+        transcript.speakers.extend(speakers_of(&inputs.resolve_with(decided)));
+    }
+    Ok(())
+}
+
+/// The built episode record with the decisions in force.
+pub async fn record_with_decisions(
+    env: &Env,
+    id: &str,
+    bytes: Vec<u8>,
+    keyed: bool,
+) -> Result<Vec<u8>, ApiError> {
+    let Some(reports) = current_reports(env, id, keyed).await? else { return Ok(bytes) };
+    let mut record: Value = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
+    record["names"] = serde_json::to_value(&reports).map_err(|err| ApiError::Internal(err.to_string()))?;
+    Ok(record.to_string().into_bytes())
+}
+
+/// Search hits with the decisions in force. (The `speaker` filter still finds people by the names of
+/// the last build: the index has a bitmap per name, not per label.)
+pub async fn hits_with_decisions(
+    env: &Env,
+    answer: &mut phrase::Answer,
+    keyed: bool,
+) -> Result<(), ApiError> {
+    let mut ids: Vec<&str> = answer.hits.iter().map(|hit| hit.episode.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let decisions = decisions_of(env, &ids, keyed).await?;
+    for (id, decided) in &decisions {
+        let Some(inputs) = name_inputs(env, id).await? else { continue };
+        let reports = inputs.resolve_with(decided);
+        for hit in answer.hits.iter_mut().filter(|hit| &hit.episode.id == id) {
+            if let Some(report) = reports.get(&hit.speaker) {
+                hit.name = report.name.clone();
+                hit.name_state = report.name_state;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! Speaker names set by people (issue 7): `PUT /api/episodes/:id/speakers/:label` for editors, and
+//! the public feed of those decisions (`GET /api/episodes/changes`) that `builder sync` commits to
+//! git. Every quote answer shows a decision at once through `crate::decisions`; the SQL of the table
+//! is in `store::speakers`.
+
+use std::collections::BTreeMap;
+
+use domain::transcript::NameState;
+use domain::transcript::names::{SpeakerChange, SpeakerChangePage, decision_from_body};
+use serde_json::json;
+use worker::{Env, Request, Response};
+
+use crate::auth::{self, now_iso};
+use crate::error::ApiError;
+use crate::store::{self, NewDecision};
+use crate::{decisions, http};
+
+/// Roles that may set speaker names.
+const EDITOR_ROLES: &[&str] = &["editor", "admin"];
+
+/// `%xx` escapes of a path segment decoded (labels such as `Ana Lima` arrive as `Ana%20Lima`).
+fn decode_segment(segment: &str) -> Result<String, ApiError> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut idx = 0;
+    while idx < bytes.len() {
+        if bytes[idx] == b'%' {
+            let hex = segment.get(idx + 1..idx + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(byte) = hex else {
+                return Err(ApiError::NotFound(format!("`{segment}` is not a well-formed path segment")));
+            };
+            out.push(byte);
+            idx += 3;
+        } else {
+            out.push(bytes[idx]);
+            idx += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| ApiError::NotFound(format!("`{segment}` is not UTF-8")))
+}
+
+/// `PUT /api/episodes/:id/speakers/:label` with `{name, note}`: an editor names a voice.
+///
+/// Order of checks: key (401), role (403), rate limit (429), episode and label (404), body (415, 413,
+/// 400, 422).
+pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    if !EDITOR_ROLES.contains(&caller.role.as_str()) {
+        return Err(ApiError::Forbidden(format!(
+            "setting a speaker's name needs the editor role; `{}` has the role `{}`",
+            caller.handle, caller.role
+        )));
+    }
+    let rate = auth::count_write(env, &caller).await?;
+    let label = decode_segment(label)?;
+    let inputs = decisions::name_inputs(env, id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
+    if !inputs.has_label(&label) {
+        return Err(ApiError::NotFound(format!("episode `{id}` has no speaker label `{label}`")));
+    }
+    let body = http::json_body(&mut req).await?;
+    let (name, note) = decision_from_body(&body).map_err(ApiError::Invalid)?;
+    let now = now_iso();
+    let decision = NewDecision {
+        episode_id: id,
+        label: &label,
+        name: &name,
+        note: note.as_deref(),
+        account_id: caller.account_id,
+        editor: &caller.handle,
+        at: &now,
+    };
+    let seq = store::add_decision(&store::db(env)?, decision).await?;
+    decisions::note_decided(id);
+    let in_force = decisions::decisions_of(env, &[id], true).await?;
+    let reports = inputs.resolve_with(in_force.get(id).unwrap_or(&BTreeMap::new()));
+    let report = reports.get(&label);
+    let body = json!({
+        "episode": id,
+        "speaker": label,
+        "name": report.and_then(|r| r.name.clone()),
+        "name_state": report.map_or(NameState::Human, |r| r.name_state),
+        "human": report.and_then(|r| r.human.clone()),
+        "seq": seq,
+        "at": now,
+    });
+    let mut response = Response::from_bytes(body.to_string().into_bytes())?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "no-store")?;
+    crate::headers::rate_limit(headers, &rate);
+    http::cors(headers);
+    Ok(response)
+}
+
+/// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first, at
+/// most `limit` and 1 MiB of them a page (`domain::paging`).
+pub async fn changes(env: &Env, (since, limit): (u64, u32)) -> Result<Response, ApiError> {
+    let mut items: Vec<SpeakerChange> = store::decisions_since(&store::db(env)?, since, limit).await?;
+    let listed = items.len();
+    domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);
+    let more = domain::paging::more_after(items.len(), listed, limit as usize);
+    let next_since = if more { items.last().map(|c| c.seq) } else { None };
+    let last = items.last().map_or(since, |c| c.seq);
+    let mut body = serde_json::to_value(SpeakerChangePage { items, next_since })
+        .map_err(|err| ApiError::Internal(err.to_string()))?;
+    body["next_cursor"] = json!(next_since.map(|seq| seq.to_string()));
+    body["last_seq"] = json!(last);
+    http::public_json(&body, 0)
+}
