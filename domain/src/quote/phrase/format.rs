@@ -20,7 +20,7 @@ pub const FORMAT_VERSION: u32 = 6;
 
 /// How many of a frequent entry's first passages its dictionary entry lists: a search's first page
 /// of a phrase that is an entry then reads no bitmap.
-pub const FIRST_PAGE: usize = super::DEFAULT_LIMIT;
+pub const FIRST_PAGE: usize = super::query::DEFAULT_LIMIT;
 
 /// A pages file is cut once it reaches this size (wrangler uploads objects of at most 300 MiB).
 pub const PAGES_FILE_BYTES: usize = 64 * 1024 * 1024;
