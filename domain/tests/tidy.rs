@@ -360,6 +360,56 @@ fn only_edge_knows_the_worker_runtime() {
     }
 }
 
+/// A statement of SQL in a string: `SELECT`, `INSERT INTO`, `UPDATE … SET`, `DELETE FROM`, `CREATE`,
+/// `WITH … AS`, in upper case as every statement of ours is written.
+fn names_sql(text: &str) -> bool {
+    ["SELECT ", "INSERT INTO ", "INSERT OR ", "DELETE FROM ", "CREATE TABLE", "CREATE INDEX"]
+        .iter()
+        .any(|keyword| text.contains(keyword))
+        || text.contains("UPDATE ") && text.contains(" SET ")
+}
+
+/// Every SQL statement sits under `edge/src/store/`, beside the D1 plumbing that alone runs one; the
+/// other crates hold none (the builder reads the Worker's feeds over HTTP, never D1). Test code is
+/// left out.
+#[test]
+fn sql_lives_under_edge_store() {
+    let mut problems = Vec::new();
+    for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
+        let src = repo().join(krate).join("src");
+        for (path, _) in imports::library_files(&src, root) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = imports::without_tests(&text);
+            let under_store = path.strip_prefix(repo().join("edge/src/store")).is_ok();
+            if !under_store && names_sql(&code) {
+                problems.push(path.strip_prefix(repo()).unwrap_or(&path).display().to_string());
+            }
+        }
+    }
+    assert!(problems.is_empty(), "SQL outside edge/src/store/:\n{}", problems.join("\n"));
+}
+
+/// Only `edge` answers HTTP, so only it sets response headers: no other crate's library names a
+/// header map or the platform's `_headers` file (the Worker sets every header itself).
+#[test]
+fn only_edge_sets_http_headers() {
+    let mut problems = Vec::new();
+    for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs")] {
+        for (path, code) in imports::library_files(&repo().join(krate).join("src"), root) {
+            let raw = imports::without_tests(&std::fs::read_to_string(&path).unwrap());
+            let named = ["HeaderMap", "HeaderValue", "headers_mut"]
+                .iter()
+                .find(|n| code.contains(*n))
+                .copied()
+                .or_else(|| raw.contains("\"_headers\"").then_some("_headers"));
+            if let Some(named) = named {
+                problems.push(format!("{}: {named}", path.strip_prefix(repo()).unwrap_or(&path).display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "response headers set outside edge:\n{}", problems.join("\n"));
+}
+
 #[test]
 fn every_module_opens_with_a_doc_line() {
     let mut missing = Vec::new();
@@ -553,7 +603,7 @@ mod imports {
     }
 
     /// Blanks every item under `#[cfg(test)]`: up to its `;`, or through its braces.
-    fn without_tests(code: &str) -> String {
+    pub fn without_tests(code: &str) -> String {
         let mut code = code.to_string();
         while let Some(at) = code.find("#[cfg(test)]") {
             let bytes = code.as_bytes();
