@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::Diagnostic;
-use crate::diet::{self, Kind};
+use crate::diet;
+use crate::recipe::DietKind;
 use crate::recipe::{self, Lang, Recipe, Source};
 
 /// The longest prompt a caller may send.
@@ -54,7 +55,7 @@ pub fn check_request(prompt: Option<String>, lang: Option<Lang>) -> Result<AiReq
             None
         }
         // The prompt becomes the history note of an AI change, so it is held to the note's rule.
-        Some(prompt) => match crate::clean::check("prompt", prompt, crate::clean::Kind::Prose) {
+        Some(prompt) => match crate::clean::check("prompt", prompt, crate::clean::TextKind::Prose) {
             Some(problem) => {
                 problems.push(problem);
                 None
@@ -215,7 +216,7 @@ pub fn change_messages(current: &Recipe, prompt: &str, lang: Lang) -> Vec<Messag
 }
 
 /// Messages asking for a diet version, with the substitution table's advice for each ingredient.
-pub fn variant_messages(source: &Recipe, kind: Kind) -> Vec<Message> {
+pub fn variant_messages(source: &Recipe, kind: DietKind) -> Vec<Message> {
     let lang = source.text_for(Lang::En).0;
     let guidance = diet::guidance(source, kind);
     let advice = if guidance.is_empty() {
@@ -281,7 +282,7 @@ pub enum Expect {
     /// A changed recipe: still has the language asked for.
     Change(Lang),
     /// A diet version: passes the diet rules and keeps the source's languages.
-    Variant(Kind),
+    Variant(DietKind),
 }
 
 /// Checks an answer like a person's request body, plus the language and diet rules. Returns every
@@ -399,18 +400,24 @@ mod tests {
     fn a_variant_must_pass_the_diet_rules_and_keep_its_languages() {
         let source =
             check_answer(&answer("en", "Pancakes", "plain flour"), Expect::Write(Lang::En), None).unwrap();
-        let failed =
-            check_answer(&answer("en", "Pancakes", "plain flour"), Expect::Variant(Kind::Gf), Some(&source));
+        let failed = check_answer(
+            &answer("en", "Pancakes", "plain flour"),
+            Expect::Variant(DietKind::Gf),
+            Some(&source),
+        );
         assert_eq!(failed.unwrap_err()[0].reason, "`plain flour` contains gluten (flour)");
         let lost = check_answer(
             &answer("pt", "Panquecas", "farinha de arroz"),
-            Expect::Variant(Kind::Gf),
+            Expect::Variant(DietKind::Gf),
             Some(&source),
         );
         assert_eq!(lost.unwrap_err()[0].field, "texts.en");
-        let good =
-            check_answer(&answer("en", "Pancakes", "rice flour"), Expect::Variant(Kind::Gf), Some(&source))
-                .unwrap();
+        let good = check_answer(
+            &answer("en", "Pancakes", "rice flour"),
+            Expect::Variant(DietKind::Gf),
+            Some(&source),
+        )
+        .unwrap();
         assert_eq!(good.gf, 1);
     }
 

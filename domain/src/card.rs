@@ -186,12 +186,7 @@ fn facts_line(published: &Published, lang: Lang) -> String {
 /// The diet flags the recipe has, in the card's language.
 fn badges_line(published: &Published, lang: Lang) -> String {
     let recipe = &published.recipe;
-    crate::recipe::FLAGS
-        .iter()
-        .filter(|flag| recipe.flag(flag))
-        .map(|flag| crate::recipe::flag_word(lang, flag))
-        .collect::<Vec<_>>()
-        .join(" · ")
+    recipe.flags().map(|flag| crate::recipe::flag_word(lang, flag)).collect::<Vec<_>>().join(" · ")
 }
 
 /// Breaks `text` into at most `max_lines` lines that fit `width` at `font_size`, by words, ending

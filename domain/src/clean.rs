@@ -4,13 +4,13 @@
 //! characters that are invisible or that reorder the text around them are refused where they come
 //! in, with the field named, rather than escaped in each of those places. Two kinds of field:
 //!
-//! - [`Kind::Line`] (titles, names, ingredient lines, labels): one line of visible text. No control
+//! - [`TextKind::Line`] (titles, names, ingredient lines, labels): one line of visible text. No control
 //!   characters at all (not even newline or tab), no bidirectional formatting characters (the page
 //!   isolates the field already, so it needs none) and no invisible characters: Unicode's
 //!   default-ignorable code points such as U+200B ZERO WIDTH SPACE, U+200C ZERO WIDTH NON-JOINER,
 //!   U+00AD SOFT HYPHEN, U+2060 WORD JOINER, U+FEFF and the Hangul fillers. A zero width joiner
 //!   is kept only inside an emoji (`👩‍🍳`), tag characters only inside an emoji flag (`🏴󠁧󠁢󠁳󠁣󠁴󠁿`).
-//! - [`Kind::Prose`] (summaries, steps, tips, notes, transcript text): newline and tab but no other
+//! - [`TextKind::Prose`] (summaries, steps, tips, notes, transcript text): newline and tab but no other
 //!   control character; bidirectional embeddings, overrides and isolates only when closed in the
 //!   same line (U+202A–U+202E by U+202C, U+2066–U+2068 by U+2069, properly nested), since an
 //!   unclosed one reorders whatever follows it in any plain-text copy. Marks (LRM, RLM, ALM) and the
@@ -38,7 +38,7 @@ pub const MAX_EMOJI_CODE_POINTS: usize = 10;
 
 /// Which rule a text field follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum TextKind {
     /// One line of visible text.
     Line,
     /// Paragraphs: newline and tab allowed, balanced bidirectional controls allowed.
@@ -53,9 +53,11 @@ const BLACK_FLAG: char = '\u{1F3F4}';
 const CANCEL_TAG: char = '\u{E007F}';
 
 /// The problem with `text` as a field of `kind`, if it has one, naming `field`.
-pub fn check(field: &str, text: &str, kind: Kind) -> Option<Diagnostic> {
+pub fn check(field: &str, text: &str, kind: TextKind) -> Option<Diagnostic> {
     // Nearly all text is printable ASCII; it needs no closer look.
-    if text.bytes().all(|b| (b' '..=b'~').contains(&b) || (kind == Kind::Prose && matches!(b, b'\n' | b'\t')))
+    if text
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) || (kind == TextKind::Prose && matches!(b, b'\n' | b'\t')))
     {
         return None;
     }
@@ -242,15 +244,15 @@ enum What {
 }
 
 impl Problem {
-    fn reason(&self, kind: Kind) -> String {
+    fn reason(&self, kind: TextKind) -> String {
         let (at, code) = (self.at, format!("U+{:04X}", self.c as u32));
         match self.what {
-            What::Control if kind == Kind::Line && matches!(self.c, '\n' | '\t') => {
+            What::Control if kind == TextKind::Line && matches!(self.c, '\n' | '\t') => {
                 format!("must be a single line: character {at} is {code}, a line break or tab")
             }
             What::Control => format!(
                 "character {at} is the control character {code}; {}",
-                if kind == Kind::Line {
+                if kind == TextKind::Line {
                     "a single line takes none"
                 } else {
                     "only newline and tab may appear"
@@ -284,7 +286,7 @@ impl Problem {
 }
 
 /// Reads `text` once, keeping the bidirectional embeddings and isolates that are open in this line.
-fn scan(text: &str, kind: Kind) -> Result<(), Problem> {
+fn scan(text: &str, kind: TextKind) -> Result<(), Problem> {
     let mut open: Vec<(usize, char)> = Vec::new();
     let mut prev: Option<char> = None;
     // The last character that is not U+FE0F or a skin tone: what a joiner joins.
@@ -295,11 +297,11 @@ fn scan(text: &str, kind: Kind) -> Result<(), Problem> {
         at += 1;
         let problem = |what| Err(Problem { at, c, what });
         match c {
-            '\n' if kind == Kind::Prose => close_line(&open)?,
-            '\t' if kind == Kind::Prose => {}
+            '\n' if kind == TextKind::Prose => close_line(&open)?,
+            '\t' if kind == TextKind::Prose => {}
             _ if c.is_control() => return problem(What::Control),
             '\u{2028}' | '\u{2029}' => return problem(What::LineBreak),
-            _ if kind == Kind::Line && is_bidi_control(c) => return problem(What::BidiInLine),
+            _ if kind == TextKind::Line && is_bidi_control(c) => return problem(What::BidiInLine),
             // LRE, RLE, LRO, RLO (closed by PDF); LRI, RLI, FSI (closed by PDI).
             '\u{202A}' | '\u{202B}' | '\u{202D}' | '\u{202E}' | '\u{2066}'..='\u{2068}' => open.push((at, c)),
             PDF | PDI => match open.last() {
@@ -315,7 +317,7 @@ fn scan(text: &str, kind: Kind) -> Result<(), Problem> {
             _ if is_variation_selector(c) && !prev.is_some_and(|p| can_take_selector(p, c)) => {
                 return problem(What::LoneSelector);
             }
-            ZWJ if kind == Kind::Line && !joins_emoji(base, chars.clone().next()) => {
+            ZWJ if kind == TextKind::Line && !joins_emoji(base, chars.clone().next()) => {
                 return problem(What::Invisible);
             }
             BLACK_FLAG => {
@@ -329,7 +331,7 @@ fn scan(text: &str, kind: Kind) -> Result<(), Problem> {
                 }
             }
             '\u{E0000}'..='\u{E007F}' => return problem(What::Tag),
-            _ if kind == Kind::Line && is_invisible(c) => return problem(What::Invisible),
+            _ if kind == TextKind::Line && is_invisible(c) => return problem(What::Invisible),
             _ => {}
         }
         prev = Some(c);
@@ -457,7 +459,7 @@ mod tests {
                 "Soup \u{E0041}\u{E0042}",
                 "Soup 🏴\u{E0069}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E0065}\u{E0020}\u{E0061}\u{E006C}\u{E006C}\u{E007F}",
             ],
-            |text| check("title", text, Kind::Line),
+            |text| check("title", text, TextKind::Line),
             expect![[r#"
                 "Pancakes": ok
                 "Pão de ló": ok
@@ -511,7 +513,7 @@ mod tests {
                 "Hidden \u{E0049}\u{E0047}",
                 "Para\u{2029}graph",
             ],
-            |text| check("texts.en.summary", text, Kind::Prose),
+            |text| check("texts.en.summary", text, TextKind::Prose),
             expect![[r#"
                 "Mix.\nServe.\tHot.": ok
                 "Add \u{202b}שמן זית\u{202c} to the pan.": ok

@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cooking::Adjusted;
-use crate::recipe::{Course, Lang, Published, Text};
+use crate::recipe::{Course, Flag, Lang, Published, Text};
 use crate::search::Card;
 use crate::{card, clean};
 
@@ -257,11 +257,7 @@ fn licence_url(spdx: &str) -> String {
 /// its diet flags, how hard it is, and "quick" when it takes half an hour or less.
 fn keywords(published: &Published, lang: Lang) -> String {
     let recipe = &published.recipe;
-    let mut words: Vec<&str> = crate::recipe::FLAGS
-        .iter()
-        .filter(|f| recipe.flag(f))
-        .map(|f| crate::recipe::flag_word(lang, f))
-        .collect();
+    let mut words: Vec<&str> = recipe.flags().map(|flag| crate::recipe::flag_word(lang, flag)).collect();
     words.push(crate::recipe::difficulty_word(lang, recipe.difficulty));
     if recipe.total_min() <= 30 {
         words.push(match lang {
@@ -277,9 +273,9 @@ fn keywords(published: &Published, lang: Lang) -> String {
 fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str, cards: card::Format) -> Value {
     let recipe = &published.recipe;
     let diets: Vec<&str> =
-        [("gf", "GlutenFreeDiet"), ("vegan", "VeganDiet"), ("vegetarian", "VegetarianDiet")]
+        [(Flag::Gf, "GlutenFreeDiet"), (Flag::Vegan, "VeganDiet"), (Flag::Vegetarian, "VegetarianDiet")]
             .iter()
-            .filter(|(flag, _)| recipe.flag(flag))
+            .filter(|(flag, _)| recipe.flag(*flag))
             .map(|(_, diet)| *diet)
             .collect();
     let licence = licence_url(&recipe.licence);
@@ -384,7 +380,7 @@ impl Renderer {
                     "tips": text.tips,
                     "labels": labels(lang),
                     "difficulty": crate::recipe::difficulty_word(lang, recipe.difficulty),
-                    "badges": crate::recipe::FLAGS.iter().filter(|f| recipe.flag(f)).map(|f| crate::recipe::flag_word(lang, f)).collect::<Vec<_>>(),
+                    "badges": recipe.flags().map(|flag| crate::recipe::flag_word(lang, flag)).collect::<Vec<_>>(),
                     "ingredients": text.ingredients.iter().enumerate().map(|(line, i)| json!({
                         "amount": amount(i.q, i.u.as_deref()), "name": i.i, "check": i.check,
                         "note": adjusted.rounded.iter().find(|r| r.lang == lang && r.line == line).map(|r| &r.note),

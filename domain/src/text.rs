@@ -12,7 +12,10 @@ use unicode_normalization::char::is_combining_mark;
 use crate::recipe::Lang;
 
 /// Hebrew one-letter prefixes (and, the, in, to, from, that, as).
-const HEBREW_PREFIXES: [char; 7] = ['ו', 'ה', 'ב', 'ל', 'מ', 'ש', 'כ'];
+pub const HEBREW_PREFIXES: [char; 7] = ['ו', 'ה', 'ב', 'ל', 'מ', 'ש', 'כ'];
+
+/// The fewest letters a search keeps of a Hebrew word without its prefixes.
+const SEARCH_STEM_LETTERS: usize = 3;
 
 /// Words too common to help a search; dropped on both sides.
 const STOPWORDS: &[&str] = &[
@@ -81,7 +84,7 @@ impl Stemmers {
         }
         if is_hebrew(word) {
             out.push(word.to_string());
-            out.extend(hebrew_unprefixed(word));
+            out.extend(hebrew_unprefixed(word, SEARCH_STEM_LETTERS));
             return;
         }
         let stem = match lang {
@@ -97,7 +100,7 @@ impl Stemmers {
     pub fn query_variants(&self, word: &str) -> Vec<String> {
         let mut variants = vec![word.to_string()];
         if is_hebrew(word) {
-            variants.extend(hebrew_unprefixed(word));
+            variants.extend(hebrew_unprefixed(word, SEARCH_STEM_LETTERS));
         } else {
             variants.push(self.en.stem(word).into_owned());
             variants.push(self.pt.stem(word).into_owned());
@@ -112,12 +115,17 @@ impl Stemmers {
     }
 }
 
-/// A Hebrew word without one or two leading prefix letters, keeping at least three letters.
-fn hebrew_unprefixed(word: &str) -> Vec<String> {
+/// A Hebrew word without its first, then its first two, letters while they are prefix letters and
+/// at least `min_letters` remain: the one rule for Hebrew prefixes. Search keeps three letters (a
+/// shorter stem matches too much); the diet lexicon keeps one (its entries are whole words, so only an
+/// exact entry can match, "דג" included).
+pub fn hebrew_unprefixed(word: &str, min_letters: usize) -> Vec<String> {
     let chars: Vec<char> = word.chars().collect();
     let mut forms = Vec::new();
     for n_prefix in 1..=2 {
-        if chars.len() < n_prefix + 3 || !chars[..n_prefix].iter().all(|c| HEBREW_PREFIXES.contains(c)) {
+        if chars.len() < n_prefix + min_letters
+            || !chars[..n_prefix].iter().all(|c| HEBREW_PREFIXES.contains(c))
+        {
             break;
         }
         forms.push(chars[n_prefix..].iter().collect());

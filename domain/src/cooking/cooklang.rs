@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use crate::recipe::{Ingredient, Lang, Published, Step};
+use crate::recipe::{Flag, Ingredient, Lang, Published, Step};
 
 /// The words the file's two sections are named by.
 fn section_names(lang: Lang) -> (&'static str, &'static str) {
@@ -31,11 +31,11 @@ fn section_names(lang: Lang) -> (&'static str, &'static str) {
 
 /// Cooklang's own name of a diet flag (as its metadata conventions write them).
 const DIETS: [(&str, &str); 5] = [
-    ("gf", "gluten-free"),
-    ("vegan", "vegan"),
-    ("vegetarian", "vegetarian"),
-    ("dairy_free", "dairy-free"),
-    ("nut_free", "nut-free"),
+    (Flag::Gf.key(), "gluten-free"),
+    (Flag::Vegan.key(), "vegan"),
+    (Flag::Vegetarian.key(), "vegetarian"),
+    (Flag::DairyFree.key(), "dairy-free"),
+    (Flag::NutFree.key(), "nut-free"),
 ];
 
 /// The Cooklang diet names of a recipe's flags, for the importer too.
@@ -69,8 +69,12 @@ pub fn export(published: &Published, lang: Lang, site: &str) -> String {
         field("cuisine", yaml_string(cuisine));
     }
     field("difficulty", DIFFICULTIES[usize::from(recipe.difficulty.clamp(1, 3)) - 1].to_string());
-    let diets: Vec<String> =
-        DIETS.iter().filter(|(flag, _)| recipe.flag(flag)).map(|(_, name)| yaml_string(name)).collect();
+    let diets: Vec<String> = DIETS
+        .iter()
+        .zip(Flag::ALL)
+        .filter(|(_, flag)| recipe.flag(*flag))
+        .map(|((_, name), _)| yaml_string(name))
+        .collect();
     field("diet", format!("[{}]", diets.join(", ")));
     field("emoji", yaml_string(&recipe.emoji));
     field("locale", lang.bcp47().to_string());

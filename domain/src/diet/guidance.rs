@@ -1,8 +1,8 @@
 //! What the AI is told when it writes a diet version: the substitution table per language, and
 //! for each ingredient to replace the table's suggestion.
 
-use super::Kind;
 use super::rules::{Rule, ingredient_findings};
+use crate::recipe::DietKind;
 use crate::recipe::{Lang, Recipe};
 
 /// One row of the substitution table: what to use instead of an ingredient, per language.
@@ -122,7 +122,7 @@ pub fn substitutions(lang: Lang) -> &'static [Substitution] {
     }
 }
 
-fn rule_applies(rule: Rule, kind: Kind) -> bool {
+fn rule_applies(rule: Rule, kind: DietKind) -> bool {
     match rule {
         Rule::Gluten | Rule::HiddenGluten => kind.needs_gf(),
         Rule::Meat | Rule::Dairy | Rule::OtherAnimal => kind.needs_vegan(),
@@ -132,7 +132,7 @@ fn rule_applies(rule: Rule, kind: Kind) -> bool {
 
 /// For each ingredient of `recipe` that a `kind` version must replace: the ingredient, why, and the
 /// table's suggestion when it has one. This is what the AI is told; it still writes the recipe.
-pub fn guidance(recipe: &Recipe, kind: Kind) -> Vec<String> {
+pub fn guidance(recipe: &Recipe, kind: DietKind) -> Vec<String> {
     let mut lines = Vec::new();
     for (lang, text) in &recipe.texts {
         for ingredient in &text.ingredients {

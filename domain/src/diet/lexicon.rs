@@ -421,17 +421,10 @@ pub(super) const NUTS: Lexicon = Lexicon {
     ],
 };
 
-/// The one-letter Hebrew prefixes (and, the, in, to, from, that, as).
-const HEBREW_PREFIXES: [char; 7] = ['ו', 'ה', 'ב', 'ל', 'מ', 'ש', 'כ'];
-
+/// A word of an ingredient is a lexicon entry, also behind Hebrew prefixes ("והקמח": "and the flour").
 fn word_matches(lang: Lang, word: &str, entry: &str) -> bool {
-    if word == entry {
-        return true;
-    }
-    lang == Lang::He
-        && word
-            .strip_prefix(HEBREW_PREFIXES)
-            .is_some_and(|rest| rest == entry || rest.strip_prefix(HEBREW_PREFIXES) == Some(entry))
+    word == entry
+        || lang == Lang::He && crate::text::hebrew_unprefixed(word, 1).iter().any(|rest| rest == entry)
 }
 
 /// The first entry of `lexicon` that occurs in `tokens` as a run of whole words.

@@ -17,64 +17,13 @@ mod guidance;
 mod lexicon;
 mod rules;
 
-use serde::{Deserialize, Serialize};
+use crate::recipe::DietKind;
 
 pub use guidance::{Substitution, guidance, substitutions};
 pub use rules::{Rule, RuleFlags, check, ingredient_findings, rule_flags, satisfies, set_flags};
 
-/// A diet version a key holder can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Gf,
-    Vegan,
-    Both,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Gf, Kind::Vegan, Kind::Both];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Kind::Gf => "gf",
-            Kind::Vegan => "vegan",
-            Kind::Both => "both",
-        }
-    }
-
-    pub fn parse(code: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|kind| kind.code() == code)
-    }
-
-    /// What the version's slug adds to the source's: `-gf`, `-vegan`, `-gf-vegan`.
-    pub fn slug_suffix(self) -> &'static str {
-        match self {
-            Kind::Gf => "-gf",
-            Kind::Vegan => "-vegan",
-            Kind::Both => "-gf-vegan",
-        }
-    }
-
-    pub fn needs_gf(self) -> bool {
-        matches!(self, Kind::Gf | Kind::Both)
-    }
-
-    pub fn needs_vegan(self) -> bool {
-        matches!(self, Kind::Vegan | Kind::Both)
-    }
-
-    /// In words, for prompts and notes.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Kind::Gf => "gluten-free",
-            Kind::Vegan => "vegan",
-            Kind::Both => "gluten-free and vegan",
-        }
-    }
-}
-
 /// The slug a diet version of `source_slug` gets (before collision handling).
-pub fn variant_slug(source_slug: &str, kind: Kind) -> String {
+pub fn variant_slug(source_slug: &str, kind: DietKind) -> String {
     let suffix = kind.slug_suffix();
     let stem = &source_slug[..source_slug.len().min(crate::slug::MAX_LEN - suffix.len())];
     format!("{}{suffix}", stem.trim_end_matches('-'))

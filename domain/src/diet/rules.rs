@@ -1,9 +1,9 @@
 //! What the rules find in a recipe's ingredients: each finding with its word, the five flags they
 //! allow, whether a recipe already is a diet's, and the diagnostics of one that is not.
 
-use super::Kind;
 use super::lexicon::{DAIRY, GLUTEN, GLUTEN_FREE, MEAT, NUTS, OTHER_ANIMAL, PLANT, find, tokens};
 use crate::Diagnostic;
+use crate::recipe::DietKind;
 use crate::recipe::{Ingredient, Lang, Recipe};
 
 /// Which rule an ingredient breaks.
@@ -85,14 +85,14 @@ pub fn rule_flags(recipe: &Recipe) -> RuleFlags {
 }
 
 /// Whether `recipe` already is a `kind` recipe: flagged so, and the rules agree.
-pub fn satisfies(recipe: &Recipe, kind: Kind) -> bool {
+pub fn satisfies(recipe: &Recipe, kind: DietKind) -> bool {
     let rules = rule_flags(recipe);
     (!kind.needs_gf() || (recipe.gf == 1 && rules.gf))
         && (!kind.needs_vegan() || (recipe.vegan == 1 && rules.vegan))
 }
 
 /// Every ingredient that keeps `recipe` from being a `kind` recipe, each naming its field and word.
-pub fn check(recipe: &Recipe, kind: Kind) -> Vec<Diagnostic> {
+pub fn check(recipe: &Recipe, kind: DietKind) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
     for (lang, text) in &recipe.texts {
         for (idx, ingredient) in text.ingredients.iter().enumerate() {
@@ -119,7 +119,7 @@ pub fn check(recipe: &Recipe, kind: Kind) -> Vec<Diagnostic> {
 /// kind are set (the caller has checked them with [`check`]), and vegan implies vegetarian and
 /// dairy-free. A flag the model cleared stays cleared: the rules can prove a recipe is not gluten-free,
 /// never that it is, beyond the words they know.
-pub fn set_flags(recipe: &mut Recipe, kind: Option<Kind>) {
+pub fn set_flags(recipe: &mut Recipe, kind: Option<DietKind>) {
     let rules = rule_flags(recipe);
     let keep = |claimed: u8, allowed: bool| u8::from(claimed == 1 && allowed);
     recipe.gf = keep(recipe.gf, rules.gf);

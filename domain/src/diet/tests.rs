@@ -168,12 +168,12 @@ fn portuguese_lexicons_fold_accents() {
 
 #[test]
 fn kinds_and_slugs() {
-    assert_eq!(Kind::parse("both"), Some(Kind::Both));
-    assert_eq!(Kind::parse("keto"), None);
-    assert_eq!(variant_slug("pancakes", Kind::Gf), "pancakes-gf");
-    assert_eq!(variant_slug("pancakes", Kind::Vegan), "pancakes-vegan");
-    assert_eq!(variant_slug("pancakes", Kind::Both), "pancakes-gf-vegan");
-    assert!(variant_slug(&"a".repeat(80), Kind::Both).len() <= crate::slug::MAX_LEN);
+    assert_eq!(DietKind::parse("both"), Some(DietKind::Both));
+    assert_eq!(DietKind::parse("keto"), None);
+    assert_eq!(variant_slug("pancakes", DietKind::Gf), "pancakes-gf");
+    assert_eq!(variant_slug("pancakes", DietKind::Vegan), "pancakes-vegan");
+    assert_eq!(variant_slug("pancakes", DietKind::Both), "pancakes-gf-vegan");
+    assert!(variant_slug(&"a".repeat(80), DietKind::Both).len() <= crate::slug::MAX_LEN);
 }
 
 fn pancakes() -> Recipe {
@@ -191,13 +191,13 @@ fn pancakes() -> Recipe {
 #[test]
 fn flags_claimed_falsely_are_cleared() {
     let mut recipe = pancakes();
-    assert!(!satisfies(&recipe, Kind::Gf));
+    assert!(!satisfies(&recipe, DietKind::Gf));
     set_flags(&mut recipe, None);
     assert_eq!(
         (recipe.gf, recipe.vegan, recipe.vegetarian, recipe.dairy_free, recipe.nut_free),
         (0, 0, 1, 0, 1)
     );
-    let problems: Vec<String> = check(&recipe, Kind::Both).iter().map(|p| p.to_string()).collect();
+    let problems: Vec<String> = check(&recipe, DietKind::Both).iter().map(|p| p.to_string()).collect();
     expect![[r#"
         [
             "texts.en.ingredients[0].i: `plain flour` contains gluten (flour)",
@@ -210,7 +210,7 @@ fn flags_claimed_falsely_are_cleared() {
 
 #[test]
 fn guidance_names_the_table_substitute() {
-    let lines = guidance(&pancakes(), Kind::Vegan);
+    let lines = guidance(&pancakes(), DietKind::Vegan);
     expect![[r#"
         [
             "[en] `eggs` → use flax eggs (per egg: 1 tbsp ground flaxseed + 3 tbsp water)",

@@ -136,8 +136,35 @@ impl Course {
     }
 }
 
-/// The five diet flags, in the order the seed lists them.
-pub const FLAGS: [&str; 5] = ["gf", "vegan", "vegetarian", "dairy_free", "nut_free"];
+/// A diet flag of a recipe. Each is a field of the document holding 0 or 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Flag {
+    Gf,
+    Vegan,
+    Vegetarian,
+    DairyFree,
+    NutFree,
+}
+
+impl Flag {
+    /// The five, in the order the seed lists them (the order of a card's flag bits too).
+    pub const ALL: [Flag; 5] = [Flag::Gf, Flag::Vegan, Flag::Vegetarian, Flag::DairyFree, Flag::NutFree];
+
+    /// The flag's field name in a recipe document.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Flag::Gf => "gf",
+            Flag::Vegan => "vegan",
+            Flag::Vegetarian => "vegetarian",
+            Flag::DairyFree => "dairy_free",
+            Flag::NutFree => "nut_free",
+        }
+    }
+}
+
+/// The five diet flags' field names, in [`Flag::ALL`]'s order.
+pub const FLAGS: [&str; 5] =
+    [Flag::Gf.key(), Flag::Vegan.key(), Flag::Vegetarian.key(), Flag::DairyFree.key(), Flag::NutFree.key()];
 
 /// What a grown-up must do or watch for in a step.
 pub const STEP_FLAGS: [&str; 5] = ["knife", "hot", "oven", "blender", "boil"];
@@ -285,14 +312,72 @@ impl Recipe {
             .expect("a valid recipe has at least one text")
     }
 
-    pub fn flag(&self, name: &str) -> bool {
-        match name {
-            "gf" => self.gf == 1,
-            "vegan" => self.vegan == 1,
-            "vegetarian" => self.vegetarian == 1,
-            "dairy_free" => self.dairy_free == 1,
-            "nut_free" => self.nut_free == 1,
-            _ => false,
+    /// Whether the recipe has the diet flag.
+    pub fn flag(&self, flag: Flag) -> bool {
+        let value = match flag {
+            Flag::Gf => self.gf,
+            Flag::Vegan => self.vegan,
+            Flag::Vegetarian => self.vegetarian,
+            Flag::DairyFree => self.dairy_free,
+            Flag::NutFree => self.nut_free,
+        };
+        value == 1
+    }
+
+    /// The diet flags the recipe has, in [`Flag::ALL`]'s order.
+    pub fn flags(&self) -> impl Iterator<Item = Flag> + '_ {
+        Flag::ALL.into_iter().filter(|flag| self.flag(*flag))
+    }
+}
+
+/// A diet version a key holder can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DietKind {
+    Gf,
+    Vegan,
+    Both,
+}
+
+impl DietKind {
+    pub const ALL: [DietKind; 3] = [DietKind::Gf, DietKind::Vegan, DietKind::Both];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            DietKind::Gf => "gf",
+            DietKind::Vegan => "vegan",
+            DietKind::Both => "both",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<DietKind> {
+        DietKind::ALL.into_iter().find(|kind| kind.code() == code)
+    }
+
+    /// What the version's slug adds to the source's: `-gf`, `-vegan`, `-gf-vegan`.
+    pub fn slug_suffix(self) -> &'static str {
+        match self {
+            DietKind::Gf => "-gf",
+            DietKind::Vegan => "-vegan",
+            DietKind::Both => "-gf-vegan",
+        }
+    }
+
+    pub fn needs_gf(self) -> bool {
+        matches!(self, DietKind::Gf | DietKind::Both)
+    }
+
+    pub fn needs_vegan(self) -> bool {
+        matches!(self, DietKind::Vegan | DietKind::Both)
+    }
+
+    /// In words, for prompts and notes.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DietKind::Gf => "gluten-free",
+            DietKind::Vegan => "vegan",
+            DietKind::Both => "gluten-free and vegan",
         }
     }
 }
@@ -302,7 +387,7 @@ impl Recipe {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VariantOf {
     pub slug: String,
-    pub kind: String,
+    pub kind: DietKind,
 }
 
 /// How AI-made text came about: the model and a digest of the prompt (never the prompt itself).

@@ -9,7 +9,7 @@ use super::{
     PHOTO_EXTENSIONS, Recipe, SERVER_FIELDS, SITE_OWNER, STEP_FLAGS, ServerFields,
 };
 use crate::Diagnostic;
-use crate::clean::{self, Kind};
+use crate::clean::{self, TextKind};
 
 /// Where a document comes from decides which fields it may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,16 +125,16 @@ fn is_spdx_id(id: &str) -> bool {
 struct TextField {
     max_chars: usize,
     non_empty: bool,
-    kind: Kind,
+    kind: TextKind,
 }
 
 impl TextField {
     fn line(max_chars: usize) -> TextField {
-        TextField { max_chars, non_empty: true, kind: Kind::Line }
+        TextField { max_chars, non_empty: true, kind: TextKind::Line }
     }
 
     fn prose() -> TextField {
-        TextField { max_chars: MAX_TEXT_CHARS, non_empty: true, kind: Kind::Prose }
+        TextField { max_chars: MAX_TEXT_CHARS, non_empty: true, kind: TextKind::Prose }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The words a recipe page or card shows for a recipe's difficulty and diet flags, per language.
 
-use super::Lang;
+use super::{Flag, Lang};
 
 /// The difficulty as a cook says it, in `lang`.
 pub fn difficulty_word(lang: Lang, difficulty: u8) -> &'static str {
@@ -18,22 +18,22 @@ pub fn difficulty_word(lang: Lang, difficulty: u8) -> &'static str {
 }
 
 /// A diet flag's name in `lang`.
-pub fn flag_word(lang: Lang, flag: &str) -> &'static str {
+pub fn flag_word(lang: Lang, flag: Flag) -> &'static str {
     match (lang, flag) {
-        (Lang::En, "gf") => "gluten-free",
-        (Lang::En, "vegan") => "vegan",
-        (Lang::En, "vegetarian") => "vegetarian",
-        (Lang::En, "dairy_free") => "dairy-free",
-        (Lang::En, _) => "nut-free",
-        (Lang::He, "gf") => "ללא גלוטן",
-        (Lang::He, "vegan") => "טבעוני",
-        (Lang::He, "vegetarian") => "צמחוני",
-        (Lang::He, "dairy_free") => "ללא חלב",
-        (Lang::He, _) => "ללא אגוזים",
-        (Lang::Pt, "gf") => "sem glúten",
-        (Lang::Pt, "vegan") => "vegan",
-        (Lang::Pt, "vegetarian") => "vegetariano",
-        (Lang::Pt, "dairy_free") => "sem lactose",
-        (Lang::Pt, _) => "sem frutos secos",
+        (Lang::En, Flag::Gf) => "gluten-free",
+        (Lang::En, Flag::Vegan) => "vegan",
+        (Lang::En, Flag::Vegetarian) => "vegetarian",
+        (Lang::En, Flag::DairyFree) => "dairy-free",
+        (Lang::En, Flag::NutFree) => "nut-free",
+        (Lang::He, Flag::Gf) => "ללא גלוטן",
+        (Lang::He, Flag::Vegan) => "טבעוני",
+        (Lang::He, Flag::Vegetarian) => "צמחוני",
+        (Lang::He, Flag::DairyFree) => "ללא חלב",
+        (Lang::He, Flag::NutFree) => "ללא אגוזים",
+        (Lang::Pt, Flag::Gf) => "sem glúten",
+        (Lang::Pt, Flag::Vegan) => "vegan",
+        (Lang::Pt, Flag::Vegetarian) => "vegetariano",
+        (Lang::Pt, Flag::DairyFree) => "sem lactose",
+        (Lang::Pt, Flag::NutFree) => "sem frutos secos",
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::recipe::{Course, FLAGS, Lang, Recipe};
+use crate::recipe::{Course, Flag, Lang, Recipe};
 
 /// What a result shows about a recipe, in every language it has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,7 +17,7 @@ pub struct Card {
     pub prep_min: u32,
     pub cook_min: u32,
     pub servings: u32,
-    /// Diet flags as bits in [`FLAGS`] order.
+    /// Diet flags as bits in [`Flag::ALL`] order.
     pub flags: u8,
     pub texts: BTreeMap<Lang, CardText>,
 }
@@ -54,10 +54,10 @@ pub struct CardView {
 
 impl Card {
     pub fn from_recipe(slug: &str, recipe: &Recipe) -> Card {
-        let flags = FLAGS
+        let flags = Flag::ALL
             .iter()
             .enumerate()
-            .fold(0u8, |bits, (idx, name)| if recipe.flag(name) { bits | (1 << idx) } else { bits });
+            .fold(0u8, |bits, (idx, flag)| if recipe.flag(*flag) { bits | (1 << idx) } else { bits });
         Card {
             slug: slug.to_string(),
             emoji: recipe.emoji.clone(),

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
-use crate::clean::{self, Kind};
+use crate::clean::{self, TextKind};
 
 pub use names::{LabelVotes, NameState, Names, ResolvedName, Vote, VoteSource};
 pub use url::{episode_id, normalise_source_url};
@@ -205,10 +205,10 @@ pub fn validate_show(show: &Show) -> Vec<Diagnostic> {
     if show.licence.trim().is_empty() || show.licence.contains(char::is_whitespace) {
         problems.push(Diagnostic::new("licence", "must be an SPDX licence id such as CC-BY-SA-4.0"));
     }
-    problems.extend(clean::check("title", &show.title, Kind::Line));
-    problems.extend(clean::check("description", &show.description, Kind::Prose));
+    problems.extend(clean::check("title", &show.title, TextKind::Line));
+    problems.extend(clean::check("description", &show.description, TextKind::Prose));
     for (field, text) in [("url", &show.url), ("attribution", &show.attribution)] {
-        problems.extend(text.as_deref().and_then(|text| clean::check(field, text, Kind::Line)));
+        problems.extend(text.as_deref().and_then(|text| clean::check(field, text, TextKind::Line)));
     }
     problems
 }
@@ -218,9 +218,9 @@ pub fn validate_episode(episode: &Episode) -> Vec<Diagnostic> {
     if episode.title.trim().is_empty() {
         problems.push(Diagnostic::new("title", "must not be empty"));
     }
-    problems.extend(clean::check("title", &episode.title, Kind::Line));
+    problems.extend(clean::check("title", &episode.title, TextKind::Line));
     for (field, text) in [("attribution", &episode.attribution), ("derived_from", &episode.derived_from)] {
-        problems.extend(text.as_deref().and_then(|text| clean::check(field, text, Kind::Line)));
+        problems.extend(text.as_deref().and_then(|text| clean::check(field, text, TextKind::Line)));
     }
     if normalise_source_url(&episode.source_url).is_none() {
         problems.push(Diagnostic::new("source_url", "must be an http(s) URL with a host"));
@@ -236,7 +236,7 @@ pub fn validate_episode(episode: &Episode) -> Vec<Diagnostic> {
         if person.name.trim().is_empty() {
             problems.push(Diagnostic::new(field, "must not be empty"));
         } else {
-            problems.extend(clean::check(&field, &person.name, Kind::Line));
+            problems.extend(clean::check(&field, &person.name, TextKind::Line));
         }
     }
     if let Some(run) = &episode.canonical_run
@@ -260,7 +260,7 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
         problems.push(Diagnostic::new("segments", "a run has at least one segment"));
     }
     if let Some(format) = &run.imported_from {
-        problems.extend(clean::check("imported_from", format, Kind::Line));
+        problems.extend(clean::check("imported_from", format, TextKind::Line));
     }
     if let Some(embeddings) = &run.speaker_embeddings {
         problems.extend(validate_embeddings(embeddings, &run.segments));
@@ -271,11 +271,11 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
         if segment.speaker.trim().is_empty() {
             problems.push(Diagnostic::new(field("speaker"), "must not be empty"));
         }
-        problems.extend(clean::check(&field("speaker"), &segment.speaker, Kind::Line));
+        problems.extend(clean::check(&field("speaker"), &segment.speaker, TextKind::Line));
         if segment.text.trim().is_empty() {
             problems.push(Diagnostic::new(field("text"), "must not be empty"));
         }
-        problems.extend(clean::check(&field("text"), &segment.text, Kind::Prose));
+        problems.extend(clean::check(&field("text"), &segment.text, TextKind::Prose));
         if !(segment.start_s.is_finite() && segment.start_s >= 0.0) {
             problems.push(Diagnostic::new(field("start_s"), "must be a number of seconds, 0 or more"));
         }
@@ -290,7 +290,7 @@ pub fn validate_run(run: &Run) -> Vec<Diagnostic> {
             problems.extend(clean::check(
                 &format!("segments[{idx}].words[{word_idx}].w"),
                 &word.w,
-                Kind::Line,
+                TextKind::Line,
             ));
             let inside = word.start_s >= segment.start_s - 0.5
                 && word.end_s <= segment.end_s + 0.5
@@ -311,7 +311,7 @@ fn validate_embeddings(embeddings: &SpeakerEmbeddings, segments: &[Segment]) -> 
     if embeddings.model.trim().is_empty() {
         problems.push(Diagnostic::new("speaker_embeddings.model", "must name the embedding model"));
     }
-    problems.extend(clean::check("speaker_embeddings.model", &embeddings.model, Kind::Line));
+    problems.extend(clean::check("speaker_embeddings.model", &embeddings.model, TextKind::Line));
     let dims = embeddings.labels.values().next().map_or(0, Vec::len);
     for (label, vector) in &embeddings.labels {
         let field = format!("speaker_embeddings.labels.{label}");

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
-use crate::clean::{self, Kind};
+use crate::clean::{self, TextKind};
 use crate::transcript::Person;
 
 /// The four identification sources of the seed.
@@ -298,7 +298,7 @@ pub fn decision_from_body(body: &serde_json::Value) -> Result<(String, Option<St
                 ));
             } else {
                 // The name as sent: whitespace it is folded into must not hide a control.
-                problems.extend(clean::check("name", raw, Kind::Line));
+                problems.extend(clean::check("name", raw, TextKind::Line));
             }
             name
         }
@@ -321,7 +321,7 @@ pub fn decision_from_body(body: &serde_json::Value) -> Result<(String, Option<St
             None
         }
         Some(serde_json::Value::String(note)) => {
-            problems.extend(clean::check("note", note, Kind::Prose));
+            problems.extend(clean::check("note", note, TextKind::Prose));
             Some(note.trim().to_string()).filter(|note| !note.is_empty())
         }
         Some(_) => {
@@ -422,11 +422,12 @@ pub fn validate(names: &Names) -> Vec<Diagnostic> {
             if vote.name.as_deref().is_some_and(|name| name.trim().is_empty()) {
                 problems.push(Diagnostic::new(field("name"), "use null to abstain, not an empty name"));
             }
-            problems
-                .extend(vote.name.as_deref().and_then(|name| clean::check(&field("name"), name, Kind::Line)));
-            problems.extend(clean::check(&field("evidence"), &vote.evidence, Kind::Prose));
             problems.extend(
-                vote.model.as_deref().and_then(|model| clean::check(&field("model"), model, Kind::Line)),
+                vote.name.as_deref().and_then(|name| clean::check(&field("name"), name, TextKind::Line)),
+            );
+            problems.extend(clean::check(&field("evidence"), &vote.evidence, TextKind::Prose));
+            problems.extend(
+                vote.model.as_deref().and_then(|model| clean::check(&field("model"), model, TextKind::Line)),
             );
         }
         let mut sources: Vec<VoteSource> = entry.votes.iter().map(|vote| vote.source).collect();
@@ -439,10 +440,10 @@ pub fn validate(names: &Names) -> Vec<Diagnostic> {
             if human.name.trim().is_empty() {
                 problems.push(Diagnostic::new(field("name"), "must not be empty"));
             }
-            problems.extend(clean::check(&field("name"), &human.name, Kind::Line));
-            problems.extend(clean::check(&field("by"), &human.by, Kind::Line));
+            problems.extend(clean::check(&field("name"), &human.name, TextKind::Line));
+            problems.extend(clean::check(&field("by"), &human.by, TextKind::Line));
             problems.extend(
-                human.note.as_deref().and_then(|note| clean::check(&field("note"), note, Kind::Prose)),
+                human.note.as_deref().and_then(|note| clean::check(&field("note"), note, TextKind::Prose)),
             );
         }
     }

@@ -12,7 +12,8 @@
 use std::time::Duration;
 
 use domain::ai::{Expect, MAX_ATTEMPTS};
-use domain::diet::{self, Kind};
+use domain::diet;
+use domain::recipe::DietKind;
 use domain::recipe::{GeneratedBy, Published, SITE_OWNER, ServerFields, VariantOf};
 use domain::write::default_note;
 use worker::{Delay, Env, Request, Response};
@@ -45,7 +46,7 @@ pub async fn diet_version(
     slug: &str,
     kind: &str,
 ) -> Result<AiOutcome, ApiError> {
-    let kind = Kind::parse(kind).ok_or_else(|| {
+    let kind = DietKind::parse(kind).ok_or_else(|| {
         ApiError::BadParameters(vec![domain::Diagnostic::new("kind", "must be gf, vegan or both")])
     })?;
     let db = store::db(env)?;
@@ -131,7 +132,7 @@ async fn make(
     env: &Env,
     caller: &KeyOwner,
     source: &Published,
-    kind: Kind,
+    kind: DietKind,
     attempt: i64,
 ) -> Result<AiOutcome, ApiError> {
     let db = store::db(env)?;
@@ -178,7 +179,7 @@ async fn make(
                 server: ServerFields {
                     owner: SITE_OWNER.to_string(),
                     forked_from: None,
-                    variant_of: Some(VariantOf { slug: source.slug.clone(), kind: kind.code().to_string() }),
+                    variant_of: Some(VariantOf { slug: source.slug.clone(), kind }),
                     created_at: Some(now.clone()),
                     updated_at: Some(now.clone()),
                     version: 1,

@@ -306,7 +306,7 @@ async fn make_key(
         let extra = Extra { message: Some("Give the key a label.".into()), ..Extra::default() };
         return page(req, env, Some(session), extra).await;
     }
-    if let Some(problem) = domain::clean::check("label", &label, domain::clean::Kind::Line) {
+    if let Some(problem) = domain::clean::check("label", &label, domain::clean::TextKind::Line) {
         let extra = Extra { message: Some(problem.to_string()), ..Extra::default() };
         return page(req, env, Some(session), extra).await;
     }
@@ -510,7 +510,7 @@ async fn github_sign_in(req: &Request, env: &Env, code: &str) -> Result<Response
     let name = user
         .name
         .filter(|n| {
-            !n.trim().is_empty() && domain::clean::check("name", n, domain::clean::Kind::Line).is_none()
+            !n.trim().is_empty() && domain::clean::check("name", n, domain::clean::TextKind::Line).is_none()
         })
         .unwrap_or_else(|| user.login.clone());
     let account = store::github_account(&store::db(env)?, user.id, &handle, &name, &now_iso()).await?;

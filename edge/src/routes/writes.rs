@@ -71,7 +71,7 @@ fn document(
             None
         }
         Some(Value::String(note)) => {
-            problems.extend(domain::clean::check("note", &note, domain::clean::Kind::Prose));
+            problems.extend(domain::clean::check("note", &note, domain::clean::TextKind::Prose));
             Some(note.trim().to_string()).filter(|note| !note.is_empty())
         }
         Some(_) => {
