@@ -87,14 +87,14 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::CreateRecipe => writes::create(req, env).await,
         // Scaled, converted or as Cooklang: what cooks expect (issue 16).
         Op::RecipeJson => {
-            let (slug, request) = http::input::<api::RecipeView>(&req, &params)?;
+            let api::RecipeAsked { slug, request } = http::input::<api::RecipeView>(&req, &params)?;
             cooking::recipe_json(req, env, &slug, request).await
         }
         Op::RecipeCooklang => {
             cooking::recipe_cook(&req, env, http::input::<api::RecipeCooklang>(&req, &params)?).await
         }
         Op::RecipePage => {
-            let (slug, request) = http::input::<api::RecipeView>(&req, &params)?;
+            let api::RecipeAsked { slug, request } = http::input::<api::RecipeView>(&req, &params)?;
             recipes::recipe_page(req, env, &slug, request).await
         }
         Op::RecipeCard => recipes::card_svg(req, env, &format!("{}.svg", param("card"))).await,

@@ -25,15 +25,21 @@ pub struct RecipeView {
     pub units: Option<System>,
 }
 
+/// A checked recipe read: the recipe and how to scale and convert it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecipeAsked {
+    pub slug: String,
+    pub request: Request,
+}
+
 impl Input for RecipeView {
-    /// `(slug, request)`.
-    type Valid = (String, Request);
+    type Valid = RecipeAsked;
 
     fn validate(self) -> Result<Self::Valid, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let slug = required("slug", self.slug, &mut problems);
         let request = request(self.servings, self.units, &mut problems);
-        done((slug.unwrap_or_default(), request), problems)
+        done(RecipeAsked { slug: slug.unwrap_or_default(), request }, problems)
     }
 }
 
@@ -54,15 +60,23 @@ pub struct RecipeCooklang {
     pub units: Option<System>,
 }
 
+/// A checked Cooklang read: the recipe, the language to write (its default one when `None`), and
+/// how to scale and convert it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CooklangAsked {
+    pub slug: String,
+    pub lang: Option<Lang>,
+    pub request: Request,
+}
+
 impl Input for RecipeCooklang {
-    /// `(slug, lang, request)`.
-    type Valid = (String, Option<Lang>, Request);
+    type Valid = CooklangAsked;
 
     fn validate(self) -> Result<Self::Valid, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let slug = required("slug", self.slug, &mut problems);
         let request = request(self.servings, self.units, &mut problems);
-        done((slug.unwrap_or_default(), self.lang, request), problems)
+        done(CooklangAsked { slug: slug.unwrap_or_default(), lang: self.lang, request }, problems)
     }
 }
 

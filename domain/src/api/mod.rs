@@ -20,14 +20,16 @@ mod quotes;
 mod recipes;
 pub mod routes;
 
-pub use cooking::{RecipeCooklang, RecipeView};
+pub use cooking::{CooklangAsked, RecipeAsked, RecipeCooklang, RecipeView};
 pub use input::{Input, from_json, from_query};
 pub use quotes::{
-    EpisodeList, EpisodePage, QuoteAttribution, SpeakerStats, TranscriptQuery, TranscriptSearch,
+    EpisodeAsked, EpisodeList, EpisodePage, EpisodesAsked, QuoteAsked, QuoteAttribution, SpeakerStats,
+    TranscriptQuery, TranscriptSearch,
 };
 pub use recipes::{
-    AiChange, AiWrite, CreateRecipe, DietKind, DietVersion, FeedQuery, GithubCallback, HistoryQuery,
-    RecipePage, RecipeSearch, RecipeSlug, SignIn, Update, UpdateRecipe,
+    AiChange, AiChangeAsked, AiWrite, CreateRecipe, DietAsked, DietVersion, FeedAsked, FeedQuery,
+    GithubCallback, HistoryAsked, HistoryQuery, RecipePage, RecipeSearch, RecipeSlug, SignIn, Update,
+    UpdateRecipe,
 };
 
 use crate::Diagnostic;

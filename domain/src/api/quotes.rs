@@ -30,11 +30,18 @@ pub struct QuoteAttribution {
     pub quote: Option<String>,
 }
 
-impl Input for QuoteAttribution {
-    /// The normalised source URL, if one was given (else the whole corpus), and the quote.
-    type Valid = (Option<String>, String);
+/// A checked attribution question: the episode's normalised address, if one was given (else the
+/// whole corpus), and the quote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuoteAsked {
+    pub source_url: Option<String>,
+    pub quote: String,
+}
 
-    fn validate(self) -> Result<(Option<String>, String), Vec<Diagnostic>> {
+impl Input for QuoteAttribution {
+    type Valid = QuoteAsked;
+
+    fn validate(self) -> Result<QuoteAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let url = self.source_url.filter(|url| !url.trim().is_empty());
         let normalised = url.map(|url| {
@@ -47,7 +54,7 @@ impl Input for QuoteAttribution {
         let quote =
             check_quote(self.quote.as_deref()).map(str::to_string).map_err(|problem| problems.push(problem));
         match quote {
-            Ok(quote) if problems.is_empty() => Ok((normalised.flatten(), quote)),
+            Ok(quote) if problems.is_empty() => Ok(QuoteAsked { source_url: normalised.flatten(), quote }),
             _ => Err(problems),
         }
     }
@@ -62,7 +69,7 @@ pub struct TranscriptSearch {
     #[cfg_attr(feature = "schema", schemars(length(max = phrase::MAX_QUERY_CHARS), regex(pattern = r"[A-Za-z0-9]{2}")))]
     pub q: Option<String>,
     /// A person's name: only what they said (alone: everything they said).
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 200)))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = phrase::MAX_SPEAKER_CHARS)))]
     pub speaker: Option<String>,
     /// Hits per page (default 10; each hit carries its whole passage).
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
@@ -87,6 +94,10 @@ impl Input for TranscriptSearch {
             }
         }
         let speaker = self.speaker.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        if speaker.as_ref().is_some_and(|s| s.chars().count() > phrase::MAX_SPEAKER_CHARS) {
+            let reason = format!("is longer than {} characters", phrase::MAX_SPEAKER_CHARS);
+            problems.push(Diagnostic::new("speaker", reason));
+        }
         let page = Page {
             limit: limit(self.limit, phrase::DEFAULT_LIMIT, MAX_LIMIT, &mut problems),
             offset: offset(self.cursor.as_deref(), &mut problems),
@@ -121,11 +132,17 @@ pub struct TranscriptQuery {
     pub to: Option<f64>,
 }
 
-impl Input for TranscriptQuery {
-    /// The episode id and the filters.
-    type Valid = (String, Filters);
+/// A checked question about one episode: its id, and the speaker and window to narrow it to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EpisodeAsked {
+    pub episode_id: String,
+    pub filters: Filters,
+}
 
-    fn validate(self) -> Result<(String, Filters), Vec<Diagnostic>> {
+impl Input for TranscriptQuery {
+    type Valid = EpisodeAsked;
+
+    fn validate(self) -> Result<EpisodeAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let id = required("episode_id", self.episode_id, &mut problems);
         let speaker = self.speaker.map(|speaker| speaker.trim().to_string());
@@ -133,7 +150,7 @@ impl Input for TranscriptQuery {
             problems.push(Diagnostic::new("speaker", "must not be empty"));
         }
         let filters = window(Filters { speaker, from: self.from, to: self.to }, &mut problems);
-        done((id.unwrap_or_default(), filters), problems)
+        done(EpisodeAsked { episode_id: id.unwrap_or_default(), filters }, problems)
     }
 }
 
@@ -154,14 +171,13 @@ pub struct SpeakerStats {
 }
 
 impl Input for SpeakerStats {
-    /// The episode id and the window.
-    type Valid = (String, Filters);
+    type Valid = EpisodeAsked;
 
-    fn validate(self) -> Result<(String, Filters), Vec<Diagnostic>> {
+    fn validate(self) -> Result<EpisodeAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let id = required("episode_id", self.episode_id, &mut problems);
         let filters = window(Filters { speaker: None, from: self.from, to: self.to }, &mut problems);
-        done((id.unwrap_or_default(), filters), problems)
+        done(EpisodeAsked { episode_id: id.unwrap_or_default(), filters }, problems)
     }
 }
 
@@ -195,14 +211,20 @@ pub struct EpisodeList {
     pub cursor: Option<String>,
 }
 
-impl Input for EpisodeList {
-    /// The show asked for, and the page.
-    type Valid = (Option<String>, Page);
+/// A checked page of episodes: of one show (of every show when `None`), and which page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EpisodesAsked {
+    pub show: Option<String>,
+    pub page: Page,
+}
 
-    fn validate(self) -> Result<(Option<String>, Page), Vec<Diagnostic>> {
+impl Input for EpisodeList {
+    type Valid = EpisodesAsked;
+
+    fn validate(self) -> Result<EpisodesAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let page = page(self.limit, self.cursor.as_deref(), &mut problems);
-        done((self.show, page), problems)
+        done(EpisodesAsked { show: self.show, page }, problems)
     }
 }
 

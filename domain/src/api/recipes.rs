@@ -9,7 +9,7 @@ use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
 use super::{Input, done, limit, offset, required};
 use crate::Diagnostic;
 use crate::ai::AiRequest;
-use crate::recipe::{Course, FLAGS, Lang};
+use crate::recipe::{Course, DietKind, FLAGS, Lang};
 use crate::search::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Query};
 
 /// The longest search words.
@@ -207,36 +207,23 @@ pub struct AiChange {
     pub lang: Option<Lang>,
 }
 
-impl Input for AiChange {
-    type Valid = (String, AiRequest);
+/// A checked AI change: the recipe and what to ask of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AiChangeAsked {
+    pub slug: String,
+    pub request: AiRequest,
+}
 
-    fn validate(self) -> Result<(String, AiRequest), Vec<Diagnostic>> {
+impl Input for AiChange {
+    type Valid = AiChangeAsked;
+
+    fn validate(self) -> Result<AiChangeAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let slug = required("slug", self.slug, &mut problems);
         let request = crate::ai::check_request(self.prompt, self.lang).map_err(|more| problems.extend(more));
         match (slug, request) {
-            (Some(slug), Ok(request)) if problems.is_empty() => Ok((slug, request)),
+            (Some(slug), Ok(request)) if problems.is_empty() => Ok(AiChangeAsked { slug, request }),
             _ => Err(problems),
-        }
-    }
-}
-
-/// Which diet version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub enum DietKind {
-    Gf,
-    Vegan,
-    Both,
-}
-
-impl DietKind {
-    pub fn code(self) -> &'static str {
-        match self {
-            DietKind::Gf => "gf",
-            DietKind::Vegan => "vegan",
-            DietKind::Both => "both",
         }
     }
 }
@@ -254,15 +241,22 @@ pub struct DietVersion {
     pub kind: Option<DietKind>,
 }
 
-impl Input for DietVersion {
-    type Valid = (String, DietKind);
+/// A checked diet version request: the recipe and the version of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DietAsked {
+    pub slug: String,
+    pub kind: DietKind,
+}
 
-    fn validate(self) -> Result<(String, DietKind), Vec<Diagnostic>> {
+impl Input for DietVersion {
+    type Valid = DietAsked;
+
+    fn validate(self) -> Result<DietAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let slug = required("slug", self.slug, &mut problems);
         let kind = required("kind", self.kind, &mut problems);
         match (slug, kind) {
-            (Some(slug), Some(kind)) => Ok((slug, kind)),
+            (Some(slug), Some(kind)) => Ok(DietAsked { slug, kind }),
             _ => Err(problems),
         }
     }
@@ -289,11 +283,17 @@ pub struct FeedQuery {
     pub limit: Option<u32>,
 }
 
-impl Input for FeedQuery {
-    /// `(since, limit)`.
-    type Valid = (u64, u32);
+/// A checked feed page: the items after `since`, at most `limit` of them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeedAsked {
+    pub since: u64,
+    pub limit: u32,
+}
 
-    fn validate(self) -> Result<(u64, u32), Vec<Diagnostic>> {
+impl Input for FeedQuery {
+    type Valid = FeedAsked;
+
+    fn validate(self) -> Result<FeedAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let since = self.cursor.or(self.since).unwrap_or(0);
         if since > i64::MAX as u64 {
@@ -301,7 +301,7 @@ impl Input for FeedQuery {
             problems.push(Diagnostic::new(field, "must be a sequence number this feed gave out"));
         }
         let limit = limit(self.limit, FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, &mut problems);
-        done((since, limit as u32), problems)
+        done(FeedAsked { since, limit: limit as u32 }, problems)
     }
 }
 
@@ -328,9 +328,17 @@ pub struct HistoryQuery {
     pub cursor: Option<String>,
 }
 
+/// A checked history page: the recipe, where the page starts (its first page without a cursor) and
+/// how many items it holds at most.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryAsked {
+    pub slug: String,
+    pub cursor: Option<crate::write::HistoryCursor>,
+    pub limit: usize,
+}
+
 impl Input for HistoryQuery {
-    /// `(slug, cursor, limit)`.
-    type Valid = (String, Option<crate::write::HistoryCursor>, usize);
+    type Valid = HistoryAsked;
 
     fn validate(self) -> Result<Self::Valid, Vec<Diagnostic>> {
         let mut problems = Vec::new();
@@ -349,7 +357,7 @@ impl Input for HistoryQuery {
             decoded
         });
         let limit = limit(self.limit, FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, &mut problems);
-        done((slug.unwrap_or_default(), cursor, limit), problems)
+        done(HistoryAsked { slug: slug.unwrap_or_default(), cursor, limit }, problems)
     }
 }
 

@@ -55,7 +55,7 @@ fn required_parameters_are_named_with_the_others() {
     let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert_eq!(shown, ["prompt: must not be empty", "lang: must be en, he or pt"]);
     let ok = from_json::<AiChange>(&json!({"slug": "hummus", "prompt": "more lemon", "lang": "he"})).unwrap();
-    assert_eq!((ok.0.as_str(), ok.1.lang), ("hummus", Lang::He));
+    assert_eq!((ok.slug.as_str(), ok.request.lang), ("hummus", Lang::He));
 }
 
 #[test]
@@ -66,9 +66,8 @@ fn path_parameters_join_the_query() {
         .map(|p| (p.field, p.reason))
         .unzip::<_, _, Vec<_>, Vec<_>>();
     assert_eq!((id, filters), (vec!["from".to_string()], vec!["must not be after `to`".to_string()]));
-    let (id, filters) =
-        from_query::<TranscriptQuery>([("episode_id", "ep_abc"), ("speaker", " Ana ")]).unwrap();
-    assert_eq!((id.as_str(), filters.speaker.as_deref()), ("ep_abc", Some("Ana")));
+    let asked = from_query::<TranscriptQuery>([("episode_id", "ep_abc"), ("speaker", " Ana ")]).unwrap();
+    assert_eq!((asked.episode_id.as_str(), asked.filters.speaker.as_deref()), ("ep_abc", Some("Ana")));
 }
 
 #[test]
@@ -192,4 +191,14 @@ fn the_github_callback_without_code_and_state_is_refused() {
         from_query::<GithubCallback>([("code", "c"), ("state", "s")]).unwrap(),
         SignIn::Code { code: "c".into(), state: "s".into() }
     );
+}
+
+/// The schema bounds a speaker's name at 200 characters; the server answered a longer one with
+/// nothing instead of saying what was wrong.
+#[test]
+fn a_speaker_name_longer_than_the_schema_allows_is_refused() {
+    let long = "a".repeat(crate::quote::phrase::MAX_SPEAKER_CHARS + 1);
+    let problems = from_query::<TranscriptSearch>([("speaker", long.as_str())]).unwrap_err();
+    assert_eq!(problems, vec![Diagnostic::new("speaker", "is longer than 200 characters")]);
+    assert!(from_query::<TranscriptSearch>([("speaker", &long[1..])]).is_ok());
 }

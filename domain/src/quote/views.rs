@@ -313,7 +313,7 @@ mod tests {
     fn check_transcript(query: &[(&str, &str)], expect: Expect) {
         let params = [("episode_id", "ep_test")].into_iter().chain(query.iter().copied());
         let rendered =
-            match crate::api::from_query::<crate::api::TranscriptQuery>(params).map(|(_, filters)| filters) {
+            match crate::api::from_query::<crate::api::TranscriptQuery>(params).map(|asked| asked.filters) {
                 Ok(filters) => {
                     let view = transcript(&canonical(), &filters);
                     let mut out = format!("{:?}\n", view.filters);

@@ -3,6 +3,7 @@
 //! The router reads each one's typed input (`domain::api::RecipeView`, `RecipeCooklang`); these read
 //! the recipe's current document (overlay or build) and call `domain::cooking`.
 
+use domain::api::CooklangAsked;
 use domain::cooking::{self, Adjusted, Request as CookRequest};
 use domain::recipe::Lang;
 use worker::{Env, Request, Response};
@@ -32,7 +33,7 @@ pub async fn recipe_json(
 pub async fn recipe_cook(
     req: &Request,
     env: &Env,
-    (slug, lang, request): (String, Option<Lang>, CookRequest),
+    CooklangAsked { slug, lang, request }: CooklangAsked,
 ) -> Result<Response, ApiError> {
     let adjusted = adjusted(req, env, &slug, request).await?;
     let recipe = &adjusted.published.recipe;

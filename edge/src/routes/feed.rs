@@ -3,6 +3,7 @@
 //! the build does not have yet. Both page by count and by bytes (`domain::paging`): a page stops at
 //! 1 MiB of items, and its cursor says where the next one starts.
 
+use domain::api::{FeedAsked, HistoryAsked};
 use domain::paging::{self, PAGE_BYTES};
 use domain::write::{Change, ChangeKind, ChangePage, HistoryCursor};
 use serde_json::{Value, json};
@@ -31,7 +32,7 @@ fn change(row: ChangeRow) -> Result<Change, ApiError> {
 
 /// `GET /api/changes?since=<seq>&limit=<n>`: changes after `since`, oldest first, at most `limit` and
 /// 1 MiB of them; `next_since` / `next_cursor` is the last `seq` of a page that has more after it.
-pub async fn changes(env: &Env, (since, limit): (u64, u32)) -> Result<Response, ApiError> {
+pub async fn changes(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result<Response, ApiError> {
     let db = store::db(env)?;
     // The sizes first, from a small table: the documents of rows the page cannot hold are never read.
     let sizes = store::change_sizes_since(&db, since, limit).await?;
@@ -57,7 +58,7 @@ pub async fn changes(env: &Env, (since, limit): (u64, u32)) -> Result<Response, 
 /// the git history; at most `limit` items and 1 MiB a page, `next_cursor` for the rest.
 pub async fn history(
     env: &Env,
-    (slug, cursor, limit): (String, Option<HistoryCursor>, usize),
+    HistoryAsked { slug, cursor, limit }: HistoryAsked,
 ) -> Result<Response, ApiError> {
     let slug = slug.as_str();
     let built = overlay::built(env).await?;

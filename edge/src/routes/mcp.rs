@@ -6,6 +6,7 @@
 //! [`ApiError`] into a tool error that tells the agent what to do next. Keys are checked per tool, only
 //! for tools that write, so listing tools and reading never need one.
 
+use domain::api::{AiChangeAsked, DietAsked, RecipeAsked};
 use domain::mcp::{self, Headers, Step, ToolInput, ToolOutcome};
 use domain::write::MAX_BODY_BYTES;
 use serde_json::Value;
@@ -113,9 +114,10 @@ fn refused(tool: &mcp::ToolSpec, slug: Option<&str>, err: &ApiError) -> ToolOutc
 /// The recipe a tool call is about, for the next-step message of a refusal.
 fn slug_of(input: &ToolInput) -> Option<&str> {
     match input {
-        ToolInput::GetRecipe((slug, _)) | ToolInput::ForkRecipe(slug) => Some(slug),
+        ToolInput::GetRecipe(RecipeAsked { slug, .. }) | ToolInput::ForkRecipe(slug) => Some(slug),
         ToolInput::UpdateRecipe(update) => Some(&update.slug),
-        ToolInput::AiChangeRecipe((slug, _)) | ToolInput::MakeDietVersion((slug, _)) => Some(slug),
+        ToolInput::AiChangeRecipe(AiChangeAsked { slug, .. })
+        | ToolInput::MakeDietVersion(DietAsked { slug, .. }) => Some(slug),
         _ => None,
     }
 }
@@ -136,7 +138,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
     let keyed = auth::keyed(req)?;
     match input {
         ToolInput::SearchRecipes(query) => structured(recipes::search_page(env, query, keyed).await?),
-        ToolInput::GetRecipe((slug, request)) => {
+        ToolInput::GetRecipe(RecipeAsked { slug, request }) => {
             let db = store::db(env)?;
             let (published, _) = overlay::current(env, &db, slug)
                 .await?
@@ -161,11 +163,11 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
             let caller = auth::caller(req, env).await?;
             structured(ai::ai_write(env, &caller, request).await?.published)
         }
-        ToolInput::AiChangeRecipe((slug, request)) => {
+        ToolInput::AiChangeRecipe(AiChangeAsked { slug, request }) => {
             let caller = auth::caller(req, env).await?;
             structured(ai::ai_change(env, &caller, slug, request).await?.published)
         }
-        ToolInput::MakeDietVersion((slug, kind)) => {
+        ToolInput::MakeDietVersion(DietAsked { slug, kind }) => {
             let caller = auth::caller(req, env).await?;
             structured(diet::diet_version(env, &caller, slug, kind.code()).await?.published)
         }

@@ -10,9 +10,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use domain::api::EpisodePage;
+use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
 use domain::quote::phrase;
-use domain::quote::views::{Filters, Page};
 use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, views};
 use domain::transcript::url::is_episode_id;
 use domain::transcript::{Canonical, EpisodeSummary, episode_id};
@@ -85,11 +84,7 @@ async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiError> {
 }
 
 /// `GET /api/attribute?source_url=…&quote=…`
-pub async fn attribute(
-    env: &Env,
-    input: (Option<String>, String),
-    keyed: bool,
-) -> Result<Response, ApiError> {
+pub async fn attribute(env: &Env, input: QuoteAsked, keyed: bool) -> Result<Response, ApiError> {
     render(&attribution(env, &input, keyed).await?)
 }
 
@@ -100,7 +95,7 @@ pub async fn attribute(
 /// `keyed` for the same reason.
 pub async fn attribution(
     env: &Env,
-    (normalised, quote): &(Option<String>, String),
+    QuoteAsked { source_url: normalised, quote }: &QuoteAsked,
     keyed: bool,
 ) -> Result<Attribution, ApiError> {
     let Some(normalised) = normalised else { return corpus_attribution(env, quote, keyed).await };
@@ -132,12 +127,15 @@ pub async fn shows(env: &Env) -> Result<Response, ApiError> {
 }
 
 /// `GET /api/episodes?show=…&limit=…&cursor=…`
-pub async fn episodes(env: &Env, input: (Option<String>, Page)) -> Result<Response, ApiError> {
+pub async fn episodes(env: &Env, input: EpisodesAsked) -> Result<Response, ApiError> {
     render(&episode_page(env, input).await?)
 }
 
 /// One page of episodes, of one show or all; also the `list_episodes` tool.
-pub async fn episode_page(env: &Env, (show, page): (Option<String>, Page)) -> Result<EpisodePage, ApiError> {
+pub async fn episode_page(
+    env: &Env,
+    EpisodesAsked { show, page }: EpisodesAsked,
+) -> Result<EpisodePage, ApiError> {
     let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
     let mut all: Vec<EpisodeSummary> =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
@@ -159,14 +157,14 @@ pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiEr
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`
-pub async fn transcript(env: &Env, input: (String, Filters), keyed: bool) -> Result<Response, ApiError> {
+pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<Response, ApiError> {
     render(&transcript_view(env, &input, keyed).await?)
 }
 
 /// The narrowed transcript; also the `get_transcript` tool.
 pub async fn transcript_view(
     env: &Env,
-    (id, filters): &(String, Filters),
+    EpisodeAsked { episode_id: id, filters }: &EpisodeAsked,
     keyed: bool,
 ) -> Result<views::TranscriptView, ApiError> {
     let loaded = load(env, id).await?;
@@ -175,14 +173,14 @@ pub async fn transcript_view(
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
-pub async fn speakers(env: &Env, input: (String, Filters), keyed: bool) -> Result<Response, ApiError> {
+pub async fn speakers(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<Response, ApiError> {
     render(&speakers_view(env, &input, keyed).await?)
 }
 
 /// Speaker statistics; also the `speaker_stats` tool.
 pub async fn speakers_view(
     env: &Env,
-    (id, filters): &(String, Filters),
+    EpisodeAsked { episode_id: id, filters }: &EpisodeAsked,
     keyed: bool,
 ) -> Result<views::SpeakersView, ApiError> {
     let loaded = load(env, id).await?;

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use domain::api::FeedAsked;
 use domain::transcript::NameState;
 use domain::transcript::names::{SpeakerChange, SpeakerChangePage, decision_from_body};
 use serde_json::json;
@@ -96,7 +97,7 @@ pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Resul
 
 /// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first, at
 /// most `limit` and 1 MiB of them a page (`domain::paging`).
-pub async fn changes(env: &Env, (since, limit): (u64, u32)) -> Result<Response, ApiError> {
+pub async fn changes(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result<Response, ApiError> {
     let mut items: Vec<SpeakerChange> = store::decisions_since(&store::db(env)?, since, limit).await?;
     let listed = items.len();
     domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);

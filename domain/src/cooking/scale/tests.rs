@@ -37,7 +37,7 @@ fn title(lang: &str) -> &'static str {
 fn check(lang: &str, lines: &[(f64, Option<&str>, &str)], query: &[(&str, &str)], expect: Expect) {
     let published = recipe(lang, lines);
     let params = [("slug", "dish")].into_iter().chain(query.iter().copied());
-    let (_, request) = crate::api::from_query::<crate::api::RecipeView>(params).unwrap();
+    let request = crate::api::from_query::<crate::api::RecipeView>(params).unwrap().request;
     let adjusted = adjust(&published, request);
     let lang = Lang::parse(lang).unwrap();
     let before = &published.recipe.texts[&lang].ingredients;

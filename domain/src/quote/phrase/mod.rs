@@ -46,7 +46,7 @@ pub use format::{
     DIR, Index, JOINING, Joining, Manifest, Part, Parts, PhraseError, READ_BUDGET, READ_GAP, Read,
     WholeFiles, reads,
 };
-pub use query::{DEFAULT_LIMIT, MAX_QUERY_CHARS, Query, parse_query};
+pub use query::{DEFAULT_LIMIT, MAX_QUERY_CHARS, MAX_SPEAKER_CHARS, Query, parse_query};
 pub use read::Hit;
 pub use search::{Answer, KEY_WORDS, MAX_ALTERNATIVES, MAX_PLACES, Places, Reach, places, search};
 
