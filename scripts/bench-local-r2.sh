@@ -3,7 +3,7 @@
 # JavaScript Worker reads `n` random 4 KiB ranges of a 64 MiB object one after another, then all at
 # once, then in the shape of a fresh phrase query (one read, the dictionary bucket, then `n` at once,
 # the page's passage blocks), and each median is set beside a request that reads nothing, in the same
-# run. BENCHMARKS.md (issue 14) uses it to tell what our reads cost from what the local R2 makes of
+# run. BENCHMARKS.md ("Quotes") uses it to tell what our reads cost from what the local R2 makes of
 # them: the last table is the floor any Worker reading that way reaches on this stack.
 #   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
 set -euo pipefail

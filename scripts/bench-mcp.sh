@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCP figures for BENCHMARKS.md ("Issue 6"): `tools/list` and a `search_recipes` call through the real
+# MCP figures for BENCHMARKS.md ("Agents"): `tools/list` and a `search_recipes` call through the real
 # Worker in `wrangler dev --local`, measured with wrk and a Lua script for the POST bodies.
 # Usage: scripts/bench-mcp.sh [seconds per run, default 15]
 set -euo pipefail

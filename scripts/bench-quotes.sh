@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quote service benchmarks (BENCHMARKS.md, "Issue 5" and "Issue 14"): imports and builds the whole
+# Quote service benchmarks (BENCHMARKS.md, "Quotes"): imports and builds the whole
 # Changelog corpus (CC BY-SA 4.0, © Changelog Media LLC) into tests/.work (ignored, never committed),
 # then runs
 #   1. the domain benchmarks: attribution latency, phrase search latency and bytes read per query,

@@ -86,9 +86,8 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
 # Fresh queries: as many distinct ones as a run sends (no request repeats, so none is answered from
 # what an earlier one left in the isolate's caches), after a warm-up on other queries of the same
 # kind, as a long-lived isolate serving new questions would be. The warm-up is 4,000 distinct
-# queries for 30 s (1,000 for 10 s before the ninth session, after which a second run of a fresh kind
-# measured 4-10% lower ratios than the first: BENCHMARKS.md, issue 14), so the isolate is in its
-# steady state.
+# queries for 30 s (with 1,000 for 10 s, a second run of a fresh kind measured 4-10% lower ratios
+# than the first), so the isolate is in its steady state.
 WARM_QUERIES = 4000
 # Each episode's segments of at least 12 words, read once for both draws below.
 long_segments = []

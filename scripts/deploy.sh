@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Puts Commonplace live on Cloudflare, the one documented way (README, "Deploy"):
+# Puts Commonplace live on Cloudflare, the one documented way (docs/deploy.md, "Deploying"):
 #   1. builds the site from the committed content (`builder build --git . --rev HEAD`, incremental when
 #      the last build's DIR and DIR.state are still there) and the Worker;
 #   2. finds or creates the D1 database and the R2 bucket that wrangler.toml names;
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 export WRANGLER_SEND_METRICS=false
 
-# The Worker's settings an operator may set for production (README, "Deploy"). Only the ones set in
+# The Worker's settings an operator may set for production (docs/deploy.md, "Configuration"). Only the ones set in
 # this script's environment are passed; the others keep wrangler.toml's value or stay unset.
 OPERATOR_VARS=(GITHUB_CLIENT_ID MCP_ALLOWED_ORIGINS WORKERS_AI_MODEL AI_PROVIDER AI_BASE_URL AI_MODEL
   AI_TIMEOUT_MS AI_PER_HOUR WRITES_PER_MINUTE)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Gives an account the `editor` role (it may then name speakers: README, "Speaker identification and
-# names set by people"). The account must exist: its owner signs in once first.
+# Gives an account the `editor` role (it may then name speakers: docs/quotes.md, "Names set by
+# people"). The account must exist: its owner signs in once first.
 #   bash scripts/grant-editor.sh <handle> [CONTENT]   # the local site scripts/dev.sh serves for CONTENT
 #                                                     # (default: the sample content)
 #   bash scripts/grant-editor.sh --remote <handle>    # production, with the config scripts/deploy.sh wrote

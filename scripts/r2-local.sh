@@ -24,8 +24,8 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 printf '%s\n' "$todo" | awk -v dir="$R2" 'BEGIN { printf "[" } { printf "%s{\"key\":\"%s\",\"file\":\"%s/%s\"}", (NR > 1 ? "," : ""), $0, dir, $0 } END { print "]" }' > "$list"
 # The local R2 answered a large fill with "fetch failed" when twenty objects of 64 MiB went in at
-# once (wrangler's default): three fills of six of a 2 GB build, then three of three (BENCHMARKS.md,
-# issue 14). Four at a time; and objects are content-named, so putting them again is safe.
+# once (wrangler's default): three fills of six of a 2 GB build, then three of three. Four at a
+# time; and objects are content-named, so putting them again is safe.
 for attempt in 1 2 3; do
   WRANGLER_SEND_METRICS=false npx wrangler r2 bulk put "$BUCKET" --local --persist-to "$STATE" \
     --filename "$list" --content-type application/octet-stream --concurrency 4 >/dev/null && break

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, clippy (warnings denied), the Worker's size (at most 1.5 MiB
 # gzipped), unit tests, the third-party validators on the built output (tests/validators/check_dist.py,
-# Redocly's and Spectral's OpenAPI linters), integration tests against the real worker in workerd
-# (among them the official MCP conformance suite against /mcp, schemathesis against /openapi.json,
-# openapi-spec-validator, extruct on recipe pages, HTTP conditional requests and methods, and a
-# `wrangler deploy --dry-run` that must ship no development value). Clippy also holds `domain` to no
-# IO, clock or environment (domain/clippy.toml).
+# Redocly's and Spectral's OpenAPI linters), the docs (tests/validators/check_docs.py), integration
+# tests against the real worker in workerd (among them the official MCP conformance suite against /mcp,
+# schemathesis against /openapi.json, openapi-spec-validator, extruct on recipe pages, HTTP conditional
+# requests and methods, and a `wrangler deploy --dry-run` that must ship no development value). Clippy
+# also holds `domain` to no IO, clock or environment (domain/clippy.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -33,6 +33,8 @@ echo "edge/build/index_bg.wasm: $(wc -c < edge/build/index_bg.wasm) bytes, $wasm
 [ "$wasm_gz" -le $((1536 * 1024)) ] || { echo "the Worker is over 1.5 MiB gzipped"; exit 1; }
 echo "== third-party validators on the build (frictionless, jsonschema 2020-12, llms-txt)"
 tests/.venv/bin/python tests/validators/check_dist.py dist
+echo "== the docs (sizes, ARCHITECTURE.md's codemap, links, no words of history)"
+python3 tests/validators/check_docs.py
 echo "== OpenAPI linters on dist/openapi.json (Redocly recommended, Spectral oas): 0 errors"
 REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tests/validators/node_modules/.bin/redocly lint \
   --config tests/validators/redocly.yaml --format=summary dist/openapi.json
