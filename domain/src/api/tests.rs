@@ -146,8 +146,10 @@ fn a_cooks_bad_servings_and_units_are_named() {
         CooklangAsked { slug: "dish", lang: Some(He), request: Request { servings: Some(100), units: Some(Us) } }"#]]
     .assert_eq(&cases.join("\n"));
     let tool = from_json::<RecipeView>(&json!({"slug": "dish", "servings": 3, "units": "metric"})).unwrap();
-    expect_test::expect![[r#"RecipeAsked { slug: "dish", request: Request { servings: Some(3), units: Some(Metric) } }"#]]
-        .assert_eq(&format!("{tool:?}"));
+    expect_test::expect![[
+        r#"RecipeAsked { slug: "dish", request: Request { servings: Some(3), units: Some(Metric) } }"#
+    ]]
+    .assert_eq(&format!("{tool:?}"));
 }
 
 #[test]
