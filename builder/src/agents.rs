@@ -537,7 +537,7 @@ mod tests {
         assert!(!about.contains("`GET "), "only routes that write: {about}");
     }
 
-    /// `llms-full.txt` and the tool schemas cited "DESIGN.md §2", which the site does not serve, and
+    /// `llms-full.txt` and the tool schemas cited "the API contract", which the site does not serve, and
     /// `llms-full.txt` put `$KEY` in single quotes, where a shell leaves it unexpanded.
     #[test]
     fn agents_text_cites_no_design_md_and_never_single_quotes_the_key() {

@@ -37,7 +37,7 @@ pub struct Built {
     pub record: EpisodeRecord,
     pub canonical: Canonical,
     pub summary: EpisodeSummary,
-    /// What the Worker needs to resolve the names again when an editor decides one (issue 7).
+    /// What the Worker needs to resolve the names again when an editor decides one.
     pub name_inputs: names::NameInputs,
 }
 
@@ -600,7 +600,7 @@ mod tests {
 
     /// Every sample episode keeps the normalised URL and id it was published under: ids name the files
     /// in `dist/episodes/` and are linked from outside, so a change to normalising must not move one.
-    /// The table was written by the hand-written normaliser that published them (before issue 18).
+    /// The table holds the ids as first published.
     #[test]
     fn sample_episode_ids_are_the_published_ones() {
         let shows = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/shows");

@@ -47,7 +47,7 @@ pub(crate) fn write_site_wide(
     out.write("index.html", renderer.home_page(&cards, facet_counts)?.as_bytes())?;
     out.write("404.html", renderer.not_found_page()?.as_bytes())?;
     opendata::write(out, facet_counts)?;
-    // The quote service (shows, episodes, transcripts) is rebuilt whole; it and the agents (issue 6)
+    // The quote service (shows, episodes, transcripts) is rebuilt whole; it and the agents
     // add their parts of llms.txt, and llms-full.txt expands it.
     let quotes_llms = crate::quotes::build_into(source, out)?;
     let parts = [quotes_llms, crate::agents::llms_part()];

@@ -7,7 +7,7 @@
 //! the same commit makes a rerun idempotent: it asks the feed for what came after, and commits nothing
 //! when nothing did. Commits are a function of the feed and the parent alone (no clock is read).
 //!
-//! Speaker names set by editors (issue 7) come from a second feed, `/api/episodes/changes`: each
+//! Speaker names set by editors come from a second feed, `/api/episodes/changes`: each
 //! decision is one commit writing the label's `human` entry into `shows/<show>/<episode>/names.json`
 //! (the episode found by its id), authored by the editor, with its own position in `.sync-state`.
 

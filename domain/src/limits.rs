@@ -3,7 +3,7 @@
 //! where a caller stands.
 //!
 //! Limits count per account, never per key: an account makes keys at will, so a limit per key is no
-//! limit at all (issue 12: ten keys of one account sent 610 writes in 3.6 s past a limit of 60). What
+//! limit at all (ten keys of one account would send ten times the limit). What
 //! makes accounts and keys — signing in, making a key — is counted per client address, since no
 //! account exists yet to count against. The edge keeps the counts (one D1 row per policy, subject and
 //! window); everything it decides with them is here, so the rules read in one place.

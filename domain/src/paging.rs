@@ -1,7 +1,7 @@
 //! Pages cut by bytes as well as by count: every feed and list the Worker answers stops a page once
 //! its items reach [`PAGE_BYTES`] of JSON, whatever `limit` asked for, and says where to go on.
 //!
-//! A count alone does not bound a page: one page of 1,000 change-feed items was 96 MB (issue 12), which
+//! A count alone does not bound a page: one page of 1,000 change-feed items was 96 MB, which
 //! no client wants in one answer and no Worker should hold in memory. The rule: a page holds the
 //! longest run of items whose serialized sizes add up to at most the budget, and always at least one
 //! item (a single item larger than the budget is a page by itself), so a reader that follows the

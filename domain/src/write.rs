@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::recipe::{Published, Recipe, ServerFields};
 
-/// The largest request body a write route reads (DESIGN.md §4).
+/// The largest request body a write route reads.
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// The longest change note kept.
 pub const MAX_NOTE_CHARS: usize = 500;

@@ -1,4 +1,4 @@
-//! Speaker names with editors' decisions in force (issue 7): the overlay that makes every quote
+//! Speaker names with editors' decisions in force: the overlay that makes every quote
 //! answer show a decision at once.
 //!
 //! A decision lives in D1 (`store::speakers`) until the next build carries it in names.json. Reads

@@ -85,7 +85,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             recipes::search(&req, env, http::input::<api::RecipeSearch>(&req, &params)?).await
         }
         Op::CreateRecipe => writes::create(req, env).await,
-        // Scaled, converted or as Cooklang: what cooks expect (issue 16).
+        // Scaled, converted or as Cooklang: what cooks expect.
         Op::RecipeJson => {
             let api::RecipeAsked { slug, request } = http::input::<api::RecipeView>(&req, &params)?;
             cooking::recipe_json(req, env, &slug, request).await
@@ -103,11 +103,11 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::RecipeHistory => feed::history(env, http::input::<api::HistoryQuery>(&req, &params)?).await,
         Op::Changes => feed::changes(env, http::input::<api::FeedQuery>(&req, &params)?).await,
         Op::Me => writes::me(&req, env).await,
-        // The site's AI (issue 4).
+        // The site's AI.
         Op::AiWrite => ai::write_route(req, env).await,
         Op::AiChange => ai::change_route(req, env, param("slug")).await,
         Op::DietVersion => diet::route(req, env, param("slug"), param("kind")).await,
-        // Quote attribution (issue 5) and speaker names set by editors (issue 7).
+        // Quote attribution and speaker names set by editors.
         Op::Attribute => {
             quotes::attribute(env, http::input::<api::QuoteAttribution>(&req, &params)?, keyed).await
         }
@@ -123,7 +123,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             quotes::search(env, http::input::<api::TranscriptSearch>(&req, &params)?, keyed).await
         }
         Op::DecideSpeaker => speakers::decide(req, env, param("episode_id"), param("label")).await,
-        // Agents (issue 6): one JSON-RPC message per POST; no SSE stream to GET.
+        // Agents: one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,
         Op::Kitchen => kitchen::home(req, env).await,
         Op::KitchenGithubLogin => kitchen::github_login(req, env).await,
@@ -135,7 +135,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::KitchenLogout => kitchen::logout(req, env).await,
         Op::KitchenNewKey => kitchen::new_key(req, env).await,
         Op::KitchenRevokeKey => kitchen::revoke_key(req, env, param("key_id")).await,
-        // Recipes in from Cooklang or schema.org (issue 16).
+        // Recipes in from Cooklang or schema.org.
         Op::KitchenImport => kitchen::import(req, env).await,
         Op::KitchenSaveDraft => kitchen::save_draft(req, env).await,
         Op::BuiltFile => assets::serve(req, env).await,

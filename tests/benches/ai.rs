@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p tests --bench ai`; BENCH_AI_WRITES (default 300) AI writes one after another,
 //! BENCH_AI_VERSIONS (default 10) recipes each asked for `both` by 20 concurrent callers.
-//! Figures go to BENCHMARKS.md ("Issue 4").
+//! Figures go to BENCHMARKS.md.
 
 use std::time::{Duration, Instant};
 

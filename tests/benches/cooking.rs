@@ -1,4 +1,4 @@
-//! What cooks expect (issue 16), in the domain code: time to scale and convert a recipe, time to write
+//! What cooks expect, in the domain code: time to scale and convert a recipe, time to write
 //! it as Cooklang, and the share of recipes whose Cooklang cooklang-rs reads back to the same
 //! ingredients, quantities and steps — on the sample recipes and on a generated corpus.
 //!

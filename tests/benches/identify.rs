@@ -1,4 +1,4 @@
-//! Speaker identification figures (BENCHMARKS.md, "Issue 7"): `cargo bench -p tests --bench identify`.
+//! Speaker identification figures (BENCHMARKS.md): `cargo bench -p tests --bench identify`.
 //!
 //! The evaluation set is the Changelog corpus (CC BY-SA 4.0, © Changelog Media LLC), extracted into the
 //! ignored `tests/.work/corpus` when missing. Each transcript's true speaker names come from its

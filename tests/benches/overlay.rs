@@ -1,5 +1,5 @@
 //! Searching and writing with a large overlay, through the real Worker (`wrangler dev --local`: workerd,
-//! SQLite-backed D1, local R2) over loopback HTTP: issue 12's figures.
+//! SQLite-backed D1, local R2) over loopback HTTP: figures.
 //!
 //! 1. On a fresh state: search latency next to the no-IO request (`OPTIONS /api/recipes`), A B A B.
 //! 2. BENCH_OVERLAY (default 10,000) recipes of about BENCH_DOC_KB (default 50) KiB written through
@@ -21,7 +21,7 @@
 //!
 //! BENCH_STATE=<dir> keeps the worker's state there: a second run with the same dir skips step 2, or
 //! finishes it if the first run stopped half way.
-//! `cargo bench -p tests --bench overlay`; figures go to BENCHMARKS.md ("Issue 12").
+//! `cargo bench -p tests --bench overlay`; figures go to BENCHMARKS.md.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

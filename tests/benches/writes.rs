@@ -6,7 +6,7 @@
 //! no change loses a race (the race itself is an integration test). Every answer must be 201/200.
 //! The write limit is raised for the run (`WRITES_PER_MINUTE`), since one key does all the writes.
 //!
-//! `cargo bench -p tests --bench writes`; figures go to BENCHMARKS.md ("Issue 3").
+//! `cargo bench -p tests --bench writes`; figures go to BENCHMARKS.md.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

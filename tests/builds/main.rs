@@ -177,7 +177,7 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
         dump_parts
             .push(tree(&incremental).into_keys().filter(|p| p.starts_with("recipes")).collect::<Vec<_>>());
     }
-    // Each part of the dump has its Cooklang zip (issue 16), written and removed with it.
+    // Each part of the dump has its Cooklang zip, written and removed with it.
     let names = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
     let one = names(&["recipes-cooklang.zip", "recipes.jsonl"]);
     let two = names(&[
@@ -204,7 +204,7 @@ fn one_commit_builds_the_same_bytes_fully_or_incrementally() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
-/// Issue 18: an incremental rebuild wrote the site-wide files over the last build's in place, and the
+/// an incremental rebuild wrote the site-wide files over the last build's in place, and the
 /// served static assets are hard links to them, so a running server could read half a file. A file
 /// a reader opened before the rebuild keeps its bytes; the rebuilt ones are new files, relinked.
 #[test]
@@ -392,7 +392,7 @@ esac
     assert!(!work.join("state/secrets.json").exists(), "the secrets file outlived the deploy");
 }
 
-/// Issue 32: `datapackage.json` listed only the Changelog's CC BY-SA 4.0 and CC0 for the episodes,
+/// `datapackage.json` listed only the Changelog's CC BY-SA 4.0 and CC0 for the episodes,
 /// left out MIT and credited every show to Changelog Media. Each licence and credit now comes from
 /// the shows' and episodes' own records (an episode's own licence included), and the package still
 /// passes frictionless and the other validators users run.
@@ -465,7 +465,7 @@ fn local_d1(state: &str, sql: &str) -> Vec<serde_json::Value> {
     answer[0]["results"].as_array().cloned().unwrap_or_default()
 }
 
-/// Issue 32: two content folders with one base name shared `.wrangler/sites/<name>/`, so a second
+/// two content folders with one base name shared `.wrangler/sites/<name>/`, so a second
 /// server silently served the first one's build; and the README's command that grants the editor
 /// role changed the default site's database only. Each folder now has a site of its own, and
 /// `scripts/grant-editor.sh <handle> <content>` changes that site's database and no other.
@@ -529,7 +529,7 @@ fn two_content_folders_with_one_name_get_two_sites_and_grant_editor_reaches_the_
     let _ = std::fs::remove_dir_all(&work);
 }
 
-/// Issue 32: a `wrangler deploy --dry-run` in the project root, while `wrangler dev` servers with
+/// a `wrangler deploy --dry-run` in the project root, while `wrangler dev` servers with
 /// development env files came and went, twice listed `env.ENVIRONMENT ("dev")` among the bindings.
 /// Besides its config, wrangler reads `.env`/`.env.local` (every command), `.dev.vars` (dev), a
 /// redirected config (`.wrangler/deploy/config.json`), `wrangler.json` before `wrangler.toml`, and
@@ -665,7 +665,7 @@ fn deploy_refuses_development_values_before_it_sends_anything() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
-/// Issue 32: `builder check` said nothing about the episodes it checked, accepted `licence:
+/// `builder check` said nothing about the episodes it checked, accepted `licence:
 /// "Bogus-1.0"`, did not flag `names.json` labels that match no run or roster names that never speak,
 /// and reported a `show.json` with an unknown field also as missing for each of its episodes.
 #[test]

@@ -1,4 +1,4 @@
-//! Addresses readers paste (issue 32): a platform's other spellings of an episode's address find it
+//! Addresses readers paste: a platform's other spellings of an episode's address find it
 //! through the real Worker, on a build of `tests/data/two-licences`, whose episodes are published at a
 //! YouTube and a Spotify address.
 
@@ -23,7 +23,7 @@ async fn attribute(w: &Worker, source_url: &str, quote: &str) -> Result<(u16, Va
     Ok((status, body))
 }
 
-/// Issue 32: `youtu.be/ID`, `m.youtube.com/watch?v=ID`, `&t=42s`, `&feature=share`, `?si=…` and the
+/// `youtu.be/ID`, `m.youtube.com/watch?v=ID`, `&t=42s`, `&feature=share`, `?si=…` and the
 /// service's own `listen_url` (`…&t=2160s`) were 404 for an episode published at
 /// `youtube.com/watch?v=ID`, and Spotify's `?si=…` for one published at its episode address.
 pub async fn pasted_platform_addresses_find_the_published_episode(_shared: Arc<Worker>) -> Result<()> {

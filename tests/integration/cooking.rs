@@ -1,4 +1,4 @@
-//! What cooks expect (issue 16): scaling and units on the JSON, the page and MCP; Cooklang out; the
+//! What cooks expect: scaling and units on the JSON, the page and MCP; Cooklang out; the
 //! servings control and cook mode in a real browser.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! HTTP as RFC 9110 has it, on every kind of answer the Worker gives (issue 15): conditional GETs
+//! HTTP as RFC 9110 has it, on every kind of answer the Worker gives: conditional GETs
 //! (`If-None-Match` lists and `*`), a `Content-Type` on every published file, methods the Worker does
 //! not serve; and recipe pages as Google's rich results read them (extruct, the third-party validator).
 

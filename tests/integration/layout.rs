@@ -1,5 +1,5 @@
 //! The production layout through the real Worker with a local R2: static assets plus packs read by
-//! byte range (issue 11), and builds beside a running Worker (issue 18).
+//! byte range, and builds beside a running Worker.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -241,7 +241,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Issue 18: a full `builder build` by hand beside a running Worker broke every built file until a
+/// a full `builder build` by hand beside a running Worker broke every built file until a
 /// restart. Built files read over and over throughout two such builds all answer a whole 200 — the
 /// last build's until the new one is in place, the new one's after — and the new content is served:
 /// first one added recipe, then 2,100 more, which double the directory's shards and cut the dump

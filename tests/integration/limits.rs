@@ -1,4 +1,4 @@
-//! Limits per person and pages by bytes (issue 12) through the real Worker: the write limit shared by
+//! Limits per person and pages by bytes through the real Worker: the write limit shared by
 //! every key of an account, the cap on live keys, sign-ins and new keys per client address, and a
 //! change-feed page cut at 1 MiB whose cursor leads to every item exactly once.
 

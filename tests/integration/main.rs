@@ -37,7 +37,7 @@ fn main() -> std::process::ExitCode {
         recipes_read::a_dump_in_parts_still_reads_as_one_file,
         recipes_read::a_hebrew_only_recipe_is_found_by_its_latin_slug,
         recipes_read::the_readmes_search_examples_find_recipes,
-        // RFC 9110 on every answer, and Google's Recipe rich results through extruct (issue 15).
+        // RFC 9110 on every answer, and Google's Recipe rich results through extruct.
         http::if_none_match_lists_and_star_answer_304_on_every_get,
         http::every_published_file_has_a_content_type,
         http::unknown_methods_are_405_with_allow_never_another_method,
@@ -48,7 +48,7 @@ fn main() -> std::process::ExitCode {
         layout::a_root_naming_a_pack_r2_lacks_keeps_the_last_build_served,
         pages::recipe_page_reads_right_to_left_in_hebrew_on_a_phone,
         pages::home_page_search_finds_a_recipe,
-        // Quote attribution (issue 5).
+        // Quote attribution.
         quotes::attribute_finds_a_verbatim_quote_from_any_spelling_of_the_url,
         quotes::attribute_reads_escaped_unreserved_characters_as_plain_ones,
         quotes::attribute_lands_on_word_times,
@@ -64,13 +64,13 @@ fn main() -> std::process::ExitCode {
         quotes::search_finds_phrases_with_speakers_and_lists_a_person,
         quotes::phrase_reads_at_once_answer_as_they_do_alone,
         quotes::transcripts_download_as_webvtt_and_podcasting20,
-        // What independent testers found (issue 32).
+        // What independent testers found.
         quotes::a_quote_two_people_said_in_one_episode_is_never_high,
         quotes::a_changed_word_is_neither_exact_nor_verbatim,
         quotes::times_estimated_agrees_between_attribute_and_search,
         quotes::a_turn_that_only_touches_the_window_is_not_in_it,
         quotes::speaker_alone_lists_turns_without_searchable_words,
-        // Addresses readers paste (issue 32): its own worker, on a build of tests/data/two-licences.
+        // Addresses readers paste: its own worker, on a build of tests/data/two-licences.
         addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).
         recipes_write::me_names_the_key_owner_and_its_label,
@@ -90,11 +90,11 @@ fn main() -> std::process::ExitCode {
         recipes_write::change_feed_lists_every_write_in_order_and_pages,
         recipes_write::history_lists_api_changes_newest_first,
         recipes_write::the_sixty_first_write_in_a_minute_is_429_with_rate_limit_headers,
-        // Retries made safe, failures told safely (issue 32).
+        // Retries made safe, failures told safely.
         retries::a_retried_create_with_its_idempotency_key_makes_one_recipe,
         retries::concurrent_creates_with_one_idempotency_key_make_one_recipe,
         retries::an_internal_error_answers_a_reference_and_nothing_of_the_server,
-        // The recipe API's contract: RFC 9110 preconditions, licences, strict bodies (issue 32).
+        // The recipe API's contract: RFC 9110 preconditions, licences, strict bodies.
         recipes_write::if_match_lists_weak_tags_and_bare_numbers_follow_rfc_9110,
         recipes_write::a_licence_in_the_body_is_refused_not_dropped,
         recipes_write::duplicate_keys_charsets_tiny_quantities_and_bearer_case_are_handled,
@@ -102,7 +102,7 @@ fn main() -> std::process::ExitCode {
         http::a_query_that_is_not_utf8_is_a_400_naming_the_parameter,
         http::cooklang_is_nosniff_and_pages_have_a_content_security_policy,
         http::parameters_outside_the_description_are_refused,
-        // What cooks expect (issue 16).
+        // What cooks expect.
         cooking::scaled_json_of_built_and_written_recipes,
         cooking::bad_servings_and_units_are_problems_naming_the_parameter,
         cooking::cooklang_of_a_recipe_carries_its_metadata_and_lines,
@@ -110,13 +110,13 @@ fn main() -> std::process::ExitCode {
         cooking::servings_control_scales_in_place_and_keeps_the_url,
         cooking::cook_mode_walks_steps_with_timers_in_hebrew_on_a_phone,
         cooking::kitchen_imports_cooklang_into_a_draft_and_saves_it,
-        // Limits per person and pages by bytes (issue 12).
+        // Limits per person and pages by bytes.
         limits::writes_from_every_key_of_an_account_share_one_limit,
         limits::a_key_past_the_cap_is_refused_until_one_is_revoked,
         limits::sign_ins_from_one_address_are_limited,
         limits::new_keys_from_one_address_are_limited,
         limits::a_feed_page_stops_at_the_byte_budget_and_its_cursor_finds_the_rest,
-        // Agents: MCP through real clients, its refusals and errors, llms.txt and openapi.json (issue 6).
+        // Agents: MCP through real clients, its refusals and errors, llms.txt and openapi.json.
         mcp::rmcp_client_lists_tools_and_calls_every_tool,
         mcp::rmcp_client_speaks_the_stateless_revision,
         mcp::typescript_sdk_client_lists_and_calls_every_tool,
@@ -127,7 +127,7 @@ fn main() -> std::process::ExitCode {
         mcp::mcp_refuses_other_media_types_and_duplicate_keys,
         mcp::tool_schemas_are_as_strict_as_the_server,
         mcp::a_json_rpc_id_beyond_64_bits_is_echoed_exactly,
-        // The site's AI (issue 4): each but the first starts its own worker and scripted chat service.
+        // The site's AI: each but the first starts its own worker and scripted chat service.
         ai::ai_routes_answer_503_without_a_provider,
         ai::ai_write_stores_a_checked_answer_and_repairs_once,
         ai::ai_change_changes_mine_in_place_and_forks_anyone_elses,
@@ -143,12 +143,12 @@ fn main() -> std::process::ExitCode {
         kitchen::a_key_label_with_hidden_text_is_refused_naming_the_field,
         kitchen::a_bad_or_reserved_handle_is_a_400_saying_why,
         kitchen::a_new_key_answers_200_as_described,
-        // Safe by default (issue 11).
+        // Safe by default.
         safe::foreign_hosts_are_refused_before_routing,
         safe::local_sign_in_is_refused_on_a_site_host_that_is_not_loopback,
         safe::deployed_configuration_carries_no_development_value,
         sync::sync_commits_each_change_and_the_next_build_publishes_it,
-        // Speaker names set by editors (issue 7).
+        // Speaker names set by editors.
         speakers::speaker_names_need_a_key_and_the_editor_role,
         speakers::an_editors_speaker_name_shows_at_once_and_syncs_to_git,
         speakers::a_decision_stored_elsewhere_reaches_readers_within_a_second,

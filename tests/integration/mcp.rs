@@ -1,4 +1,4 @@
-//! Agents (issue 6): the MCP server at `/mcp` through real clients (rmcp in Rust, the official
+//! Agents: the MCP server at `/mcp` through real clients (rmcp in Rust, the official
 //! TypeScript SDK), its refusals and JSON-RPC errors over raw HTTP, and the published `openapi.json`
 //! checked by a real OpenAPI validator.
 

@@ -1,5 +1,5 @@
 //! The quote service through the real Worker: attribution, shows, episodes, transcripts, speakers,
-//! phrase search, downloads, and every bad-input case of issue 5.
+//! phrase search, downloads, and every bad-input case.
 
 use std::sync::Arc;
 
@@ -81,7 +81,7 @@ pub async fn attribute_finds_a_verbatim_quote_from_any_spelling_of_the_url(w: Ar
     Ok(())
 }
 
-/// Issue 18: `%67` is `g` (RFC 3986 §6.2.2.2), so these spellings once answered 404.
+/// `%67` is `g` (RFC 3986 §6.2.2.2), so these spellings once answered 404.
 pub async fn attribute_reads_escaped_unreserved_characters_as_plain_ones(w: Arc<Worker>) -> Result<()> {
     for spelling in [
         "https://commonplace.example/shows/kitchen%2Dtable/%31-sourdough-slowly",
@@ -295,7 +295,7 @@ pub async fn speakers_share_speech_time_not_the_window(w: Arc<Worker>) -> Result
     let ben = speakers.iter().find(|s| s["speaker"] == "SPEAKER_01").unwrap();
     ensure!(ben["segments"] == 3 && ben["first_s"] == 6.8 && ben["last_s"] == 41.0, "{ben}");
     ensure!(stats["window"] == serde_json::json!({"from": 0.0, "to": 100.0}), "{stats}");
-    // Issue 18: a window without speech once answered `"speech_s": -0.0`.
+    // a window without speech once answered `"speech_s": -0.0`.
     let silent = ok(&w, &format!("/api/episodes/{id}/speakers?from=100&to=200")).await?;
     ensure!(silent["speech_s"] == 0.0 && silent["speakers"] == serde_json::json!([]), "{silent}");
     ensure!(silent["speech_s"].as_f64().is_some_and(f64::is_sign_positive), "no negative zero: {silent}");

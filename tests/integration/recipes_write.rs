@@ -315,7 +315,7 @@ pub async fn bad_input_is_a_problem_naming_what_is_wrong(w: Arc<Worker>) -> Resu
     Ok(())
 }
 
-/// The text cases of issue 12: each one alone in an otherwise good document is a 422 naming its field.
+/// Unclean text: each case alone in an otherwise good document is a 422 naming its field.
 pub async fn unclean_text_is_422_naming_the_field(w: Arc<Worker>) -> Result<()> {
     let api = Api::new(&w, &key_for(&w, "hidden-text").await?);
     let marks = format!("🍲{}", "\u{0301}".repeat(20_000));

@@ -1,4 +1,4 @@
-//! Safe by default (issue 11): a request for a foreign host is refused before routing, the local
+//! Safe by default: a request for a foreign host is refused before routing, the local
 //! sign-in answers only on loopback, and what a deploy ships carries no development value.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Speaker names set by editors (issue 7) through the real Worker: who may set one (401 without a key,
+//! Speaker names set by editors through the real Worker: who may set one (401 without a key,
 //! 403 without the editor role), every quote answer showing a decision at once, the decision feed, and
 //! `builder sync` committing each decision into the episode's names.json.
 

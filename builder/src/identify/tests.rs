@@ -305,7 +305,7 @@ fn names_of(dir: &Path) -> (States, Vec<String>) {
     (states, hand_written)
 }
 
-/// Issue 32: re-running `builder identify` on the sample replaced hand-written votes (they carry no
+/// re-running `builder identify` on the sample replaced hand-written votes (they carry no
 /// `model`) with its own, and a confident name fell to tentative. Every label keeps its state and name,
 /// every hand-written vote stays, and a second run changes nothing.
 #[test]

@@ -305,7 +305,7 @@ mod tests {
     /// Every Changelog episode keeps the id it was published under (ids name files in `dist/` and are
     /// linked from outside). Each corpus file's address, as an import gives it, is already normal, so
     /// normalising must give it back byte for byte; and the fingerprint of all ids is the one the
-    /// hand-written normaliser gave (before issue 18). The corpus is not in the repository: without the
+    /// ids were first published with. The corpus is not in the repository: without the
     /// archive where the benchmarks read it, the test says so and passes.
     #[test]
     fn changelog_corpus_episode_ids_are_the_published_ones() {

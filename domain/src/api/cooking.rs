@@ -1,4 +1,4 @@
-//! The inputs of a recipe read the way a cook asks for it (issue 16): scaled to the table, in the
+//! The inputs of a recipe read the way a cook asks for it: scaled to the table, in the
 //! cook's units, or as Cooklang. `crate::cooking` does the work; these say what may be asked.
 
 use serde::Deserialize;

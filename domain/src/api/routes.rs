@@ -574,7 +574,7 @@ pub const ROUTES: &[Route] = &[
         example: "",
     },
     form(Op::KitchenRevokeKey, "/kitchen/keys/{key_id}/revoke", "Revokes one of your keys", &[]),
-    // Recipes in from Cooklang or schema.org (issue 16): a draft to check, then saved.
+    // Recipes in from Cooklang or schema.org: a draft to check, then saved.
     Route {
         op: Op::KitchenImport,
         method: Method::Post,

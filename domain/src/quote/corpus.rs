@@ -76,7 +76,7 @@ pub struct Alternative {
 /// The places `quote` may be in the whole corpus, or the parts of the index still to read: where its
 /// words stand verbatim or most of its rare grams meet, or, when those grams are few and none of
 /// their places holds the quote, where its tiles meet. The tiles cost about twice the reads, so only
-/// the quotes that need them pay for them (BENCHMARKS.md, issue 14).
+/// the quotes that need them pay for them (BENCHMARKS.md).
 pub fn places(index: &Index, quote: &str, parts: &impl Parts) -> Result<Places, PhraseError> {
     let pieces: Vec<Vec<String>> = split_edits(quote).pieces.iter().map(|piece| words_of(piece)).collect();
     let quote_words = words_of(quote);

@@ -1,4 +1,4 @@
-//! Quote attribution: who said a quote, and when (seed §2, `GET /api/attribute`).
+//! Quote attribution: who said a quote, and when (`GET /api/attribute`).
 //!
 //! [`Prepared`] turns a canonical transcript into normalised tokens (see [`normalise`]) with a time
 //! for each, plus a posting list per token, once per episode. [`attribute`] then finds a quote in a few
@@ -155,7 +155,7 @@ fn word_times(segment: &Segment) -> Option<Vec<WordSpan>> {
     Some(out)
 }
 
-/// `trust` (seed §3 rule 2).
+/// `trust`: whether the answer may be used as it is (docs/quotes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]

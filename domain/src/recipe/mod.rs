@@ -1,4 +1,4 @@
-//! The recipe document (seed §2 plus DESIGN.md's "Recipes") and its validation.
+//! The recipe document (docs/recipes.md) and its validation.
 //!
 //! Validation walks a `serde_json::Value` rather than relying on serde's first error, so every problem
 //! in a document is reported at once, each with its field path. Only a document with no problems is
@@ -217,7 +217,7 @@ pub struct Text {
     pub tips: String,
 }
 
-/// The recipe document as a person or an agent sends it (seed §2), plus its licence.
+/// The recipe document as a person or an agent sends it, plus its licence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Recipe {

@@ -216,7 +216,7 @@ mod tests {
         }
     }
 
-    /// Issue 32: `builder identify` voted placeholder labels from imported transcripts as names.
+    /// `builder identify` voted placeholder labels from imported transcripts as names.
     #[test]
     fn placeholder_labels_are_never_voted_as_names() {
         for label in [
@@ -246,7 +246,7 @@ mod tests {
         }
     }
 
-    /// Issue 32: re-running `builder identify` on the sample replaced hand-written votes (no `model`)
+    /// re-running `builder identify` on the sample replaced hand-written votes (no `model`)
     /// with its own abstentions, and a confident name fell to tentative.
     #[test]
     fn a_rerun_keeps_hand_written_votes_and_replaces_only_computed_ones() {

@@ -1,4 +1,4 @@
-//! Shows, episodes, pipeline runs and speaker-name votes: the quote service's content (DESIGN.md §3).
+//! Shows, episodes, pipeline runs and speaker-name votes: the quote service's content.
 //!
 //! A contributor writes `content/shows/<show>/show.json`, `<show>/<episode>/episode.json`,
 //! `<episode>/runs/<pipeline>.json` and `<episode>/names.json`; [`validate_run`] and friends report every
@@ -164,7 +164,7 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_from: Option<String>,
     pub segments: Vec<Segment>,
-    /// One speaker embedding per label, when the diarization pipeline exported them (issue 7's voice
+    /// One speaker embedding per label, when the diarization pipeline exported them (voice
     /// match compares them with voiceprints of earlier episodes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker_embeddings: Option<SpeakerEmbeddings>,
@@ -331,7 +331,7 @@ fn validate_embeddings(embeddings: &SpeakerEmbeddings, segments: &[Segment]) -> 
     problems
 }
 
-/// The run published as the transcript (DESIGN.md §3): the one the episode names, else a human-edited
+/// The run published as the transcript: the one the episode names, else a human-edited
 /// run, else the newest (ties broken by pipeline id so the choice is stable).
 pub fn canonical_run<'r>(episode: &Episode, runs: &'r [Run]) -> Option<&'r Run> {
     if let Some(named) = &episode.canonical_run

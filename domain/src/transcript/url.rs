@@ -1,6 +1,6 @@
 //! Source URLs and episode ids: any spelling of an episode's address finds the same episode.
 //!
-//! Normalising (DESIGN.md §3): lower-case scheme and host, no `www.`, no fragment, no `utm_*`
+//! Normalising: lower-case scheme and host, no `www.`, no fragment, no `utm_*`
 //! parameters, no trailing slash. We also treat `http` as `https` and a missing scheme as `https`,
 //! since a person pasting an address means the same page either way. The id is `ep_` plus the first
 //! ten lower-case base32 characters of the SHA-256 of the normalised URL, so the Worker can find an
@@ -10,8 +10,7 @@
 //! its IDNA (punycode) form, lower-cases and percent-decodes hosts, drops default ports, resolves `.`
 //! and `..` segments and escapes what an address may not hold raw. On top of that we decode escaped
 //! unreserved characters (RFC 3986 §6.2.2.2) and write the remaining escapes in upper case
-//! (§6.2.2.1), which WHATWG leaves as typed. A hand-written parser did all this before issue 18 and
-//! missed the last two and IDNA; every id it published is unchanged (tests in `builder`).
+//! (§6.2.2.1), which WHATWG leaves as typed. Every id published keeps its value (tests in `builder`).
 //!
 //! Known platforms spell one episode many ways, and readers paste whichever their app gave them: a
 //! YouTube video is `youtu.be/ID`, `m.youtube.com/watch?v=ID&t=42s`, `youtube.com/shorts/ID`,
@@ -337,7 +336,7 @@ mod tests {
         );
     }
 
-    /// Issue 32: the addresses readers paste from YouTube and Spotify (a share link, the mobile site,
+    /// the addresses readers paste from YouTube and Spotify (a share link, the mobile site,
     /// a moment, a tracker) were 404 for an episode published at `youtube.com/watch?v=ID`.
     #[test]
     fn pasted_youtube_and_spotify_addresses_find_the_published_episode() {

@@ -8,7 +8,7 @@
 //! otherwise it abstains and says why. The cosine goes into the vote as its score, for a reader — the
 //! name state never uses it.
 //!
-//! How the thresholds were chosen (BENCHMARKS.md, "Issue 7"): the real matcher over simulated
+//! How the thresholds were chosen (BENCHMARKS.md): the real matcher over simulated
 //! 192-dimensional embeddings of the corpus's 1,760 people (mean cosine 0.25 between two people, about
 //! 0.7 between two recordings of one). There a minimum cosine of 0.40 lets 1.4 % of unknown voices get a
 //! vote, 0.50 none with 0.04 % wrong votes; we took 0.60 for headroom, since real embeddings are messier
@@ -35,7 +35,7 @@ pub struct Thresholds {
     pub min_margin: f32,
 }
 
-/// The thresholds in use (how they were chosen: the module docs and BENCHMARKS.md, "Issue 7").
+/// The thresholds in use (how they were chosen: the module docs and BENCHMARKS.md).
 pub const THRESHOLDS: Thresholds = Thresholds { min_cosine: 0.60, min_margin: 0.10 };
 
 /// A vector scaled to length one, or `None` for a zero or non-finite one.

@@ -1,4 +1,4 @@
-//! The site's AI routes (issue 4): [`ai_write`] (`POST /api/ai/write`) and [`ai_change`]
+//! The site's AI routes: [`ai_write`] (`POST /api/ai/write`) and [`ai_change`]
 //! (`POST /api/r/{slug}/ai`), on top of `crate::provider`. Diet versions are in `diet.rs`.
 //!
 //! The operations are plain functions of `(env, caller, request)` so the HTTP routes here and the MCP
@@ -19,7 +19,7 @@ use crate::routes::writes;
 use crate::store::{self, KeyOwner, Update};
 use crate::{http, idempotency};
 
-/// What an AI operation made: the status DESIGN.md §2 gives it, the stored document and the quota.
+/// What an AI operation made: the status the API contract gives it, the stored document and the quota.
 #[derive(Debug)]
 pub struct AiOutcome {
     /// 201 made, 200 changed in place or already there.

@@ -1,4 +1,4 @@
-//! What cooks expect (issue 16): a recipe scaled to the table and in the cook's units
+//! What cooks expect: a recipe scaled to the table and in the cook's units
 //! (`/r/{slug}.json?servings=N&units=metric|us`), and a recipe as Cooklang (`/r/{slug}.cook?lang=xx`).
 //! The router reads each one's typed input (`domain::api::RecipeView`, `RecipeCooklang`); these read
 //! the recipe's current document (overlay or build) and call `domain::cooking`.

@@ -48,7 +48,7 @@ pub async fn changes(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result
     let last = items.last().map_or(since, |c| c.seq);
     let mut body = serde_json::to_value(ChangePage { items, next_since })
         .map_err(|err| ApiError::Internal(err.to_string()))?;
-    // `next_cursor` as DESIGN.md §4 names it for every paged answer; `last_seq` for a poller.
+    // `next_cursor` as the API contract names it for every paged answer; `last_seq` for a poller.
     body["next_cursor"] = json!(next_since.map(|seq| seq.to_string()));
     body["last_seq"] = json!(last);
     http::public_json(&body, 0)

@@ -90,7 +90,7 @@ async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError
 struct Extra {
     message: Option<String>,
     new_key: Option<(String, String)>,
-    /// A recipe draft (JSON text) to check and save, and its problems (issue 16).
+    /// A recipe draft (JSON text) to check and save, and its problems.
     draft: Option<(String, Vec<Diagnostic>)>,
 }
 

@@ -20,7 +20,7 @@ thread_local! {
         domain::page::Renderer::new().expect("the compiled-in templates parse");
 }
 
-/// `GET /api/recipes`: DESIGN.md §2's search, over the built index and the live D1 overlay.
+/// `GET /api/recipes`: the API's search, over the built index and the live D1 overlay.
 pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
     let keyed = auth::keyed(req)?;
     let page = search_page(env, &query, keyed).await?;

@@ -1,4 +1,4 @@
-//! Speaker names set by people (issue 7): `PUT /api/episodes/:id/speakers/:label` for editors, and
+//! Speaker names set by people: `PUT /api/episodes/:id/speakers/:label` for editors, and
 //! the public feed of those decisions (`GET /api/episodes/changes`) that `builder sync` commits to
 //! git. Every quote answer shows a decision at once through `crate::decisions`; the SQL of the table
 //! is in `store::speakers`.

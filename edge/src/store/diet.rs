@@ -1,4 +1,4 @@
-//! Diet versions made by the site's AI (issue 4): the claim rows of `diet_versions`
+//! Diet versions made by the site's AI: the claim rows of `diet_versions`
 //! (`migrations/0002_…`) through which exactly one caller makes each version, the site's own account
 //! that owns them, and the one transaction that stores a version with its feed item and its claim's
 //! `made`.

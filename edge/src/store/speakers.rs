@@ -1,4 +1,4 @@
-//! Speaker names set by editors (issue 7): the rows of `speaker_decisions`
+//! Speaker names set by editors: the rows of `speaker_decisions`
 //! (`migrations/0003_speaker_decisions.sql`), each one decision; the newest of a label is in force.
 
 use domain::transcript::names::SpeakerChange;

@@ -215,7 +215,7 @@ impl Part {
 /// hardly its bytes: over the bench's queries 16 KiB read 6.99 times a query on average instead of
 /// 7.40 at 4 KiB (p50 5 instead of 6), for p99 112.6 KiB instead of 97.1; 64 KiB for every query
 /// saved half a read more, for 237 KiB at p99, too near the 256 KiB a query may read
-/// (BENCHMARKS.md, issue 14). Wider gaps are joined within [`READ_BUDGET`].
+/// (BENCHMARKS.md). Wider gaps are joined within [`READ_BUDGET`].
 pub const READ_GAP: u64 = 16 * 1024;
 
 /// What one round's reads may fetch in all when [`reads`] joins parts further apart than
@@ -223,7 +223,7 @@ pub const READ_GAP: u64 = 16 * 1024;
 /// fetch a few KiB, so most can join neighbours tens of KiB apart, while a round that is large
 /// already joins nothing more and a query stays within the 256 KiB it may read. Over the bench's
 /// queries: 5.89 reads a query on average instead of 6.25, for p99 127 KiB instead of 103 and max
-/// 176 KiB (BENCHMARKS.md, issue 14).
+/// 176 KiB (BENCHMARKS.md).
 pub const READ_BUDGET: u64 = 128 * 1024;
 
 /// How [`reads`] joins parts into ranged reads.
@@ -520,7 +520,7 @@ impl Block {
     /// As stored: postcard, then an LZ4 block with its length before it. Passages are speech and
     /// their episodes repeat the same show, licence and attribution, so on the Changelog corpus the
     /// blocks take 66% of their postcard bytes and the page copies 60%, for microseconds of
-    /// decoding (BENCHMARKS.md, issue 14).
+    /// decoding (BENCHMARKS.md).
     pub fn pack(&self) -> Vec<u8> {
         lz4_flex::block::compress_prepend_size(&postcard::to_allocvec(self).expect("blocks serialise"))
     }

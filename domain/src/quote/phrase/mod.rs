@@ -24,7 +24,7 @@
 //!
 //! Positions are not stored at all: a hit's place inside its passage comes from the passage's
 //! text, which the answer shows anyway. The alternative we measured first, a positional roaring
-//! bitmap per word (BENCHMARKS.md, issue 5), read 1.2 MiB at p50 and 3 MiB at p99 per query.
+//! bitmap per word (BENCHMARKS.md), read 1.2 MiB at p50 and 3 MiB at p99 per query.
 //!
 //! A phrase that straddles two passages (a speaker change, or the cut in a very long turn) is not
 //! found: a phrase is one person's words.
@@ -53,7 +53,7 @@ pub use search::{Answer, KEY_WORDS, MAX_ALTERNATIVES, MAX_PLACES, Places, Reach,
 /// A long segment is cut into passages of at most this many words.
 pub const MAX_PASSAGE_TOKENS: usize = 1024;
 
-/// The index's shape; [`Config::default`] is what the builder writes (BENCHMARKS.md, issue 14).
+/// The index's shape; [`Config::default`] is what the builder writes (BENCHMARKS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     /// The longest gram in the dictionary, in words.

@@ -142,7 +142,7 @@ pub(super) fn first_keys(index: &Index, words: &[String]) -> Vec<String> {
 
 /// How many of a long phrase's rare grams a round reads: two rare entries nearly always narrow a
 /// quote to the places that hold it verbatim (four a round read 5 times a quote at p50 instead of
-/// 3, and found two quotes of 2,099 more: BENCHMARKS.md, issue 14).
+/// 3, and found two quotes of 2,099 more: BENCHMARKS.md).
 pub(super) const RARE_PER_ROUND: usize = 2;
 
 /// The grams of a long phrase that are rare entries, as far as the index's filter of frequent grams

@@ -9,7 +9,7 @@ pub const MAX_QUERY_CHARS: usize = 200;
 /// The longest name a search by speaker takes.
 pub const MAX_SPEAKER_CHARS: usize = 200;
 /// Hits on a page of a search that does not say `limit`. Ten, as search engines show and as the
-/// peers are measured with (BENCHMARKS.md, issue 14): a hit carries its whole passage, and each hit
+/// peers are measured with (BENCHMARKS.md): a hit carries its whole passage, and each hit
 /// of a page is a ranged read of its own, since a phrase's hits lie scattered over the corpus.
 pub const DEFAULT_LIMIT: usize = 10;
 

@@ -202,10 +202,9 @@ const KEPT: usize = MAX_ALTERNATIVES + MAX_PLACES;
 
 /// How many passages on each side of a place corpus-wide attribution reads and attributes in: one
 /// for every five words of the quote, at least [`NEAR_PASSAGES`] and at most [`FAR_PASSAGES`]. A
-/// quote spans few passages unless it is long, and then it may span many short turns. (Eight for
-/// every quote, as before, cost a third of attribution's time preparing passages that no quote of
-/// the accuracy bench reached, and cut off a long quote over more than eight turns: BENCHMARKS.md,
-/// issue 14.)
+/// quote spans few passages unless it is long, and then it may span many short turns. (A fixed eight
+/// for every quote would spend a third of attribution's time preparing passages that no quote of the
+/// accuracy bench reaches, and cut off a long quote over more than eight turns.)
 fn spread(n_words: usize) -> u32 {
     u32::try_from(n_words / 5).unwrap_or(u32::MAX).clamp(NEAR_PASSAGES, FAR_PASSAGES)
 }
