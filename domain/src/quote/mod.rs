@@ -155,7 +155,8 @@ fn word_times(segment: &Segment) -> Option<Vec<WordSpan>> {
     Some(out)
 }
 
-/// `trust`: whether the answer may be used as it is (docs/quotes.md).
+/// Whether the answer may be used as it is (`high`: verbatim, one speaker, a confident or human
+/// name, one place) or is for a person to check (`review`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
@@ -192,8 +193,8 @@ pub struct Match {
     /// marks its hits by the same rule.
     pub times_estimated: bool,
     /// The quote matched whole and word for word: false when only a leading (or any) portion of it
-    /// matched, and when a word of it was changed, missing or added. The same as `verbatim`; the
-    /// seed names this one.
+    /// matched, and when a word of it was changed, missing or added. The same as `verbatim`, under the
+    /// name the API's contract gives it.
     pub exact: bool,
     /// Every word of the quote (of each piece, for an edited quote) matched the transcript word for
     /// word, after normalisation: always equal to `exact`.

@@ -147,7 +147,7 @@ pub enum Flag {
 }
 
 impl Flag {
-    /// The five, in the order the seed lists them (the order of a card's flag bits too).
+    /// The five, in the order the recipe document lists them (a card's flag bits too).
     pub const ALL: [Flag; 5] = [Flag::Gf, Flag::Vegan, Flag::Vegetarian, Flag::DairyFree, Flag::NutFree];
 
     /// The flag's field name in a recipe document.
