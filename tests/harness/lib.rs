@@ -204,6 +204,16 @@ impl Worker {
         bail!("the worker did not answer within 90 s; wrangler said:\n{log}")
     }
 
+    /// The SQLite files behind this worker's local D1 (one per database binding).
+    pub fn d1_files(&self) -> Vec<PathBuf> {
+        let dir = self.state.join("v3/d1/miniflare-D1DatabaseObject");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().map(|entry| entry.path()).collect())
+            .unwrap_or_default();
+        files.retain(|path| path.extension().is_some_and(|ext| ext == "sqlite"));
+        files
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

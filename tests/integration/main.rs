@@ -94,6 +94,7 @@ fn main() -> std::process::ExitCode {
         retries::a_retried_create_with_its_idempotency_key_makes_one_recipe,
         retries::concurrent_creates_with_one_idempotency_key_make_one_recipe,
         retries::an_internal_error_answers_a_reference_and_nothing_of_the_server,
+        retries::a_moment_of_a_busy_database_is_retried_and_a_longer_one_is_503,
         // The recipe API's contract: RFC 9110 preconditions, licences, strict bodies.
         recipes_write::if_match_lists_weak_tags_and_bare_numbers_follow_rfc_9110,
         recipes_write::a_licence_in_the_body_is_refused_not_dropped,

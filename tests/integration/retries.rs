@@ -157,3 +157,53 @@ pub async fn an_internal_error_answers_a_reference_and_nothing_of_the_server(_w:
     ensure!(reference_of(&again)? != reference, "{}", again.text);
     Ok(())
 }
+
+/// Holds an exclusive lock on each of the worker's D1 files for `hold`, from another process, as a
+/// second writer of the database would; returns once the lock is held.
+async fn lock_database(w: &Worker, hold: std::time::Duration) -> Result<tokio::process::Child> {
+    let files = w.d1_files();
+    ensure!(!files.is_empty(), "no D1 file under the worker's state");
+    let script = "import sqlite3, sys, time\n\
+        held = []\n\
+        for path in sys.argv[2:]:\n\
+        \x20   c = sqlite3.connect(path, isolation_level=None, timeout=0)\n\
+        \x20   c.execute('BEGIN EXCLUSIVE')\n\
+        \x20   held.append(c)\n\
+        print('locked', flush=True)\n\
+        time.sleep(float(sys.argv[1]))\n\
+        for c in held: c.execute('COMMIT')\n";
+    let mut child = tokio::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(hold.as_secs_f64().to_string())
+        .args(&files)
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let mut out = tokio::io::BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line).await?;
+    ensure!(line.trim() == "locked", "the lock was not taken: {line:?}");
+    Ok(child)
+}
+
+/// Under a moment of `SQLITE_BUSY` an AI write answered 500 with D1's internals: a busy database is
+/// tried again a few times (about half a second in all) before it is a 503 with `Retry-After`.
+pub async fn a_moment_of_a_busy_database_is_retried_and_a_longer_one_is_503(_w: Arc<Worker>) -> Result<()> {
+    let w = Worker::start().await?;
+    let api = Api::new(&w, &key_for(&w, "patient-cook").await?);
+    // Busy for a moment: the create waits it out.
+    let mut lock = lock_database(&w, std::time::Duration::from_millis(150)).await?;
+    let created = api.create(&recipe("Patient Lentils")).await?;
+    lock.wait().await?;
+    ensure!(created.status.as_u16() == 201, "{}: {}", created.status, created.text);
+    // Busy for longer than the retries wait: 503 with Retry-After, nothing of the server, nothing stored.
+    let mut lock = lock_database(&w, std::time::Duration::from_secs(3)).await?;
+    let refused = api.create(&recipe("Impatient Lentils")).await?;
+    lock.wait().await?;
+    problem_type(&refused, 503, "unavailable")?;
+    ensure!(refused.headers.contains_key("retry-after"), "{:?}", refused.headers);
+    ensure!(leaks(&refused).is_none(), "the answer shows {:?}: {}", leaks(&refused), refused.text);
+    ensure!(made(&w, "patient-cook", "Impatient Lentils")? == 0, "a refused create left a row");
+    ensure!(made(&w, "patient-cook", "Patient Lentils")? == 1, "the waited-out create is stored once");
+    Ok(())
+}
