@@ -192,7 +192,7 @@ pub async fn a_moment_of_a_busy_database_is_retried_and_a_longer_one_is_503(_w: 
     let w = Worker::start().await?;
     let api = Api::new(&w, &key_for(&w, "patient-cook").await?);
     // Busy for a moment: the create waits it out.
-    let mut lock = lock_database(&w, std::time::Duration::from_millis(150)).await?;
+    let mut lock = lock_database(&w, std::time::Duration::from_millis(250)).await?;
     let created = api.create(&recipe("Patient Lentils")).await?;
     lock.wait().await?;
     ensure!(created.status.as_u16() == 201, "{}: {}", created.status, created.text);
