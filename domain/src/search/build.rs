@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::cards::Card;
 use super::codec::{DictEntry, TermPostings};
 use super::facets::{DocFacets, FacetIndex, facet_index};
-use super::layout::{CARDS_PER_SHARD, FORMAT_VERSION, Manifest, layout};
+use super::files::{CARDS_PER_SHARD, FORMAT_VERSION, Manifest, dictionary_files};
 use crate::index::IndexFile;
 use crate::recipe::{Lang, Recipe};
 use crate::text::{Stemmers, words};
@@ -125,7 +125,7 @@ impl IndexBuilder {
                 entry
             })
             .collect();
-        let (manifest, mut files) = assemble(layout(&entries), facets, self.cards.len() as u32);
+        let (manifest, mut files) = assemble(dictionary_files(&entries), facets, self.cards.len() as u32);
         files.extend(postings_files);
         for (n, chunk) in self.cards.chunks(CARDS_PER_SHARD as usize).enumerate() {
             let bytes = postcard::to_allocvec(chunk).expect("cards serialise");

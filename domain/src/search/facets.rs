@@ -15,7 +15,7 @@ use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 
 use super::cards::Card;
-use super::layout::Manifest;
+use super::files::Manifest;
 use crate::index::{IndexFile, bitmap_bytes, hashed_name};
 use crate::recipe::{Course, FLAGS, Lang};
 

@@ -15,7 +15,7 @@
 //! the word's dictionary shard (so not in its first letter or two).
 //!
 //! The code follows the index's life: `cards` (what a result shows), `facets` (what a filter
-//! tests, and the facet bitmaps), `codec` (postings and dictionary shards as bytes), `layout` (the
+//! tests, and the facet bitmaps), `codec` (postings and dictionary shards as bytes), `files` (the
 //! manifest and which file holds what), `build` (the builder's side), `query` (a search), `patch` (a
 //! rebuild in place) and [`overlay`] (the recipes written since the build, searched the same way). The file plumbing both static indexes share (`Files`, `Need`, hashed names) is
 //! [`crate::index`].
@@ -24,7 +24,7 @@ mod build;
 mod cards;
 mod codec;
 mod facets;
-mod layout;
+mod files;
 pub mod overlay;
 mod patch;
 mod query;
@@ -33,7 +33,7 @@ pub use build::{BuiltIndex, DocTerms, IndexBuilder};
 pub use cards::{Card, CardText, CardView};
 pub use codec::INLINE_MAX_BYTES;
 pub use facets::{DocFacets, FACETS_VERSION, Filters, keys_text};
-pub use layout::{CARDS_PER_SHARD, DIR, FORMAT_VERSION, MAX_SHARD_PREFIX, Manifest, SHARD_TARGET_BYTES};
+pub use files::{CARDS_PER_SHARD, DIR, FORMAT_VERSION, MAX_SHARD_PREFIX, Manifest, SHARD_TARGET_BYTES};
 pub use patch::{Changed, Patched, patch};
 pub use query::{DEFAULT_LIMIT, MAX_LIMIT, MIN_TYPO_WORD_CHARS, Outcome, Query, search};
 

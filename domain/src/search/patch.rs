@@ -16,7 +16,7 @@ use super::build::{DocTerms, assemble};
 use super::cards::Card;
 use super::codec::{DictEntry, Stored, TermPostings, shard_entries};
 use super::facets::{DocFacets, facet_index};
-use super::layout::{CARDS_PER_SHARD, Manifest, layout};
+use super::files::{CARDS_PER_SHARD, Manifest, dictionary_files};
 use crate::index::{Corrupt, Files, IndexFile, SearchError, corrupt, require};
 
 /// A document that is new or whose recipe changed since the last build.
@@ -158,7 +158,7 @@ pub fn patch(
         old.facets.values().chain(old.max_total.iter().map(|(_, file)| file)).collect();
     let facet_index = facet_index(facets);
     let facet_counts = facet_index.counts.clone();
-    let (manifest, files_now) = assemble(layout(&kept), facet_index, n_docs);
+    let (manifest, files_now) = assemble(dictionary_files(&kept), facet_index, n_docs);
     let new_facet_files: BTreeSet<&String> =
         manifest.facets.values().chain(manifest.max_total.iter().map(|(_, file)| file)).collect();
     remove.extend(old_facet_files.difference(&new_facet_files).map(|name| name.to_string()));

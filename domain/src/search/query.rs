@@ -6,7 +6,7 @@ use roaring::RoaringBitmap;
 use super::cards::Card;
 use super::codec::{Entry, Shard, TermPostings};
 use super::facets::{Filters, facet_files};
-use super::layout::{CARDS_PER_SHARD, Manifest};
+use super::files::{CARDS_PER_SHARD, Manifest};
 use crate::index::{Corrupt, Files, SearchError, corrupt, read_bitmap, require};
 use crate::recipe::Lang;
 use crate::text::{Stemmers, query_words, within_one_edit};

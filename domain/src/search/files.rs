@@ -55,7 +55,7 @@ impl Manifest {
 /// Groups sorted dictionary entries into shards by prefix: a prefix whose entries pass
 /// [`SHARD_TARGET_BYTES`] splits by one more letter, up to [`MAX_SHARD_PREFIX`] letters, so a typo from
 /// the third letter on stays inside the word's shard. Returns each shard's prefix and bytes, sorted.
-pub(super) fn layout(entries: &[DictEntry]) -> BTreeMap<String, Vec<u8>> {
+pub(super) fn dictionary_files(entries: &[DictEntry]) -> BTreeMap<String, Vec<u8>> {
     let mut shards = BTreeMap::new();
     let mut pending = vec![(1usize, (0..entries.len()).collect::<Vec<usize>>())];
     while let Some((prefix_len, members)) = pending.pop() {
