@@ -22,15 +22,23 @@ struct Piece {
     anchor: Option<f64>,
 }
 
-/// `\[mm:ss\]`, `\[hh:mm:ss\]`, optional `.fraction`, at the start of `text`; returns seconds and length.
-fn anchor_at(text: &str) -> Option<(f64, usize)> {
+/// `\[mm:ss\]`, `\[hh:mm:ss\]`, optional `.fraction`, at the start of `text`, also behind a
+/// transcriber's word for what could not be written (`\[unintelligible 00:57:17.06\]`, `\[jingle
+/// 01:02\]`): the seconds, the mark's length, and that word, which stays in the text without its time.
+fn anchor_at(text: &str) -> Option<(f64, usize, Option<&str>)> {
     let rest = text.strip_prefix("\\[")?;
     let close = rest.find("\\]")?;
     let inner = &rest[..close];
-    if inner.is_empty() || !inner.chars().all(|c| c.is_ascii_digit() || c == ':' || c == '.') {
+    let (label, time) = match inner.rsplit_once(' ') {
+        Some((label, time)) if !label.is_empty() && label.chars().all(|c| c.is_alphabetic() || c == ' ') => {
+            (Some(label), time)
+        }
+        _ => (None, inner),
+    };
+    if time.is_empty() || !time.chars().all(|c| c.is_ascii_digit() || c == ':' || c == '.') {
         return None;
     }
-    let parts: Vec<&str> = inner.split(':').collect();
+    let parts: Vec<&str> = time.split(':').collect();
     if !(2..=3).contains(&parts.len()) {
         return None;
     }
@@ -38,7 +46,7 @@ fn anchor_at(text: &str) -> Option<(f64, usize)> {
     for part in &parts {
         seconds = seconds * 60.0 + part.parse::<f64>().ok()?;
     }
-    Some((seconds, 2 + close + 2))
+    Some((seconds, 2 + close + 2, label))
 }
 
 /// Markdown to plain speech: links keep their text, emphasis marks and escapes go.
@@ -100,8 +108,8 @@ fn split_at_anchors(text: &str) -> Vec<(Option<f64>, String)> {
     let mut out: Vec<(Option<f64>, String)> = vec![(None, String::new())];
     let mut rest = text;
     while !rest.is_empty() {
-        if let Some((seconds, len)) = anchor_at(rest) {
-            out.push((Some(seconds), String::new()));
+        if let Some((seconds, len, label)) = anchor_at(rest) {
+            out.push((Some(seconds), label.map(|label| format!("\\[{label}\\] ")).unwrap_or_default()));
             rest = &rest[len..];
             continue;
         }

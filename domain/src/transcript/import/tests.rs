@@ -126,3 +126,20 @@ fn changelog_control_characters_separate_words_and_never_reach_the_text() {
     let texts: Vec<&str> = segments.iter().map(|s| s.text.as_str()).collect();
     assert_eq!(texts, ["Hello there, friend."]);
 }
+
+/// A transcriber's mark with a time (`\[unintelligible 00:57:17.06\]`, 8,976 of them in the Changelog
+/// corpus) stayed in the text with its digits, and the words after it were timed by interpolation, 15 s
+/// off in one sampled quote: the mark's time is an anchor, and its word stays in the text.
+#[test]
+fn a_changelog_mark_with_a_time_is_an_anchor_and_keeps_its_word() {
+    let markdown = "**Ana:** \\[00:00:10\\] Hello there, and welcome to the show.\n\n\
+                    **Ben:** Thanks. \\[unintelligible 00:01:40.50\\] That's coming along pretty well.\n\n\
+                    **Ana:** \\[laughter\\] Great.";
+    expect_test::expect![[r#"
+        Ana [10-~82.793] Hello there, and welcome to the show.
+        Ben [~84.761-100.5] Thanks.
+        Ben [100.5-~196.902] [unintelligible] That's coming along pretty well.
+        Ana [~198.87-~232.315] [laughter] Great.
+    "#]]
+    .assert_eq(&render(&import(Format::ChangelogMd, markdown, None).unwrap()));
+}
