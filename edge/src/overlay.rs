@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 use domain::card::Format;
 use domain::recipe::Published;
-use domain::search::overlay::Entry;
+use domain::search::overlay::{Entry, Listed};
 use domain::search::{Card, FACETS_VERSION};
 use domain::text::Stemmers;
 use domain::write::overlay_is_live;
@@ -321,7 +321,7 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
         return Ok(());
     }
     let built = built(env).await?;
-    let retired: Vec<store::ListedRow> = store::overlay_versions(&db)
+    let retired: Vec<Listed> = store::overlay_versions(&db)
         .await?
         .into_iter()
         .filter(|row| !is_live(&built, &row.slug, row.version))
@@ -335,7 +335,7 @@ async fn sweep(env: &Env) -> Result<(), ApiError> {
             let published = parse(row)?;
             store::index_overlay(&db, &row.slug, row.version, search_entry(&published)).await?;
         } else {
-            never_live.push(store::ListedRow { slug: row.slug.clone(), version: row.version });
+            never_live.push(Listed { slug: row.slug.clone(), version: row.version });
         }
     }
     store::retire_overlay(&db, &never_live).await?;

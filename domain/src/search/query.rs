@@ -31,7 +31,7 @@ pub struct Query {
 pub struct Outcome {
     pub total: u64,
     pub cards: Vec<Card>,
-    /// Each card's rank score, higher first; [`super::overlay::merge`] merges two result lists by it.
+    /// Each card's rank score, higher first; the overlay search merges two result lists by it.
     pub scores: Vec<f64>,
     pub next_offset: Option<usize>,
 }

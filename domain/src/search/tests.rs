@@ -229,58 +229,123 @@ fn bad_parameters_are_named() {
     );
 }
 
-/// The overlay search as the Worker runs it, with a list of entries standing in for the D1 tables:
-/// the dictionary lookups of the plan, the postings of the wanted terms, ranking, merging with the
-/// built search, and the stored cards filled in.
+/// The overlay search as the Worker runs it, with a list of entries (all stored at version 2)
+/// standing in for the D1 tables: each step's read answered from them.
 fn search_overlay(f: &Fixture, entries: &[overlay::Entry], replaced: &[u32], query: &Query) -> Outcome {
-    let plan = overlay::Plan::of(query, &f.stemmers);
-    let stored = entries.iter().map(|entry| (entry.card.slug.clone(), entry.card.clone())).collect();
     let mut built_query = query.clone();
     built_query.offset = 0;
     built_query.limit = query.offset + query.limit;
     built_query.filters.exclude.extend(replaced);
     let built = search(&f.manifest, &built_query, &f.stemmers, &f.files).unwrap();
-    if plan.has_words() {
-        let exact = plan.exact();
-        let ranges = plan.ranges();
-        let dictionary: Vec<String> = entries
-            .iter()
-            .flat_map(|entry| entry.terms.iter().map(|(term, _)| term.clone()))
-            .filter(|term| exact.contains(term) || ranges.iter().any(|(lo, hi)| term >= lo && term < hi))
-            .collect();
-        let wanted = plan.wanted(&dictionary);
-        let postings: Vec<overlay::Posting> = entries
-            .iter()
-            .flat_map(|entry| {
-                entry.terms.iter().filter(|(term, _)| wanted.contains(term)).map(|(term, field)| {
-                    overlay::Posting {
-                        term: term.clone(),
-                        slug: entry.card.slug.clone(),
-                        version: 2,
-                        field: *field,
-                        facets: entry.facets(),
-                        total_min: entry.total_min(),
-                    }
-                })
-            })
-            .collect();
-        let window = query.offset + query.limit;
-        let fresh =
-            overlay::rank(query, &f.stemmers, &postings, entries.len(), window, |_, v| v == 2).unwrap();
-        overlay::merge(built, fresh, query.offset, query.limit).fill(stored)
-    } else {
-        let listing = overlay::Listing::of(query, built.total);
-        let mut matching: Vec<&overlay::Entry> = entries
-            .iter()
-            .filter(|entry| listing.keys.iter().all(|key| entry.facets().contains(key.as_str())))
-            .filter(|entry| listing.max_min.is_none_or(|max| entry.total_min() <= max))
-            .collect();
-        matching.sort_by(|a, b| a.card.slug.cmp(&b.card.slug));
-        let total = matching.len() as u64;
-        let page =
-            matching.iter().skip(listing.offset).take(listing.limit).map(|e| e.card.slug.clone()).collect();
-        listing.page(built, page, total, query).fill(stored)
+    let (mut machine, mut step) = overlay::OverlaySearch::start(query, built, entries.len(), &f.stemmers);
+    loop {
+        let read = match step {
+            overlay::Step::Done(outcome) => return outcome,
+            overlay::Step::Need(overlay::Need::Terms { exact, ranges }) => overlay::Read::Terms(
+                entries
+                    .iter()
+                    .flat_map(|entry| entry.terms.iter().map(|(term, _)| term.clone()))
+                    .filter(|term| {
+                        exact.contains(term) || ranges.iter().any(|(lo, hi)| term >= lo && term < hi)
+                    })
+                    .collect(),
+            ),
+            overlay::Step::Need(overlay::Need::Postings(wanted)) => overlay::Read::Postings(
+                entries
+                    .iter()
+                    .flat_map(|entry| {
+                        entry.terms.iter().filter(|(term, _)| wanted.contains(term)).map(|(term, field)| {
+                            overlay::Posting {
+                                term: term.clone(),
+                                slug: entry.card.slug.clone(),
+                                version: 2,
+                                field: *field,
+                                facets: entry.facets(),
+                                total_min: entry.total_min(),
+                            }
+                        })
+                    })
+                    .collect(),
+            ),
+            overlay::Step::Need(overlay::Need::Listing(listing)) => {
+                let mut matching: Vec<&overlay::Entry> = entries
+                    .iter()
+                    .filter(|entry| listing.keys.iter().all(|key| entry.facets().contains(key.as_str())))
+                    .filter(|entry| listing.max_min.is_none_or(|max| entry.total_min() <= max))
+                    .collect();
+                matching.sort_by(|a, b| a.card.slug.cmp(&b.card.slug));
+                let rows = matching
+                    .iter()
+                    .skip(listing.offset)
+                    .take(listing.limit)
+                    .map(|e| overlay::Listed { slug: e.card.slug.clone(), version: 2 })
+                    .collect();
+                overlay::Read::Listing { rows, total: matching.len() as u64 }
+            }
+            // The build published every recipe at version 1.
+            overlay::Step::Need(overlay::Need::BuiltVersions(slugs)) => {
+                overlay::Read::BuiltVersions(vec![Some(1); slugs.len()])
+            }
+            overlay::Step::Need(overlay::Need::Cards(slugs)) => overlay::Read::Cards(
+                entries
+                    .iter()
+                    .filter(|entry| slugs.contains(&entry.card.slug))
+                    .map(|entry| (entry.card.slug.clone(), entry.card.clone()))
+                    .collect(),
+            ),
+        };
+        step = machine.give(read, &f.stemmers).unwrap();
     }
+}
+
+#[test]
+fn an_overlay_search_given_a_read_out_of_step_says_so() {
+    let f = fixture();
+    let query = Query { q: "soup".into(), filters: Filters::default(), lang: None, offset: 0, limit: 5 };
+    let built = search(&f.manifest, &query, &f.stemmers, &f.files).unwrap();
+    let (mut machine, step) = overlay::OverlaySearch::start(&query, built, 1, &f.stemmers);
+    assert!(matches!(step, overlay::Step::Need(overlay::Need::Terms { .. })), "{step:?}");
+    let err = machine.give(overlay::Read::Cards(HashMap::new()), &f.stemmers).unwrap_err();
+    assert!(matches!(err, overlay::OverlayError::OutOfStep(_)), "{err:?}");
+    // It still waits for the terms.
+    assert!(matches!(
+        machine.give(overlay::Read::Terms(Vec::new()), &f.stemmers),
+        Ok(overlay::Step::Done(_))
+    ));
+}
+
+#[test]
+fn an_overlay_row_the_build_has_published_is_not_searched() {
+    let f = fixture();
+    let pie = recipe(Some("Chicken pie"), json!({}));
+    let entry = overlay::Entry::of("chicken-pie", &pie, &f.stemmers);
+    let query = Query { q: "pie".into(), filters: Filters::default(), lang: None, offset: 0, limit: 5 };
+    let built = search(&f.manifest, &query, &f.stemmers, &f.files).unwrap();
+    let (mut machine, _) = overlay::OverlaySearch::start(&query, built.clone(), 1, &f.stemmers);
+    let terms = entry.terms.iter().map(|(term, _)| term.clone()).collect();
+    let overlay::Step::Need(overlay::Need::Postings(wanted)) =
+        machine.give(overlay::Read::Terms(terms), &f.stemmers).unwrap()
+    else {
+        panic!("postings")
+    };
+    let postings = entry
+        .terms
+        .iter()
+        .filter(|(term, _)| wanted.contains(term))
+        .map(|(term, field)| overlay::Posting {
+            term: term.clone(),
+            slug: "chicken-pie".into(),
+            version: 3,
+            field: *field,
+            facets: entry.facets(),
+            total_min: entry.total_min(),
+        })
+        .collect();
+    let step = machine.give(overlay::Read::Postings(postings), &f.stemmers).unwrap();
+    assert_eq!(step, overlay::Step::Need(overlay::Need::BuiltVersions(vec!["chicken-pie".into()])));
+    // Version 3 is built: the overlay row is stale, and the page is the built search's alone.
+    let step = machine.give(overlay::Read::BuiltVersions(vec![Some(3)]), &f.stemmers).unwrap();
+    assert_eq!(step, overlay::Step::Done(built));
 }
 
 #[test]

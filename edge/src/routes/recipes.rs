@@ -6,7 +6,7 @@
 use domain::api::RecipePage;
 use domain::card;
 use domain::paging::{self, PAGE_BYTES, encode_cursor};
-use domain::search::overlay::{Listing, Plan, merge, rank};
+use domain::search::overlay::{Need, OverlaySearch, Read, Step};
 use domain::search::{self, Outcome, Query};
 use domain::write::etag;
 use worker::{Env, Request, Response};
@@ -61,8 +61,8 @@ async fn search_built(env: &Env, query: &Query) -> Result<Outcome, ApiError> {
     .await
 }
 
-/// Merges the overlay's matches into `built` (the built list up to the end of the page): the D1 rows
-/// of the query's words only (`domain::search::overlay`), or for a listing, the page's rows.
+/// Merges the overlay's matches into `built` (the built list up to the end of the page): the search
+/// is `domain`'s step machine ([`OverlaySearch`]); this only reads what each step needs.
 async fn with_overlay(
     env: &Env,
     query: &Query,
@@ -70,35 +70,30 @@ async fn with_overlay(
     n_overlay: usize,
 ) -> Result<Outcome, ApiError> {
     let db = store::db(env)?;
-    let plan = with_stemmers(|stemmers| Plan::of(query, stemmers));
-    let merged = if plan.has_words() {
-        let dictionary = overlay::dictionary(env, &plan.exact(), &plan.ranges()).await?;
-        let wanted = plan.wanted(&dictionary);
-        let postings =
-            if wanted.is_empty() { Vec::new() } else { store::overlay_postings(&db, &wanted).await? };
-        let built_list = overlay::built(env).await?;
-        let window = query.offset + query.limit;
-        let fresh = with_stemmers(|stemmers| {
-            rank(query, stemmers, &postings, n_overlay, window, |slug, version| {
-                overlay::is_live(&built_list, slug, version)
-            })
-        })
-        .map_err(|err| ApiError::Internal(format!("overlay search: {err:?}")))?;
-        merge(built, fresh, query.offset, query.limit)
-    } else {
-        let listing = Listing::of(query, built.total);
-        // Also for a page that the built recipes fill: the total counts the overlay recipes the
-        // filters admit.
-        let (rows, total) = store::overlay_listing(&db, &listing).await?;
-        let built_list = overlay::built(env).await?;
-        let slugs = rows
-            .into_iter()
-            .filter(|row| overlay::is_live(&built_list, &row.slug, row.version))
-            .map(|row| row.slug);
-        listing.page(built, slugs.collect(), total, query)
-    };
-    let cards = store::overlay_cards(&db, &merged.overlay).await?;
-    Ok(merged.fill(cards.into_iter().collect()))
+    let (mut search, mut step) =
+        with_stemmers(|stemmers| OverlaySearch::start(query, built, n_overlay, stemmers));
+    loop {
+        let read = match step {
+            Step::Done(outcome) => return Ok(outcome),
+            Step::Need(Need::Terms { exact, ranges }) => {
+                Read::Terms(overlay::dictionary(env, &exact, &ranges).await?)
+            }
+            Step::Need(Need::Postings(terms)) => Read::Postings(store::overlay_postings(&db, &terms).await?),
+            Step::Need(Need::Listing(listing)) => {
+                let (rows, total) = store::overlay_listing(&db, &listing).await?;
+                Read::Listing { rows, total }
+            }
+            Step::Need(Need::BuiltVersions(slugs)) => {
+                let built = overlay::built(env).await?;
+                Read::BuiltVersions(slugs.iter().map(|slug| built.version(slug)).collect())
+            }
+            Step::Need(Need::Cards(slugs)) => {
+                Read::Cards(store::overlay_cards(&db, &slugs).await?.into_iter().collect())
+            }
+        };
+        step = with_stemmers(|stemmers| search.give(read, stemmers))
+            .map_err(|err| ApiError::Internal(format!("overlay search: {err:?}")))?;
+    }
 }
 
 /// `GET /r/{slug}.json` as stored: the overlay's document while it is live, else the built file.

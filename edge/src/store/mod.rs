@@ -34,9 +34,9 @@ pub use recipes::{
     update_recipe,
 };
 pub use search::{
-    ListedRow, claim_sweep, index_overlay, overlay_cards, overlay_dictionary, overlay_listing,
-    overlay_postings, overlay_versions, release_sweep, retire_overlay, set_overlay_facets,
-    stale_facets_overlay, unindexed_overlay,
+    claim_sweep, index_overlay, overlay_cards, overlay_dictionary, overlay_listing, overlay_postings,
+    overlay_versions, release_sweep, retire_overlay, set_overlay_facets, stale_facets_overlay,
+    unindexed_overlay,
 };
 pub use speakers::{NewDecision, add_decision, decided_since, decisions_in_force, decisions_since};
 

@@ -4,7 +4,7 @@
 //! published, indexes rows written before the search table existed and gives live rows this
 //! Worker's facet keys.
 
-use domain::search::overlay::{Entry, Listing, Posting, facets_of};
+use domain::search::overlay::{Entry, Listed, Listing, Posting, facets_of};
 use domain::search::{Card, FACETS_VERSION};
 use serde::Deserialize;
 use worker::D1Database;
@@ -65,14 +65,8 @@ pub async fn overlay_postings(db: &D1Database, terms: &[String]) -> Result<Vec<P
     .await
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct ListedRow {
-    pub slug: String,
-    pub version: u64,
-}
-
 /// One page of a listing's overlay part, in slug order, and how many overlay recipes match.
-pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<ListedRow>, u64), ApiError> {
+pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<Listed>, u64), ApiError> {
     #[derive(Deserialize)]
     struct Count {
         n: u64,
@@ -97,7 +91,7 @@ pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<
     let results = batch_results(db, vec![count, page], Retrying::Any).await?;
     let n =
         results.first().map(|r| r.results::<Count>()).transpose()?.and_then(|rows| rows.into_iter().next());
-    let rows = results.get(1).map(|r| r.results::<ListedRow>()).transpose()?.unwrap_or_default();
+    let rows = results.get(1).map(|r| r.results::<Listed>()).transpose()?.unwrap_or_default();
     Ok((rows, n.map_or(0, |count| count.n)))
 }
 
@@ -151,7 +145,7 @@ pub async fn release_sweep(db: &D1Database, generation: &str) -> Result<(), ApiE
 }
 
 /// Every recipe version the search table holds as live.
-pub async fn overlay_versions(db: &D1Database) -> Result<Vec<ListedRow>, ApiError> {
+pub async fn overlay_versions(db: &D1Database) -> Result<Vec<Listed>, ApiError> {
     all(db, "SELECT slug, version FROM overlay_search WHERE live = 1", &[]).await
 }
 
@@ -210,7 +204,7 @@ pub async fn set_overlay_facets(db: &D1Database, rows: &[(String, u64, Card)]) -
 
 /// Marks recipe versions a build has published (or that never were live) retired and deletes their
 /// terms; a newer version written meanwhile is kept.
-pub async fn retire_overlay(db: &D1Database, retired: &[ListedRow]) -> Result<(), ApiError> {
+pub async fn retire_overlay(db: &D1Database, retired: &[Listed]) -> Result<(), ApiError> {
     let mut statements = Vec::with_capacity(retired.len() * 2);
     for row in retired {
         let args = [Arg::Text(&row.slug), Arg::Int(row.version as i64)];
