@@ -431,13 +431,13 @@ fn print_by_file(what: &str, sums: [usize; 4], n: usize) {
 fn cold<T>(
     index: &Index,
     whole: &WholeFiles,
+    have: &mut HashMap<Part, Vec<u8>>,
     step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
-) -> (T, usize, [usize; 4], usize) {
-    let mut have: HashMap<Part, Vec<u8>> = HashMap::new();
+) -> (T, [usize; 4], usize) {
     let (mut reads, mut rounds) = ([0; 4], 0);
     loop {
-        match step(index, &have) {
-            Ok(answer) => return (answer, have.values().map(Vec::len).sum(), reads, rounds),
+        match step(index, have) {
+            Ok(answer) => return (answer, reads, rounds),
             Err(PhraseError::Need(need)) => {
                 rounds += 1;
                 for read in phrase::reads(&need, phrase::JOINING) {
@@ -458,7 +458,7 @@ fn cold<T>(
 /// corpus through the phrase index. "Wrong" = another episode, another speaker, a start more than
 /// 2 s from the quote's, or any `high` on a quote across speakers or an edited one.
 fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>, rng: &mut Rng) {
-    use domain::quote::corpus::{attribute_corpus, places};
+    use domain::quote::corpus::{Question, Turn};
     let whole = WholeFiles(files);
     let kinds = [
         "verbatim",
@@ -532,15 +532,28 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             let tally = tallies.entry(kind).or_default();
             tally.asked += 1;
             let started = Instant::now();
-            let (places, bytes, reads, rounds) =
-                cold(index, &whole, |index, parts| places(index, &quote, parts));
+            // Cold: nothing read before the question; its turns share what they read.
+            let mut question = Question::new(&quote);
+            let mut have = HashMap::new();
+            let (mut reads, mut rounds) = ([0usize; 4], 0);
+            let answer = loop {
+                let (places, turn_reads, turn_rounds) =
+                    cold(index, &whole, &mut have, |index, parts| question.places(index, parts));
+                for (sum, n) in reads.iter_mut().zip(turn_reads) {
+                    *sum += n;
+                }
+                rounds += turn_rounds;
+                if let Turn::Answered(answer) = question.attribute(&places) {
+                    break *answer;
+                }
+            };
             n_reads.push(reads.iter().sum::<usize>() as f64);
             tally.reads.push(reads.iter().sum::<usize>() as f64);
             for (sum, n) in reads_by_file.iter_mut().zip(reads) {
                 *sum += n;
             }
             n_rounds.push(rounds as f64);
-            let answer = attribute_corpus(&places, &quote);
+            let bytes: usize = have.values().map(Vec::len).sum();
             times.push(started.elapsed().as_secs_f64() * 1000.0);
             loaded.push(bytes as f64 / 1024.0);
             let Some(found) = answer.found_at else { continue };

@@ -1,9 +1,11 @@
 //! "Who said this?" without the episode: attribution over the whole corpus.
 //!
-//! [`super::phrase::places`] reads the phrase index for the places a quote may be and the passages
-//! around each; [`attribute_corpus`] runs the one attribution of [`super::attribute`] on each place
-//! and keeps the best. No transcript is loaded whole, so the question costs about what a phrase
-//! search does.
+//! A [`Question`] is a step machine. Each turn, [`Question::places`] reads the phrase index for the
+//! places the quote may be and the passages around each (or names the parts of the index still to
+//! read); the caller brings the passages' names up to date and gives them to
+//! [`Question::attribute`], which runs the one attribution of [`super::attribute`] on each passage,
+//! once, and answers with the best — or asks for a wider turn. The quote is cut into words once. No
+//! transcript is loaded whole, so the question costs about what a phrase search does.
 //!
 //! Which place is the answer: the one whose words match the quote best; among places that hold it
 //! word for word, the earliest published, since a later one is most often a clip replayed or a guest
@@ -73,32 +75,94 @@ pub struct Alternative {
     pub start_s: f64,
 }
 
-/// The places `quote` may be in the whole corpus, or the parts of the index still to read: where its
-/// words stand verbatim or most of its rare grams meet, or, when those grams are few and none of
-/// their places holds the quote, where its tiles meet. The tiles cost about twice the reads, so only
-/// the quotes that need them pay for them (BENCHMARKS.md).
-pub fn places(index: &Index, quote: &str, parts: &impl Parts) -> Result<Places, PhraseError> {
-    let pieces: Vec<Vec<String>> = split_edits(quote).pieces.iter().map(|piece| words_of(piece)).collect();
-    let quote_words = words_of(quote);
-    let first = phrase::places(index, &quote_words, &pieces, Reach::Rare, parts)?;
-    let holds = |canonical: &crate::transcript::Canonical| {
-        attribute(canonical, &Prepared::new(&canonical.segments), quote).found
-    };
-    if !first.unsure || first.transcripts.iter().any(holds) {
-        return Ok(first);
-    }
-    phrase::places(index, &quote_words, &pieces, Reach::Tiles, parts)
+/// One quote asked of the whole corpus. The caller's loop:
+///
+/// ```text
+/// let mut question = Question::new(quote);
+/// loop {
+///     let mut places = /* question.places(index, parts), with the parts it names read, until it answers */;
+///     /* the passages' names brought up to date */
+///     if let Turn::Answered(answer) = question.attribute(&places) { break answer }
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Question {
+    quote: String,
+    words: Vec<String>,
+    pieces: Vec<Vec<String>>,
+    reach: Reach,
+    /// Each passage attributed so far, by where it is ([`passage_key`]).
+    attributed: Vec<(PassageKey, Attribution)>,
 }
 
-/// The attribution of `quote` over the whole corpus, from the places [`places`]
-/// found (their names brought up to date by the caller).
-pub fn attribute_corpus(places: &Places, quote: &str) -> Attribution {
-    let found: Vec<Attribution> = places
-        .transcripts
-        .iter()
-        .map(|canonical| attribute(canonical, &Prepared::new(&canonical.segments), quote))
-        .filter(|answer| answer.found)
-        .collect();
+/// What a turn ended in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Turn {
+    Answered(Box<Attribution>),
+    /// The quote's rare grams met in a few places and none of them holds it: the next turn reads the
+    /// index by the quote's tiles, which costs about twice the reads, so only the quotes that need them
+    /// pay for them (BENCHMARKS.md).
+    Wider,
+}
+
+/// A passage: its episode, and its first segment's start and last segment's end in milliseconds.
+type PassageKey = (String, i64, i64);
+
+fn passage_key(canonical: &crate::transcript::Canonical) -> PassageKey {
+    let ms = |s: f64| (s * 1000.0).round() as i64;
+    let first = canonical.segments.first().map_or(0, |segment| ms(segment.start_s));
+    let last = canonical.segments.last().map_or(0, |segment| ms(segment.end_s));
+    (canonical.episode.id.clone(), first, last)
+}
+
+impl Question {
+    pub fn new(quote: &str) -> Question {
+        Question {
+            quote: quote.to_string(),
+            words: words_of(quote),
+            pieces: split_edits(quote).pieces.iter().map(|piece| words_of(piece)).collect(),
+            reach: Reach::Rare,
+            attributed: Vec::new(),
+        }
+    }
+
+    /// The places this turn's reach finds — where the quote's words stand verbatim or most of its
+    /// rare grams meet, or in a wider turn, where its tiles meet — or the parts of the index still to
+    /// read ([`PhraseError::Need`]): asked again with those, it goes on.
+    pub fn places(&self, index: &Index, parts: &impl Parts) -> Result<Places, PhraseError> {
+        phrase::places(index, &self.words, &self.pieces, self.reach, parts)
+    }
+
+    /// The answer from this turn's places (their names brought up to date by the caller), or a wider
+    /// turn. Each passage is attributed once, whatever the number of turns.
+    pub fn attribute(&mut self, places: &Places) -> Turn {
+        let found: Vec<Attribution> = places
+            .transcripts
+            .iter()
+            .map(|canonical| self.attributed_once(canonical))
+            .filter(|answer| answer.found)
+            .collect();
+        if self.reach == Reach::Rare && places.unsure && found.is_empty() {
+            self.reach = Reach::Tiles;
+            return Turn::Wider;
+        }
+        Turn::Answered(Box::new(best_of(places, found)))
+    }
+
+    fn attributed_once(&mut self, canonical: &crate::transcript::Canonical) -> Attribution {
+        let key = passage_key(canonical);
+        if let Some((_, answer)) = self.attributed.iter().find(|(at, _)| *at == key) {
+            return answer.clone();
+        }
+        let answer = attribute(canonical, &Prepared::new(&canonical.segments), &self.quote);
+        self.attributed.push((key, answer.clone()));
+        answer
+    }
+}
+
+/// The answer among the passages that hold the quote (`found`), with the places' verbatim hits as
+/// its count and alternatives.
+fn best_of(places: &Places, found: Vec<Attribution>) -> Attribution {
     let rank = |answer: &Attribution| {
         let m = answer.found_at.as_ref().expect("found");
         let published = answer.episode.as_ref().and_then(|e| e.published.clone()).unwrap_or_default();
@@ -159,7 +223,61 @@ fn overlaps(hit: &Hit, start_s: f64, end_s: f64) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
+    use crate::quote::fixtures::{segment, sourdough};
+    use crate::transcript::{Canonical, RunKind};
+
+    fn passage(start_s: f64, text: &str) -> Canonical {
+        Canonical {
+            episode: sourdough(),
+            pipeline: "human".into(),
+            kind: RunKind::HumanEdited,
+            speakers: BTreeMap::new(),
+            segments: vec![segment("S0", start_s, start_s + 5.0, text)],
+        }
+    }
+
+    #[test]
+    fn a_wider_turn_attributes_only_the_passages_it_has_not_seen() {
+        let mut question = Question::new("patience nobody can sell you");
+        let elsewhere = passage(10.0, "bread wants flour and water and salt");
+        let unsure = Places {
+            transcripts: vec![elsewhere.clone()],
+            verbatim_total: 0,
+            verbatim: Vec::new(),
+            unsure: true,
+        };
+        assert_eq!(question.attribute(&unsure), Turn::Wider);
+        assert_eq!(question.reach, Reach::Tiles);
+        let holding = passage(60.0, "patience is the one thing nobody can sell you");
+        let tiles = Places {
+            transcripts: vec![elsewhere, holding],
+            verbatim_total: 0,
+            verbatim: Vec::new(),
+            unsure: true,
+        };
+        let Turn::Answered(answer) = question.attribute(&tiles) else { panic!("a wider turn answers") };
+        assert!(answer.found);
+        assert_eq!(answer.found_at.map(|m| m.trust), Some(Trust::Review));
+        // The passage seen in both turns was attributed once.
+        assert_eq!(question.attributed.len(), 2);
+    }
+
+    #[test]
+    fn a_sure_turn_that_finds_nothing_answers_not_found() {
+        let mut question = Question::new("patience nobody can sell you");
+        let places = Places {
+            transcripts: vec![passage(10.0, "bread wants flour and water and salt")],
+            verbatim_total: 0,
+            verbatim: Vec::new(),
+            unsure: false,
+        };
+        let Turn::Answered(answer) = question.attribute(&places) else { panic!("a sure turn answers") };
+        assert!(!answer.found);
+        assert_eq!(answer.reason.as_deref(), Some("quote_not_found"));
+    }
 
     #[test]
     fn ellipses_and_brackets_cut_a_quote_into_pieces() {

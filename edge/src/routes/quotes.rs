@@ -108,13 +108,18 @@ pub async fn attribution(
     Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
 }
 
-/// "Who said this?" over every episode: the places the phrase index names, with the names editors
-/// decided since the build, attributed by `domain`.
+/// "Who said this?" over every episode: `domain`'s [`corpus::Question`] names the places to read in
+/// the phrase index, turn by turn; their passages get the names editors decided since the build.
 async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attribution, ApiError> {
-    let mut places =
-        index::answer::<phrase::Index, _, _>(env, |index, parts| corpus::places(index, quote, parts)).await?;
-    decisions::all_with_decisions(env, &mut places.transcripts, keyed).await?;
-    Ok(corpus::attribute_corpus(&places, quote))
+    let mut question = corpus::Question::new(quote);
+    loop {
+        let mut places =
+            index::answer::<phrase::Index, _, _>(env, |index, parts| question.places(index, parts)).await?;
+        decisions::all_with_decisions(env, &mut places.transcripts, keyed).await?;
+        if let corpus::Turn::Answered(answer) = question.attribute(&places) {
+            return Ok(*answer);
+        }
+    }
 }
 
 /// `GET /api/shows`

@@ -244,8 +244,13 @@ fn bad_parameters_are_named() {
 }
 
 fn attribute_everywhere(built: &Built, quote: &str) -> String {
-    let (places, _) = built.read(|index, parts| crate::quote::corpus::places(index, quote, parts));
-    let answer = crate::quote::corpus::attribute_corpus(&places, quote);
+    let mut question = crate::quote::corpus::Question::new(quote);
+    let answer = loop {
+        let (places, _) = built.read(|index, parts| question.places(index, parts));
+        if let crate::quote::corpus::Turn::Answered(answer) = question.attribute(&places) {
+            break *answer;
+        }
+    };
     let Some(m) = answer.found_at else {
         return format!("found={} episode={:?} match={:?}", answer.found, answer.episode, answer.matches);
     };
