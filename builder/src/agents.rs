@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 
 use domain::api::routes::{self, Answer, ROUTES, Route, Takes, path_params};
 use domain::api::{self};
-use domain::limits;
 use domain::mcp;
-use domain::quote::{Attribution, phrase, views};
-use domain::recipe::{self, Course, Published, Recipe};
+use domain::quotes::quote::{Attribution, phrase, views};
+use domain::recipes::recipe::{self, Course, Published, Recipe};
+use domain::site::limits;
 
 use crate::schemas::settings;
 
@@ -83,14 +83,14 @@ pub fn openapi() -> Value {
     };
     name("Recipe", generator.subschema_for::<Recipe>());
     // Written by hand from the validation's constants, not generated: its formats are made standard here.
-    let mut body = domain::recipe::schema::body(&mut generator);
+    let mut body = domain::recipes::recipe::schema::body(&mut generator);
     schemars::transform::Transform::transform(
         &mut schemars::transform::RecursiveTransform(crate::schemas::standard_formats),
         &mut body,
     );
     name("RecipeBody", body);
     name("PublishedRecipe", generator.subschema_for::<Published>());
-    name("AdjustedRecipe", generator.subschema_for::<domain::cooking::Adjusted>());
+    name("AdjustedRecipe", generator.subschema_for::<domain::recipes::cooking::Adjusted>());
     name("RecipePage", generator.subschema_for::<api::RecipePage>());
     name("Attribution", generator.subschema_for::<Attribution>());
     name("EpisodePage", generator.subschema_for::<api::EpisodePage>());
@@ -233,14 +233,14 @@ fn parameters(route: &Route) -> Vec<Value> {
         }
     }
     if route.op.takes_idempotency_key() {
-        parameters.push(json!({"name": domain::idempotency::HEADER, "in": "header", "required": false,
+        parameters.push(json!({"name": domain::site::idempotency::HEADER, "in": "header", "required": false,
             "description": format!(
                 "a key of yours for this request, as a quoted string (RFC 8941), at most {} characters: \
                  a retry with the same key and body gets the first answer again (`Idempotent-Replayed: \
                  true`) for 24 hours; the same key with another body is 422, while its first request runs 409",
-                domain::idempotency::MAX_KEY_CHARS
+                domain::site::idempotency::MAX_KEY_CHARS
             ),
-            "schema": {"type": "string", "pattern": domain::idempotency::key_pattern()}}));
+            "schema": {"type": "string", "pattern": domain::site::idempotency::key_pattern()}}));
     }
     if route.method == routes::Method::Put {
         parameters.push(json!({"name": "If-Match", "in": "header", "required": false,
@@ -252,7 +252,7 @@ fn parameters(route: &Route) -> Vec<Value> {
 }
 
 /// `If-Match` as RFC 9110 §13.1.1 writes it: `*`, or a list of entity tags (empty list elements
-/// allowed). The server reads the same grammar (`domain::write::IfMatch::parse`) and answers 400 to
+/// allowed). The server reads the same grammar (`domain::recipes::write::IfMatch::parse`) and answers 400 to
 /// anything else.
 const IF_MATCH_PATTERN: &str = r#"^[ \t]*(\*|[ \t,]*(W/)?"[\x21\x23-\x7E\x80-\xFF]*"([ \t]*,[ \t,]*(W/)?"[\x21\x23-\x7E\x80-\xFF]*")*[ \t,]*)[ \t]*$"#;
 
@@ -432,7 +432,7 @@ fn writing() -> String {
          `^[a-z0-9]+(-[a-z0-9]+)*$`, {} to {} characters, from the English title, else the Portuguese or the \
          transliterated Hebrew one, with `-2`, `-3`… when taken; it never changes.\n",
         routes.join(", "),
-        domain::write::MAX_BODY_BYTES / 1024,
+        domain::recipes::write::MAX_BODY_BYTES / 1024,
         limits::WRITES.quota,
         limits::AI.quota,
         recipe::MAX_INGREDIENTS,
@@ -440,8 +440,8 @@ fn writing() -> String {
         recipe::MAX_TITLE_CHARS,
         courses.join(", "),
         recipe::MAX_DIFFICULTY,
-        domain::slug::MIN_LEN,
-        domain::slug::MAX_LEN,
+        domain::recipes::slug::MIN_LEN,
+        domain::recipes::slug::MAX_LEN,
     )
 }
 

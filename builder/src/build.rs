@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use domain::search::IndexBuilder;
+use domain::recipes::search::IndexBuilder;
 use domain::text::Stemmers;
 use rayon::prelude::*;
 

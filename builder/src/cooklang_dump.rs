@@ -11,7 +11,7 @@
 use std::io::Write as _;
 
 use anyhow::{Context, Result};
-use domain::recipe::Published;
+use domain::recipes::recipe::Published;
 use zip::write::SimpleFileOptions;
 
 use crate::output::Out;
@@ -41,7 +41,7 @@ pub fn write(out: &Out, part: &str, jsonl: &[u8]) -> Result<()> {
         let published: Published =
             serde_json::from_slice(line).with_context(|| format!("a line of {part}"))?;
         for lang in published.recipe.languages() {
-            let cook = domain::cooking::cooklang::export(&published, lang, "");
+            let cook = domain::recipes::cooking::cooklang::export(&published, lang, "");
             zip.start_file(format!("{}/{}.cook", lang.code(), published.slug), options)?;
             zip.write_all(cook.as_bytes())?;
         }

@@ -6,7 +6,7 @@
 //! like the Worker's AI by `AI_BASE_URL` (such as `https://api.openai.com/v1`), `AI_MODEL` and
 //! `AI_API_KEY`. Without `AI_BASE_URL` the language model's stored votes are left alone. Source 4
 //! (elimination) is computed whenever names are resolved and is not stored (see
-//! `domain::transcript::identify`).
+//! `domain::quotes::transcript::identify`).
 //!
 //! Episodes are visited in publication order, and the voiceprint library for an episode holds only the
 //! labels confirmed (confident or human) on episodes published before it. A re-run asks the model
@@ -19,10 +19,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use domain::transcript::identify::{asr_votes_of, label_groups, merge};
-use domain::transcript::names::{NameState, resolve_all};
-use domain::transcript::voice::{LibraryBuilder, THRESHOLDS};
-use domain::transcript::{
+use domain::quotes::transcript::identify::{asr_votes_of, label_groups, merge};
+use domain::quotes::transcript::names::{NameState, resolve_all};
+use domain::quotes::transcript::voice::{LibraryBuilder, THRESHOLDS};
+use domain::quotes::transcript::{
     Episode, Names, Run, RunKind, Vote, VoteSource, episode_id, llm, normalise_source_url,
 };
 

@@ -1,4 +1,4 @@
-//! Recipe images: the cards of `domain::card` drawn to PNG, and a content photo checked and copied.
+//! Recipe images: the cards of `domain::recipes::card` drawn to PNG, and a content photo checked and copied.
 //!
 //! resvg draws the SVG with fonts compiled into the builder (`builder/fonts/`, see its README), so a
 //! card is the same on every machine and the build reads no system font. The font database is
@@ -7,8 +7,8 @@
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
-use domain::card::{self, Ratio};
-use domain::recipe::Published;
+use domain::recipes::card::{self, Ratio};
+use domain::recipes::recipe::Published;
 use resvg::{tiny_skia, usvg};
 
 const FONTS: [&[u8]; 5] = [

@@ -1,7 +1,7 @@
 //! `builder import-recipe`: a Cooklang file, or an HTML page or JSON-LD file carrying a schema.org
 //! `Recipe`, written as a content file `DIR/recipes/<slug>.json` for a pull request.
 //!
-//! The conversion is `domain::cooking::import` (Cooklang through cooklang-rs, the official parser);
+//! The conversion is `domain::recipes::cooking::import` (Cooklang through cooklang-rs, the official parser);
 //! this command reads the files, finds the JSON-LD in a page with html5ever (the `scraper` crate, a
 //! browser-grade HTML parser), picks a free slug, writes the draft, and prints every problem of it,
 //! each placed at its field in the written file, so a contributor fixes them all in one pass. A draft
@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use domain::cooking::import::{self, Draft};
-use domain::recipe::Lang;
+use domain::recipes::cooking::import::{self, Draft};
+use domain::recipes::recipe::Lang;
 use serde_json::Value;
 
 use crate::diagnostics::{self, Problem};
@@ -95,7 +95,7 @@ fn stem(file: &Path) -> String {
 
 /// A slug from the title that no file in `recipes` has yet: `-2`, `-3`… on collision.
 fn free_slug(recipes: &Path, title: &str) -> String {
-    let base = domain::slug::from_title(title);
+    let base = domain::recipes::slug::from_title(title);
     let taken = |slug: &str| recipes.join(format!("{slug}.json")).exists();
     if !taken(&base) {
         return base;

@@ -4,7 +4,7 @@
 //! that changes or appends a recipe rewrites only the part it is in: a part ends after
 //! [`PART_DOCS`] recipes, or earlier where the next line would take it past [`PART_MAX_BYTES`]. One
 //! part is `recipes.jsonl`; more are `recipes-0001.jsonl`, `recipes-0002.jsonl`, … (names from
-//! `domain::layout`, which packs them into R2 and which the Worker reads to serve the whole dump), and
+//! `domain::site::layout`, which packs them into R2 and which the Worker reads to serve the whole dump), and
 //! `datapackage.json` lists them in order (a Frictionless resource with several paths). Each part has
 //! a Cooklang twin (`cooklang_dump.rs`), written with it.
 
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use anyhow::{Context, Result};
-use domain::layout;
+use domain::site::layout;
 
 use crate::cooklang_dump;
 use crate::output::Out;

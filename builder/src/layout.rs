@@ -1,7 +1,7 @@
 //! The production layout of a build: `<out>.assets/` (the static-assets folder: the site-wide files,
 //! a set the code fixes, and `_layout/root.json`) and `<out>.r2/` (the R2 objects: content-named
 //! packs of every other file and of the directory's shards, and `objects.txt`, the keys the build
-//! needs). The rules are `domain::layout`'s.
+//! needs). The rules are `domain::site::layout`'s.
 //!
 //! Both folders are updated in place from the last layout, never swapped, so a server reading them
 //! keeps answering while a build runs beside it, and `root.json` is the single switch:
@@ -26,7 +26,7 @@ use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use domain::layout::{self, Entry, Root, Shard, ShardPlace};
+use domain::site::layout::{self, Entry, Root, Shard, ShardPlace};
 
 use crate::output::{assets_dir, r2_dir};
 

@@ -66,7 +66,7 @@ enum Command {
     Import {
         /// changelog-md, whisperx, assemblyai, deepgram, podcasting20, webvtt or rttm.
         #[arg(long, value_parser = parse_format)]
-        format: domain::transcript::import::Format,
+        format: domain::quotes::transcript::import::Format,
         /// The transcript file, or a Changelog corpus folder.
         #[arg(long)]
         input: PathBuf,
@@ -96,7 +96,7 @@ enum Command {
         content: PathBuf,
         /// The language of the files, when they do not say (en, he, pt).
         #[arg(long, value_parser = parse_lang)]
-        lang: Option<domain::recipe::Lang>,
+        lang: Option<domain::recipes::recipe::Lang>,
         /// The files to import.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -191,13 +191,14 @@ fn run(args: Args) -> ExitCode {
     }
 }
 
-fn parse_format(code: &str) -> Result<domain::transcript::import::Format, String> {
-    domain::transcript::import::Format::parse(code).ok_or_else(|| {
-        let all: Vec<&str> = domain::transcript::import::Format::ALL.iter().map(|f| f.code()).collect();
+fn parse_format(code: &str) -> Result<domain::quotes::transcript::import::Format, String> {
+    domain::quotes::transcript::import::Format::parse(code).ok_or_else(|| {
+        let all: Vec<&str> =
+            domain::quotes::transcript::import::Format::ALL.iter().map(|f| f.code()).collect();
         format!("one of {}", all.join(", "))
     })
 }
 
-fn parse_lang(code: &str) -> Result<domain::recipe::Lang, String> {
-    domain::recipe::Lang::parse(code).ok_or_else(|| "one of en, he, pt".to_string())
+fn parse_lang(code: &str) -> Result<domain::recipes::recipe::Lang, String> {
+    domain::recipes::recipe::Lang::parse(code).ok_or_else(|| "one of en, he, pt".to_string())
 }

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use domain::recipe::{Course, Published, Recipe};
-use domain::search::{Card, CardView, Manifest};
-use domain::transcript::{EpisodeSummary, ShowSummary, licence_url};
+use domain::quotes::transcript::{EpisodeSummary, ShowSummary, licence_url};
+use domain::recipes::recipe::{Course, Published, Recipe};
+use domain::recipes::search::{Card, CardView, Manifest};
 use serde_json::{Value, json};
 
 use crate::output::{Out, sha256_hex, write_new};
@@ -123,8 +123,10 @@ fn facets(counts: &BTreeMap<String, u64>) -> Value {
             .filter_map(|(name, n)| name.strip_prefix(prefix).map(|rest| (rest.to_string(), *n)))
             .collect()
     };
-    let flags: BTreeMap<&str, u64> =
-        domain::recipe::FLAGS.iter().map(|flag| (*flag, counts.get(*flag).copied().unwrap_or(0))).collect();
+    let flags: BTreeMap<&str, u64> = domain::recipes::recipe::FLAGS
+        .iter()
+        .map(|flag| (*flag, counts.get(*flag).copied().unwrap_or(0)))
+        .collect();
     json!({ "course": pick("course:"), "language": pick("lang:"), "flags": flags })
 }
 

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 use domain::Diagnostic;
-use domain::quote::phrase::{self, IndexBuilder};
-use domain::transcript::{
+use domain::quotes::quote::phrase::{self, IndexBuilder};
+use domain::quotes::transcript::{
     self, Canonical, Episode, EpisodeRecord, EpisodeRef, EpisodeSummary, Names, Run, Show, ShowSummary,
     Speaker, canonical_run, episode_id, export, names, normalise_source_url,
 };
@@ -143,7 +143,7 @@ pub fn load(files: &[ContentFile]) -> Result<Loaded, Vec<Problem>> {
         }
     }
     for slug in shows.keys() {
-        if !domain::slug::is_valid(slug) {
+        if !domain::recipes::slug::is_valid(slug) {
             problems.push(Problem::whole(
                 format!("shows/{slug}"),
                 "(folder)",
@@ -366,8 +366,8 @@ pub struct EpisodeLine<'a> {
     pub derived_from: Option<&'a str>,
     /// The pipeline of the canonical run.
     pub pipeline: &'a str,
-    pub speakers: &'a BTreeMap<String, domain::transcript::Speaker>,
-    pub segments: &'a [domain::transcript::Segment],
+    pub speakers: &'a BTreeMap<String, domain::quotes::transcript::Speaker>,
+    pub segments: &'a [domain::quotes::transcript::Segment],
 }
 
 /// Writes everything the quote service publishes.
@@ -464,7 +464,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
         value["description"] = json!(description);
         value
     }
-    use domain::quote::{Attribution, phrase, views};
+    use domain::quotes::quote::{Attribution, phrase, views};
     vec![
         ("show.schema.json", schema::<Show>("show.schema.json", "content/shows/<show>/show.json")),
         (

@@ -3,7 +3,7 @@
 //! From the state's commit to the new one it walks the first-parent commits (for histories and for
 //! which recipes are new) and diffs the two trees (for what changed). Changed and new recipes are
 //! validated and rendered aside first, so a bad file leaves the site as it was. Then it patches the
-//! search index (`domain::search::patch`), rewrites the dump parts and card shards those recipes are
+//! search index (`domain::recipes::search::patch`), rewrites the dump parts and card shards those recipes are
 //! in, prepends the new commits to their histories, rewrites the site-wide files, and merges the
 //! checksums into the last `SHA256SUMS`. Changed recipes keep their document ids and new ones come
 //! after the last, which is the order a full build gives them (`build::in_document_order`), so the
@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use domain::index::{Need, SearchError};
-use domain::search::{Changed, DocTerms, Manifest, patch};
+use domain::recipes::search::{Changed, DocTerms, Manifest, patch};
 
 use crate::output::{Out, sibling};
 use crate::recipes::{Known, Processed, Tools, load_recipe, process_all, report};

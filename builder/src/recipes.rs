@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use domain::recipe::{self, Published};
-use domain::search::{Card, DocTerms};
+use domain::recipes::recipe::{self, Published};
+use domain::recipes::search::{Card, DocTerms};
 use domain::text::Stemmers;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -36,7 +36,7 @@ pub fn load_recipe(file: &ContentFile) -> Result<Loaded, Vec<Problem>> {
         )]);
     };
     let mut problems = Vec::new();
-    if !domain::slug::is_valid(slug) {
+    if !domain::recipes::slug::is_valid(slug) {
         problems.push(Problem::whole(
             path,
             "(file name)",
@@ -164,10 +164,11 @@ fn write_images(
     known: &Known,
 ) -> Result<Result<u64, Vec<Problem>>> {
     let Some(photo) = &published.server.photo else {
-        let key = domain::card::key(published);
+        let key = domain::recipes::card::key(published);
         let last = known.last_cards.as_ref().filter(|(_, keys)| keys.get(&published.slug) == Some(&key));
-        for ratio in domain::card::Ratio::ALL {
-            let path = domain::card::path(&published.slug, ratio, domain::card::Format::Png);
+        for ratio in domain::recipes::card::Ratio::ALL {
+            let path =
+                domain::recipes::card::path(&published.slug, ratio, domain::recipes::card::Format::Png);
             let drawn_before = last.and_then(|(dir, _)| std::fs::read(dir.join(&path)).ok());
             let png = match drawn_before {
                 Some(png) => png,

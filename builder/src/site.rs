@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
-use domain::search::{CARDS_PER_SHARD, Card, Manifest};
+use domain::recipes::search::{CARDS_PER_SHARD, Card, Manifest};
 
 use crate::output::Out;
 use crate::source::Source;
@@ -30,7 +30,7 @@ pub(crate) fn write_site_wide(
     out.write("slugs.json", serde_json::to_string(&slugs)?.as_bytes())?;
 
     // The home page and llms.txt show a handful per course; search and the dumps hold the rest.
-    let mut per_course: BTreeMap<domain::recipe::Course, usize> = BTreeMap::new();
+    let mut per_course: BTreeMap<domain::recipes::recipe::Course, usize> = BTreeMap::new();
     let shown: Vec<u32> = docs
         .iter()
         .enumerate()

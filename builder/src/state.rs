@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use domain::search::DocFacets;
+use domain::recipes::search::DocFacets;
 use serde::{Deserialize, Serialize};
 
 use crate::output::sibling;
@@ -13,7 +13,7 @@ use crate::source::Source;
 /// index's format, so a state saved under other facet rules or beside an index of other terms is not
 /// reused (the first field, so it reads whatever follows).
 pub(crate) const STATE_FORMAT: u32 =
-    4 + 1000 * domain::search::FACETS_VERSION + 1_000_000 * domain::search::FORMAT_VERSION;
+    4 + 1000 * domain::recipes::search::FACETS_VERSION + 1_000_000 * domain::recipes::search::FORMAT_VERSION;
 
 /// What one recipe adds to the site-wide files; kept in the build state between builds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -23,7 +23,7 @@ pub(crate) struct DocState {
     pub facets: DocFacets,
     /// The length of its line in the `recipes.jsonl` dump, newline included.
     pub jsonl_len: u64,
-    /// What its cards were drawn from (`domain::card::key`); 0 for a recipe with a photo.
+    /// What its cards were drawn from (`domain::recipes::card::key`); 0 for a recipe with a photo.
     pub card_key: u64,
 }
 

@@ -15,10 +15,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use domain::recipe::{Recipe, ServerFields};
-use domain::transcript::names::{Names, SpeakerChange, SpeakerChangePage};
-use domain::transcript::{Episode, episode_id, normalise_source_url};
-use domain::write::{Change, ChangePage};
+use domain::quotes::transcript::names::{Names, SpeakerChange, SpeakerChangePage};
+use domain::quotes::transcript::{Episode, episode_id, normalise_source_url};
+use domain::recipes::recipe::{Recipe, ServerFields};
+use domain::recipes::write::{Change, ChangePage};
 use serde::{Deserialize, Serialize};
 
 const STATE_FILE: &str = ".sync-state";
@@ -179,7 +179,7 @@ fn commit_change(
     state: State,
 ) -> Result<()> {
     let doc = &change.document;
-    if doc.slug != change.slug || !domain::slug::is_valid(&change.slug) {
+    if doc.slug != change.slug || !domain::recipes::slug::is_valid(&change.slug) {
         bail!("change {} names slug `{}` but carries `{}`", change.seq, change.slug, doc.slug);
     }
     let file_rel = format!("{content}/recipes/{}.json", change.slug);

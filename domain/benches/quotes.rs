@@ -21,10 +21,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use domain::quote::phrase::{self, Index, IndexBuilder, Joining, Part, Parts, PhraseError, WholeFiles};
-use domain::quote::{Prepared, attribute};
-use domain::transcript::import::parse_changelog;
-use domain::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
+use domain::quotes::quote::phrase::{
+    self, Index, IndexBuilder, Joining, Part, Parts, PhraseError, WholeFiles,
+};
+use domain::quotes::quote::{Prepared, attribute};
+use domain::quotes::transcript::import::parse_changelog;
+use domain::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
 
 /// xorshift64*: deterministic and dependency-free.
 struct Rng(u64);
@@ -334,11 +336,11 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
         times.push(started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(timed, answer, "a cold and a warm search answer the same");
         hits += answer.total;
-        let normalised = |text: &str| domain::quote::normalise::normalised(text);
+        let normalised = |text: &str| domain::quotes::quote::normalise::normalised(text);
         peer_queries.push_str(
             &serde_json::json!({
                 "q": normalised(&q),
-                "speaker": speaker.as_deref().map(domain::quote::views::fold_name),
+                "speaker": speaker.as_deref().map(domain::quotes::quote::views::fold_name),
                 "total": answer.total,
             })
             .to_string(),
@@ -458,7 +460,7 @@ fn cold<T>(
 /// corpus through the phrase index. "Wrong" = another episode, another speaker, a start more than
 /// 2 s from the quote's, or any `high` on a quote across speakers or an edited one.
 fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>, rng: &mut Rng) {
-    use domain::quote::corpus::{Question, Turn};
+    use domain::quotes::quote::corpus::{Question, Turn};
     let whole = WholeFiles(files);
     let kinds = [
         "verbatim",
@@ -562,7 +564,7 @@ fn bench_corpus_accuracy(corpus: &[Episode], index: &Index, files: &HashMap<Stri
             let right_speaker = right_episode && found.speaker == segment.speaker;
             tally.right_episode += usize::from(right_episode);
             tally.right_speaker += usize::from(right_speaker);
-            if found.trust == domain::quote::Trust::High {
+            if found.trust == domain::quotes::quote::Trust::High {
                 tally.high += 1;
                 let wrong = crossing
                     || kind == "ellipsis"
@@ -645,10 +647,10 @@ fn write_passages(corpus: &[Episode], path: &Path) {
     let mut out = String::new();
     for episode in corpus {
         for segment in &episode.canonical.segments {
-            let tokens = domain::quote::normalise::tokens(&segment.text);
+            let tokens = domain::quotes::quote::normalise::tokens(&segment.text);
             for chunk in tokens.chunks(phrase::MAX_PASSAGE_TOKENS) {
                 let text: Vec<&str> = chunk.iter().map(|t| t.norm.as_str()).collect();
-                let speaker = domain::quote::views::fold_name(&segment.speaker);
+                let speaker = domain::quotes::quote::views::fold_name(&segment.speaker);
                 out.push_str(&serde_json::json!({ "text": text.join(" "), "speaker": speaker }).to_string());
                 out.push('\n');
             }
@@ -729,7 +731,7 @@ fn bench_accuracy(corpus: &[Episode], rng: &mut Rng) {
             let right_place = (found.start_s - expected_start).abs() <= 2.0;
             tally.right_speaker += usize::from(right_speaker);
             tally.exact += usize::from(found.exact);
-            if found.trust == domain::quote::Trust::High {
+            if found.trust == domain::quotes::quote::Trust::High {
                 tally.high += 1;
                 let wrong = crossing || !right_speaker || !right_place;
                 if wrong {

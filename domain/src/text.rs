@@ -6,10 +6,48 @@
 //! one-letter prefixes ו ה ב ל מ ש כ, on both sides, so `בשמן` and `שמן` meet.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
-use crate::recipe::Lang;
+/// A language a recipe can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    En,
+    He,
+    Pt,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 3] = [Lang::En, Lang::He, Lang::Pt];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::He => "he",
+            Lang::Pt => "pt",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|lang| lang.code() == code)
+    }
+
+    /// The BCP 47 tag for HTML `lang` and schema.org `inLanguage`.
+    pub fn bcp47(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::He => "he",
+            Lang::Pt => "pt-PT",
+        }
+    }
+
+    pub fn is_rtl(self) -> bool {
+        self == Lang::He
+    }
+}
 
 /// Hebrew one-letter prefixes (and, the, in, to, from, that, as).
 pub const HEBREW_PREFIXES: [char; 7] = ['ו', 'ה', 'ב', 'ל', 'מ', 'ש', 'כ'];

@@ -100,7 +100,7 @@ fn domain_clippy_rejects_io_clock_and_environment() {
 /// The lint stays on: no code of `domain`'s library turns the IO rule off.
 #[test]
 fn domain_library_never_allows_what_clippy_rejects() {
-    let files = imports::library_files(&repo().join("domain/src"), "lib.rs");
+    let files = uses::library_files(&repo().join("domain/src"), "lib.rs");
     let allowing: Vec<String> = files
         .iter()
         .filter(|(_, code)| code.contains("clippy::disallowed_"))
@@ -153,8 +153,8 @@ const DOMAIN_STD_ITEMS: [(&str, &[&str]); 2] =
 #[test]
 fn domain_library_names_only_pure_parts_of_std() {
     let mut problems = Vec::new();
-    for (path, code) in imports::library_files(&repo().join("domain/src"), "lib.rs") {
-        for named in imports::paths(&code) {
+    for (path, code) in uses::library_files(&repo().join("domain/src"), "lib.rs") {
+        for named in uses::paths(&code) {
             let named: Vec<&str> = named.iter().map(String::as_str).collect();
             let Some(at) = named.iter().position(|s| matches!(*s, "std" | "core" | "alloc")) else {
                 continue;
@@ -377,9 +377,9 @@ fn sql_lives_under_edge_store() {
     let mut problems = Vec::new();
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
         let src = repo().join(krate).join("src");
-        for (path, _) in imports::library_files(&src, root) {
+        for (path, _) in uses::library_files(&src, root) {
             let text = std::fs::read_to_string(&path).unwrap();
-            let code = imports::without_tests(&text);
+            let code = uses::without_tests(&text);
             let under_store = path.strip_prefix(repo().join("edge/src/store")).is_ok();
             if !under_store && names_sql(&code) {
                 problems.push(path.strip_prefix(repo()).unwrap_or(&path).display().to_string());
@@ -395,8 +395,8 @@ fn sql_lives_under_edge_store() {
 fn only_edge_sets_http_headers() {
     let mut problems = Vec::new();
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs")] {
-        for (path, code) in imports::library_files(&repo().join(krate).join("src"), root) {
-            let raw = imports::without_tests(&std::fs::read_to_string(&path).unwrap());
+        for (path, code) in uses::library_files(&repo().join(krate).join("src"), root) {
+            let raw = uses::without_tests(&std::fs::read_to_string(&path).unwrap());
             let named = ["HeaderMap", "HeaderValue", "headers_mut"]
                 .iter()
                 .find(|n| code.contains(*n))
@@ -434,12 +434,12 @@ fn every_module_opens_with_a_doc_line() {
 fn no_import_cycles_between_modules() {
     let mut cycles = Vec::new();
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
-        cycles.extend(imports::cycles(&repo().join(krate).join("src"), root));
+        cycles.extend(uses::cycles(&repo().join(krate).join("src"), root));
     }
     assert!(cycles.is_empty(), "import cycles between modules:\n{}", cycles.join("\n"));
 }
 
-mod imports {
+mod uses {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
 

@@ -1,10 +1,10 @@
-//! Built files: static assets through the ASSETS binding, and packed files (`domain::layout`) through
+//! Built files: static assets through the ASSETS binding, and packed files (`domain::site::layout`) through
 //! [`crate::packs`]. [`fetch_bytes`] and [`serve`] are the one way the Worker reads a built file, so
 //! no handler knows which of the two holds it.
 
 use std::rc::Rc;
 
-use domain::layout;
+use domain::site::layout;
 use futures::TryStreamExt as _;
 use worker::{Env, Headers, Request, Response};
 
@@ -65,7 +65,7 @@ pub async fn serve(req: Request, env: &Env) -> Result<Response, ApiError> {
 /// Content-named index files never change; numbered ones (dict-N, cards-N) and the manifest may.
 fn cache_control(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or_default();
-    let immutable = path.starts_with(&format!("/{}/", domain::search::DIR))
+    let immutable = path.starts_with(&format!("/{}/", domain::recipes::search::DIR))
         && ["facet-", "time-", "post-"].iter().any(|kind| name.starts_with(kind));
     if immutable { "public, max-age=31536000, immutable" } else { "public, max-age=300" }
 }

@@ -1,11 +1,11 @@
 //! Who is asking: API keys (`Authorization: Bearer`), the client's address, the counting behind every
-//! limit (`domain::limits`: writes and AI per account, sign-ins and new keys per address), and the
+//! limit (`domain::site::limits`: writes and AI per account, sign-ins and new keys per address), and the
 //! random tokens and hashes behind keys, sessions and CSRF. Also the clock, which `domain` never reads.
 //!
 //! Keys and session tokens are 32 random bytes from the runtime's CSPRNG (`crypto.getRandomValues`
 //! through getrandom); D1 keeps only their SHA-256, so a leaked database holds no usable key.
 
-use domain::limits::{self, Policy, RateDecision, Subject, WRITES};
+use domain::site::limits::{self, Policy, RateDecision, Subject, WRITES};
 use sha2::{Digest, Sha256};
 use worker::{Env, Request};
 

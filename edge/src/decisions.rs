@@ -16,10 +16,10 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use domain::quote::phrase;
-use domain::transcript::names::{HumanDecision, LabelReport, NameInputs};
-use domain::transcript::url::is_episode_id;
-use domain::transcript::{Canonical, Speaker};
+use domain::quotes::quote::phrase;
+use domain::quotes::transcript::names::{HumanDecision, LabelReport, NameInputs};
+use domain::quotes::transcript::url::is_episode_id;
+use domain::quotes::transcript::{Canonical, Speaker};
 use serde_json::Value;
 use worker::Env;
 

@@ -1,8 +1,8 @@
 //! The edge's one error type and the one place it becomes an RFC 9457 problem response.
 
 use domain::Diagnostic;
-use domain::limits::{self, RateDecision};
 use domain::mcp::Refusal;
+use domain::site::limits::{self, RateDecision};
 use serde_json::json;
 use worker::Response;
 
@@ -39,7 +39,7 @@ pub enum ApiError {
     /// A document with problems: every one of them, each naming its field.
     Invalid(Vec<Diagnostic>),
     RateLimited(RateDecision),
-    /// An account that holds as many live keys as it may (`domain::limits::LIVE_KEYS_PER_ACCOUNT`)
+    /// An account that holds as many live keys as it may (`domain::site::limits::LIVE_KEYS_PER_ACCOUNT`)
     /// asked for another: how many it holds.
     TooManyKeys(u32),
     /// The AI declined the request (the model's refusal, in its words).

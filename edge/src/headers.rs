@@ -3,7 +3,7 @@
 //! else (`X-Content-Type-Options`, the pages' `Content-Security-Policy`). A leaf module, so the error type and the HTTP helpers both use
 //! it without importing each other.
 
-use domain::limits::RateDecision;
+use domain::site::limits::RateDecision;
 use worker::Headers;
 
 /// Public reads may be used from any origin.
@@ -15,7 +15,7 @@ pub fn cors(headers: &mut Headers) {
     );
 }
 
-/// The limit's state after a count (draft-ietf-httpapi-ratelimit-headers; `domain::limits` words
+/// The limit's state after a count (draft-ietf-httpapi-ratelimit-headers; `domain::site::limits` words
 /// the values).
 pub fn rate_limit(headers: &mut Headers, rate: &RateDecision) {
     let _ = headers.set("RateLimit", &rate.header());
@@ -24,7 +24,7 @@ pub fn rate_limit(headers: &mut Headers, rate: &RateDecision) {
 
 /// On every answer: no content sniffing (a Cooklang file or a JSON document holds user text, which
 /// must never be read as HTML), and on an HTML page without a policy of its own the site's
-/// (`domain::page::content_security_policy`; the kitchen sets a stricter one).
+/// (`domain::recipes::page::content_security_policy`; the kitchen sets a stricter one).
 pub fn every_answer(headers: &mut Headers) {
     let _ = headers.set("X-Content-Type-Options", "nosniff");
     let html = headers.get("Content-Type").ok().flatten().is_some_and(|t| t.starts_with("text/html"));
@@ -34,5 +34,5 @@ pub fn every_answer(headers: &mut Headers) {
 }
 
 thread_local! {
-    static PAGE_POLICY: String = domain::page::content_security_policy();
+    static PAGE_POLICY: String = domain::recipes::page::content_security_policy();
 }

@@ -2,9 +2,9 @@
 //! input and a write's JSON body, CORS, caching, and the `RateLimit` headers of a counted request.
 
 use domain::api::{self, Input, body};
-use domain::host::SiteHosts;
-use domain::limits::RateDecision;
-use domain::write::MAX_BODY_BYTES;
+use domain::recipes::write::MAX_BODY_BYTES;
+use domain::site::host::SiteHosts;
+use domain::site::limits::RateDecision;
 use serde_json::Value;
 use worker::{Env, Headers, Method, Request, Response};
 
@@ -17,7 +17,7 @@ pub fn host(req: &Request) -> Result<String, ApiError> {
 }
 
 /// Refuses a request for a host that is neither in `SITE_HOSTS` nor loopback, before any route runs
-/// (the DNS rebinding defence; see `domain::host`). An unset `SITE_HOSTS` admits loopback only.
+/// (the DNS rebinding defence; see `domain::site::host`). An unset `SITE_HOSTS` admits loopback only.
 pub fn check_host(req: &Request, env: &Env) -> Result<(), ApiError> {
     let host = host(req)?;
     let hosts = env.var("SITE_HOSTS").map(|var| var.to_string()).unwrap_or_default();
@@ -80,12 +80,12 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
     Ok(response)
 }
 
-/// Whether the request's `If-None-Match` names the current representation (`domain::write::none_match`).
+/// Whether the request's `If-None-Match` names the current representation (`domain::recipes::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
     Ok(req
         .headers()
         .get("If-None-Match")?
-        .is_some_and(|header| domain::write::none_match(&header, Some(etag))))
+        .is_some_and(|header| domain::recipes::write::none_match(&header, Some(etag))))
 }
 
 /// The method the routes match on. workers-rs reads a method it does not know (`QUERY`, say) as GET;
@@ -111,7 +111,7 @@ pub fn not_modified_if_matched(
         return response;
     }
     let etag = response.headers().get("ETag").ok().flatten();
-    if !domain::write::none_match(header, etag.as_deref()) {
+    if !domain::recipes::write::none_match(header, etag.as_deref()) {
         return response;
     }
     let headers = Headers::new();

@@ -5,11 +5,11 @@
 //! The key is a D1 row per account (`store::claim_idempotency_key`): the one request whose insert
 //! made it runs; meanwhile the same key is 409, and afterwards a success is stored and replayed
 //! (status, body, `Location`, `ETag`, with `Idempotent-Replayed: true`) for 24 hours. The same key
-//! with another request (method, path or body: `domain::idempotency::fingerprint`) is 422. A
+//! with another request (method, path or body: `domain::site::idempotency::fingerprint`) is 422. A
 //! request that fails lets go of its key, so the retry runs again; one that died holding it loses
-//! it after `domain::idempotency::IN_FLIGHT_S`.
+//! it after `domain::site::idempotency::IN_FLIGHT_S`.
 
-use domain::idempotency::{self, HEADER, IN_FLIGHT_S, KEY_LIFETIME_S};
+use domain::site::idempotency::{self, HEADER, IN_FLIGHT_S, KEY_LIFETIME_S};
 use serde_json::Value;
 use worker::{Env, Request, Response};
 

@@ -23,7 +23,7 @@ use std::hash::Hash;
 use std::rc::Rc;
 
 use domain::index::{Files, SearchError};
-use domain::quote::phrase::{self, Part, Parts, PhraseError};
+use domain::quotes::quote::phrase::{self, Part, Parts, PhraseError};
 use futures::future::try_join_all;
 use worker::Env;
 
@@ -77,8 +77,8 @@ impl From<PhraseError> for Stop<Part> {
     }
 }
 
-impl Index for domain::search::Manifest {
-    const DIR: &'static str = domain::search::DIR;
+impl Index for domain::recipes::search::Manifest {
+    const DIR: &'static str = domain::recipes::search::DIR;
     const NAME: &'static str = "search";
     type Key = String;
 

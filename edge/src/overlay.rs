@@ -1,7 +1,7 @@
 //! The overlay: recipes written through the API show at once, before any rebuild. Reads of
 //! `/r/{slug}.json`, `/r/{slug}` and `/api/recipes` (`routes/recipes.rs`, `routes/cooking.rs`) consult
 //! D1 first; a row retires as soon as a build has published its version
-//! (`domain::write::overlay_is_live`), and the built file answers again.
+//! (`domain::recipes::write::overlay_is_live`), and the built file answers again.
 //!
 //! A public read does not ask D1 about a recipe that nothing waits for there: each isolate keeps the
 //! set of slugs with a live overlay row ([`crate::waiting::Waiting`]), learnt from the change feed and brought up to
@@ -18,12 +18,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 use std::rc::Rc;
 
-use domain::card::Format;
-use domain::recipe::Published;
-use domain::search::overlay::{Entry, Listed};
-use domain::search::{Card, FACETS_VERSION};
+use domain::recipes::card::Format;
+use domain::recipes::recipe::Published;
+use domain::recipes::search::overlay::{Entry, Listed};
+use domain::recipes::search::{Card, FACETS_VERSION};
+use domain::recipes::write::overlay_is_live;
 use domain::text::Stemmers;
-use domain::write::overlay_is_live;
 use worker::{D1Database, Env, Request};
 
 use crate::error::ApiError;
@@ -118,7 +118,7 @@ pub async fn current(
 
 /// The built document of `slug`, if the build has one.
 async fn built_document(env: &Env, slug: &str) -> Result<Option<Published>, ApiError> {
-    if !domain::slug::is_valid(slug) {
+    if !domain::recipes::slug::is_valid(slug) {
         return Ok(None);
     }
     let Some(bytes) = assets::fetch_bytes(env, format!("r/{slug}.json")).await? else { return Ok(None) };

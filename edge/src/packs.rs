@@ -1,4 +1,4 @@
-//! Packed built files (`domain::layout`): the directory this isolate has loaded, and ranged reads
+//! Packed built files (`domain::site::layout`): the directory this isolate has loaded, and ranged reads
 //! from the `PACKS` R2 bucket; and [`fetch_asset`], a static asset through `ASSETS` (the layout's
 //! root is one).
 //!
@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use domain::layout::{self, Entry, Root, Shard, ShardPlace};
+use domain::site::layout::{self, Entry, Root, Shard, ShardPlace};
 use worker::{ByteStream, Env, Range, Response};
 
 use crate::error::ApiError;

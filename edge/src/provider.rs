@@ -1,6 +1,6 @@
 //! The site's AI provider: one interface ([`Provider::complete`]) with two implementations — the
 //! Workers AI binding and any OpenAI-compatible chat endpoint — chosen by configuration; [`generate`],
-//! which asks until an answer passes `domain::ai`'s checks; and what an AI request costs its account
+//! which asks until an answer passes `domain::recipes::ai`'s checks; and what an AI request costs its account
 //! ([`charge`], given back when it made nothing: [`charged`]). The AI routes on top of it are
 //! `routes/ai.rs` and `routes/diet.rs`.
 //!
@@ -8,13 +8,13 @@
 //! `AI_MODEL` and the secret `AI_API_KEY`) means the OpenAI-compatible endpoint, and outside
 //! `ENVIRONMENT=dev` the `AI` binding with `WORKERS_AI_MODEL` is the default. Neither → 503.
 //! `AI_TIMEOUT_MS` (default 30 000) bounds each upstream call; `AI_PER_HOUR` (default 20) the quota,
-//! which counts per account (`domain::limits::AI`).
+//! which counts per account (`domain::site::limits::AI`).
 
 use std::time::Duration;
 
-use domain::ai::{self, Expect, MAX_ATTEMPTS, Message};
-use domain::limits::{self, Subject};
-use domain::recipe::Recipe;
+use domain::recipes::ai::{self, Expect, MAX_ATTEMPTS, Message};
+use domain::recipes::recipe::Recipe;
+use domain::site::limits::{self, Subject};
 use futures::future::{Either, select};
 use serde_json::{Value, json};
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit};

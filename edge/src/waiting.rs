@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
-use domain::search::overlay::Entry;
+use domain::recipes::search::overlay::Entry;
 
 /// The recipes written through the API, as far as this isolate knows: each slug's newest version,
 /// and the last feed item seen. A slug is live in the overlay while its version is newer than the

@@ -8,9 +8,9 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use domain::cooking::units::System;
-use domain::cooking::{Request, adjust, cooklang, import};
-use domain::recipe::{Published, Source, validate};
+use domain::recipes::cooking::units::System;
+use domain::recipes::cooking::{Request, adjust, cooklang, import};
+use domain::recipes::recipe::{Published, Source, validate};
 use serde_json::Value;
 
 fn published(slug: &str, doc: &Value) -> Published {

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use domain::transcript::import::parse_changelog;
-use domain::transcript::names::{LabelVotes, NameState, Names, resolve_all};
-use domain::transcript::voice::{Library, LibraryBuilder, THRESHOLDS, Thresholds};
-use domain::transcript::{Person, Role, Segment, Vote, VoteSource, llm};
+use domain::quotes::transcript::import::parse_changelog;
+use domain::quotes::transcript::names::{LabelVotes, NameState, Names, resolve_all};
+use domain::quotes::transcript::voice::{Library, LibraryBuilder, THRESHOLDS, Thresholds};
+use domain::quotes::transcript::{Person, Role, Segment, Vote, VoteSource, llm};
 use tests::corpus::Rng;
 
 fn corpus() -> PathBuf {

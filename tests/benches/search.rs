@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use domain::index::{Need, SearchError};
-use domain::recipe::{Source, validate};
-use domain::search::{Card, DocTerms, Filters, IndexBuilder, Manifest, Query, search};
+use domain::recipes::recipe::{Source, validate};
+use domain::recipes::search::{Card, DocTerms, Filters, IndexBuilder, Manifest, Query, search};
 use domain::text::Stemmers;
 use serde_json::Value;
 use tests::corpus::{Rng, generate, templates};
@@ -199,7 +199,7 @@ fn query_set(docs: &[Doc], n: usize) -> (Vec<Query>, Vec<(Query, Query, String)>
                 "",
                 Filters {
                     flags: vec!["vegetarian"],
-                    course: Some(domain::recipe::Course::Main),
+                    course: Some(domain::recipes::recipe::Course::Main),
                     ..Filters::default()
                 },
             ),

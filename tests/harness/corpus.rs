@@ -157,7 +157,7 @@ pub fn generate(templates: &[Value], idx: usize, seed: u64) -> (String, Value) {
         let summary = text["summary"].as_str().unwrap_or_default().to_string();
         text["summary"] = Value::from(summary + &extra);
     }
-    let base = domain::slug::from_title(
+    let base = domain::recipes::slug::from_title(
         doc["texts"].get("en").or_else(|| doc["texts"].get("pt")).or_else(|| doc["texts"].get("he")).unwrap()
             ["title"]
             .as_str()

@@ -8,17 +8,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use domain::layout::{Entry, Root, Shard};
+use domain::site::layout::{Entry, Root, Shard};
 use serde_json::Value;
 use tests::Worker;
 
 /// The build's root and every entry of its directory, its shards read from the directory packs.
 pub fn directory(out: &Path) -> Result<(Root, Vec<Entry>)> {
     let assets = Path::new(&format!("{}.assets", out.display())).to_path_buf();
-    let root: Root = serde_json::from_slice(&std::fs::read(assets.join(domain::layout::ROOT))?)?;
+    let root: Root = serde_json::from_slice(&std::fs::read(assets.join(domain::site::layout::ROOT))?)?;
     let mut entries = Vec::new();
     for place in &root.shards {
-        let pack = std::fs::read(format!("{}.r2/{}", out.display(), domain::layout::pack_key(place.pack)))?;
+        let pack =
+            std::fs::read(format!("{}.r2/{}", out.display(), domain::site::layout::pack_key(place.pack)))?;
         let bytes = &pack[place.offset as usize..(place.offset + place.len) as usize];
         ensure!(Shard::hash(bytes) == place.hash, "a shard does not match root.json");
         entries.extend(Shard::decode(bytes)?.entries);
@@ -50,7 +51,7 @@ pub async fn packed_files_read_whole_from_the_start_middle_and_end_of_a_pack(w: 
         let headers = response.headers().clone();
         ensure!(headers["etag"] == entry.etag().as_str(), "{}: {headers:?}", entry.path);
         ensure!(
-            headers["content-type"] == domain::layout::content_type(&entry.path),
+            headers["content-type"] == domain::site::layout::content_type(&entry.path),
             "{}: {headers:?}",
             entry.path
         );
@@ -110,16 +111,16 @@ pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version
     let added: BTreeSet<&String> = after.difference(&before).collect();
     let (root, entries) = directory(&out)?;
     let directory_packs: BTreeSet<String> =
-        root.shards.iter().map(|place| domain::layout::pack_key(place.pack)).collect();
+        root.shards.iter().map(|place| domain::site::layout::pack_key(place.pack)).collect();
     let changed =
         entries.iter().find(|e| e.path == format!("r/{slug}.json")).context("the changed recipe")?;
-    let files_pack = domain::layout::pack_key(changed.pack);
+    let files_pack = domain::site::layout::pack_key(changed.pack);
     let expected: BTreeSet<&String> = [&files_pack].into_iter().chain(&directory_packs).collect();
     ensure!(added == expected, "a one-recipe rebuild added {added:?}, not its pack and a directory pack");
     // The last directory pack is no longer named once all its shards were rewritten (R2 keeps it for
     // readers of the last build); every pack of files stays.
     let files_before: BTreeSet<String> = root_before.shards.iter().fold(before.clone(), |mut keys, place| {
-        keys.remove(&domain::layout::pack_key(place.pack));
+        keys.remove(&domain::site::layout::pack_key(place.pack));
         keys
     });
     ensure!(files_before.is_subset(&after), "a one-recipe rebuild dropped packs: {before:?} → {after:?}");
@@ -298,7 +299,7 @@ pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Wo
     let during_second = reads.lock().unwrap().n - n_before;
     let (root, _) = directory(&out)?;
     ensure!(root.shards.len() > 1, "the directory still has {} shard", root.shards.len());
-    ensure!(out.join(domain::layout::dump_part(2)).is_file(), "the dump is not in parts");
+    ensure!(out.join(domain::site::layout::dump_part(2)).is_file(), "the dump is not in parts");
     // What the running asset server knows from its start is still every static path there is.
     ensure!(static_paths()? == sample_paths, "the static paths changed: {:?}", static_paths()?);
     let on_disk = std::fs::read_to_string(out.join(format!("r/{last}.json")))?;

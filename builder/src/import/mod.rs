@@ -1,6 +1,6 @@
 //! `builder import`: one transcript file becomes one pipeline run in the content repo.
 //!
-//! The parsing is `domain::transcript::import` (pure); this module reads files, picks names and
+//! The parsing is `domain::quotes::transcript::import` (pure); this module reads files, picks names and
 //! dates, and writes `runs/<pipeline>.json`. The Changelog importer also writes what a human-edited
 //! transcript tells us beyond the run: the episode record (with the CC BY-SA 4.0 licence and credit of
 //! the source) and the speaker names as human decisions. Given the corpus folder instead of one file, it
@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use domain::transcript::import::{Format, changelog_source_url, import};
-use domain::transcript::names::{HumanDecision, LabelVotes};
-use domain::transcript::{Episode, Names, Person, Role, Run, Show, is_valid_pipeline};
+use domain::quotes::transcript::import::{Format, changelog_source_url, import};
+use domain::quotes::transcript::names::{HumanDecision, LabelVotes};
+use domain::quotes::transcript::{Episode, Names, Person, Role, Run, Show, is_valid_pipeline};
 use rayon::prelude::*;
 
 pub const CHANGELOG_LICENCE: &str = "CC-BY-SA-4.0";
@@ -298,7 +298,7 @@ fn import_corpus(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::transcript::{episode_id, normalise_source_url};
+    use domain::quotes::transcript::{episode_id, normalise_source_url};
     use expect_test::expect;
     use sha2::{Digest, Sha256};
 

@@ -1,13 +1,13 @@
 //! The inputs of a recipe read the way a cook asks for it: scaled to the table, in the
-//! cook's units, or as Cooklang. `crate::cooking` does the work; these say what may be asked.
+//! cook's units, or as Cooklang. `crate::recipes::cooking` does the work; these say what may be asked.
 
 use serde::Deserialize;
 
 use super::{Input, done, required};
 use crate::Diagnostic;
-use crate::cooking::Request;
-use crate::cooking::units::System;
-use crate::recipe::{Lang, MAX_SERVINGS};
+use crate::recipes::cooking::Request;
+use crate::recipes::cooking::units::System;
+use crate::recipes::recipe::{Lang, MAX_SERVINGS};
 
 /// `GET /r/{slug}.json`, the page `GET /r/{slug}` and the `get_recipe` tool: one recipe, scaled and
 /// converted when asked.

@@ -8,10 +8,10 @@ use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
 use super::{Input, done, limit, offset, required};
 use crate::Diagnostic;
 #[cfg(feature = "schema")]
-use crate::quote::MAX_QUOTE_CHARS;
-use crate::quote::views::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Page};
-use crate::quote::{check_quote, phrase};
-use crate::transcript::{normalise, normalise_source_url};
+use crate::quotes::quote::MAX_QUOTE_CHARS;
+use crate::quotes::quote::views::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Page};
+use crate::quotes::quote::{check_quote, phrase};
+use crate::quotes::transcript::{normalise, normalise_source_url};
 
 /// `GET /api/attribute`, `attribute_quote`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -233,7 +233,7 @@ impl Input for EpisodeList {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EpisodePage {
     pub show: Option<String>,
-    pub items: Vec<crate::transcript::EpisodeSummary>,
+    pub items: Vec<crate::quotes::transcript::EpisodeSummary>,
     pub total: usize,
     pub next_cursor: Option<String>,
 }

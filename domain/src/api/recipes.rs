@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
 use super::{Input, done, limit, offset, required};
 use crate::Diagnostic;
-use crate::ai::AiRequest;
-use crate::recipe::{Course, DietKind, FLAGS, Lang};
-use crate::search::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Query};
+use crate::recipes::ai::AiRequest;
+use crate::recipes::recipe::{Course, DietKind, FLAGS, Lang};
+use crate::recipes::search::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Query};
 
 /// The longest search words.
 pub const MAX_QUERY_CHARS: usize = 200;
@@ -79,7 +79,7 @@ impl Input for RecipeSearch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RecipePage {
-    pub items: Vec<crate::search::CardView>,
+    pub items: Vec<crate::recipes::search::CardView>,
     pub total: u64,
     pub next_cursor: Option<String>,
 }
@@ -111,7 +111,7 @@ impl Input for RecipeSlug {
 pub struct CreateRecipe {
     /// The recipe document: emoji, course, difficulty, times, servings, diet flags and `texts` in one or
     /// more languages. Server-set fields are ignored; the licence is always CC0-1.0.
-    #[cfg_attr(feature = "schema", schemars(required, schema_with = "crate::recipe::schema::body"))]
+    #[cfg_attr(feature = "schema", schemars(required, schema_with = "crate::recipes::recipe::schema::body"))]
     pub recipe: Option<Value>,
 }
 
@@ -135,7 +135,7 @@ pub struct UpdateRecipe {
     #[cfg_attr(feature = "schema", schemars(required))]
     pub slug: Option<String>,
     /// The whole new recipe document (not a patch). The licence stays the one the recipe has.
-    #[cfg_attr(feature = "schema", schemars(required, schema_with = "crate::recipe::schema::body"))]
+    #[cfg_attr(feature = "schema", schemars(required, schema_with = "crate::recipes::recipe::schema::body"))]
     pub recipe: Option<Value>,
     /// What you changed, in a sentence; it becomes the change's commit message.
     #[cfg_attr(feature = "schema", schemars(required))]
@@ -176,7 +176,7 @@ impl Input for UpdateRecipe {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AiWrite {
     /// What to write, in plain words ("a quick lentil soup for four").
-    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = crate::ai::MAX_PROMPT_CHARS)))]
+    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = crate::recipes::ai::MAX_PROMPT_CHARS)))]
     pub prompt: Option<String>,
     /// The language to write in.
     #[cfg_attr(feature = "schema", schemars(required))]
@@ -187,7 +187,7 @@ impl Input for AiWrite {
     type Valid = AiRequest;
 
     fn validate(self) -> Result<AiRequest, Vec<Diagnostic>> {
-        crate::ai::check_request(self.prompt, self.lang)
+        crate::recipes::ai::check_request(self.prompt, self.lang)
     }
 }
 
@@ -200,7 +200,7 @@ pub struct AiChange {
     #[cfg_attr(feature = "schema", schemars(required))]
     pub slug: Option<String>,
     /// What to change, in plain words ("halve the sugar").
-    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = crate::ai::MAX_PROMPT_CHARS)))]
+    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = crate::recipes::ai::MAX_PROMPT_CHARS)))]
     pub prompt: Option<String>,
     /// The language of the text to change.
     #[cfg_attr(feature = "schema", schemars(required))]
@@ -220,7 +220,8 @@ impl Input for AiChange {
     fn validate(self) -> Result<AiChangeAsked, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let slug = required("slug", self.slug, &mut problems);
-        let request = crate::ai::check_request(self.prompt, self.lang).map_err(|more| problems.extend(more));
+        let request =
+            crate::recipes::ai::check_request(self.prompt, self.lang).map_err(|more| problems.extend(more));
         match (slug, request) {
             (Some(slug), Ok(request)) if problems.is_empty() => Ok(AiChangeAsked { slug, request }),
             _ => Err(problems),
@@ -333,7 +334,7 @@ pub struct HistoryQuery {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryAsked {
     pub slug: String,
-    pub cursor: Option<crate::write::HistoryCursor>,
+    pub cursor: Option<crate::recipes::write::HistoryCursor>,
     pub limit: usize,
 }
 
@@ -346,9 +347,9 @@ impl Input for HistoryQuery {
         let cursor = self.cursor.and_then(|cursor| {
             let decoded = Some(&cursor)
                 .filter(|cursor| cursor.len() <= HISTORY_CURSOR_MAX_CHARS)
-                .and_then(|cursor| crate::write::HistoryCursor::decode(cursor))
+                .and_then(|cursor| crate::recipes::write::HistoryCursor::decode(cursor))
                 .filter(|decoded| {
-                    !matches!(decoded, crate::write::HistoryCursor::Api(_))
+                    !matches!(decoded, crate::recipes::write::HistoryCursor::Api(_))
                         || cursor.len() <= HISTORY_API_CURSOR_MAX_CHARS
                 });
             if decoded.is_none() {

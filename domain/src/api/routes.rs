@@ -59,7 +59,7 @@ pub const TAGS: [(&str, &str); 6] = [
 ];
 
 impl Op {
-    /// Whether the operation creates, and so takes an `Idempotency-Key` (`domain::idempotency`):
+    /// Whether the operation creates, and so takes an `Idempotency-Key` (`domain::site::idempotency`):
     /// the edge runs these through its one keyed path, and `openapi.json` lists the header on them.
     pub fn takes_idempotency_key(self) -> bool {
         matches!(self, Op::CreateRecipe | Op::ForkRecipe | Op::AiWrite | Op::AiChange | Op::DietVersion)

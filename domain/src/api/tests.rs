@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::recipe::{Course, Lang};
+use crate::recipes::recipe::{Course, Lang};
 
 #[test]
 fn a_query_and_tool_arguments_read_into_the_same_input() {
@@ -80,7 +80,7 @@ fn cursors_this_api_gives_out_fit_their_pattern() {
     }
     assert!(!matches_cursor_pattern("zz"));
     // A history cursor of the longest length the description admits always names a sequence number.
-    let longest = crate::write::HistoryCursor::Api(999_999_999_999_999_999).encode();
+    let longest = crate::recipes::write::HistoryCursor::Api(999_999_999_999_999_999).encode();
     assert_eq!(longest.len(), recipes::HISTORY_API_CURSOR_MAX_CHARS);
 }
 
@@ -170,7 +170,7 @@ fn a_history_cursor_longer_than_the_schema_allows_is_refused() {
     assert_eq!(problems[0].field, "cursor");
     let signed = data_encoding::BASE64URL_NOPAD.encode(b"a+5");
     assert!(from_query::<HistoryQuery>([("slug", "hummus"), ("cursor", signed.as_str())]).is_err());
-    let short = crate::write::HistoryCursor::Api(5).encode();
+    let short = crate::recipes::write::HistoryCursor::Api(5).encode();
     assert!(from_query::<HistoryQuery>([("slug", "hummus"), ("cursor", short.as_str())]).is_ok());
 }
 
@@ -199,7 +199,7 @@ fn the_github_callback_without_code_and_state_is_refused() {
 /// nothing instead of saying what was wrong.
 #[test]
 fn a_speaker_name_longer_than_the_schema_allows_is_refused() {
-    let long = "a".repeat(crate::quote::phrase::MAX_SPEAKER_CHARS + 1);
+    let long = "a".repeat(crate::quotes::quote::phrase::MAX_SPEAKER_CHARS + 1);
     let problems = from_query::<TranscriptSearch>([("speaker", long.as_str())]).unwrap_err();
     assert_eq!(problems, vec![Diagnostic::new("speaker", "is longer than 200 characters")]);
     assert!(from_query::<TranscriptSearch>([("speaker", &long[1..])]).is_ok());

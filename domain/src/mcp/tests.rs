@@ -236,14 +236,14 @@ fn an_answer_the_checks_refused_is_not_called_a_provider_failure() {
 fn tool_descriptions_state_the_limits_the_server_enforces() {
     let create = tool("create_recipe").expect("listed").description;
     for fact in [
-        format!("{} writes a minute", crate::limits::WRITES.quota),
-        format!("{}-{} characters", crate::slug::MIN_LEN, crate::slug::MAX_LEN),
-        format!("{} KiB", crate::write::MAX_BODY_BYTES / 1024),
+        format!("{} writes a minute", crate::site::limits::WRITES.quota),
+        format!("{}-{} characters", crate::recipes::slug::MIN_LEN, crate::recipes::slug::MAX_LEN),
+        format!("{} KiB", crate::recipes::write::MAX_BODY_BYTES / 1024),
     ] {
         assert!(create.contains(&fact), "create_recipe does not say {fact}: {create}");
     }
     let ai_write = tool("ai_write_recipe").expect("listed").description;
-    assert!(ai_write.contains(&format!("{} AI calls an hour", crate::limits::AI.quota)), "{ai_write}");
+    assert!(ai_write.contains(&format!("{} AI calls an hour", crate::site::limits::AI.quota)), "{ai_write}");
     for spec in crate::mcp::TOOLS {
         assert!(!spec.description.contains("DESIGN.md"), "{}: the site serves no DESIGN.md", spec.name);
     }

@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use crate::Diagnostic;
 use crate::api::{self, from_json};
 #[cfg(feature = "schema")]
-use crate::quote::{Attribution, phrase, views};
+use crate::quotes::quote::{Attribution, phrase, views};
 #[cfg(feature = "schema")]
-use crate::recipe::Published;
+use crate::recipes::recipe::Published;
 
 /// Whether a tool needs an API key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +121,7 @@ tools! {
          Portuguese, handles Hebrew prefixes and tolerates one typo. Filters are ANDed. Same as GET /api/recipes. \
          Returns one page of cards and `next_cursor` for the next page.",
     ),
-    GetRecipe(api::RecipeView => crate::cooking::Adjusted) = read(
+    GetRecipe(api::RecipeView => crate::recipes::cooking::Adjusted) = read(
         "get_recipe",
         "Get a recipe",
         "Read one recipe by slug with all its languages and the server-set fields (owner, version, \

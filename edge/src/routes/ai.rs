@@ -2,13 +2,13 @@
 //! (`POST /api/r/{slug}/ai`), on top of `crate::provider`. Diet versions are in `diet.rs`.
 //!
 //! The operations are plain functions of `(env, caller, request)` so the HTTP routes here and the MCP
-//! tools call the same code. The model's answer is data: `domain::ai::check_answer` validates it like
+//! tools call the same code. The model's answer is data: `domain::recipes::ai::check_answer` validates it like
 //! a request body, and slug, owner, licence and the recipe written are decided here, never by it.
 
-use domain::ai::{self, AiRequest, Expect};
-use domain::limits::RateDecision;
-use domain::recipe::{GeneratedBy, Published};
-use domain::write::{self, ChangeKind, etag};
+use domain::recipes::ai::{self, AiRequest, Expect};
+use domain::recipes::recipe::{GeneratedBy, Published};
+use domain::recipes::write::{self, ChangeKind, etag};
+use domain::site::limits::RateDecision;
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, now_iso};
@@ -39,7 +39,7 @@ pub async fn ai_write(env: &Env, caller: &KeyOwner, request: &AiRequest) -> Resu
     let work = async {
         let messages = ai::write_messages(&request.prompt, request.lang);
         let recipe = generate(env, &provider, messages, Expect::Write(request.lang), None).await?;
-        let base = domain::slug::from_recipe(&recipe);
+        let base = domain::recipes::slug::from_recipe(&recipe);
         let now = now_iso();
         let by = generated_by(&provider, &request.prompt);
         let note = ai::note(&request.prompt);
@@ -84,7 +84,7 @@ pub async fn ai_change(
             }
             current.clone()
         } else {
-            let fork_base = domain::slug::from_recipe(&current.recipe);
+            let fork_base = domain::recipes::slug::from_recipe(&current.recipe);
             let make = |new_slug: &str| write::forked(&current, new_slug, &caller.handle, &now);
             writes::insert_new(env, caller, ChangeKind::Fork, None, make, &fork_base).await?
         };

@@ -1,11 +1,11 @@
 //! What cooks expect: a recipe scaled to the table and in the cook's units
 //! (`/r/{slug}.json?servings=N&units=metric|us`), and a recipe as Cooklang (`/r/{slug}.cook?lang=xx`).
 //! The router reads each one's typed input (`domain::api::RecipeView`, `RecipeCooklang`); these read
-//! the recipe's current document (overlay or build) and call `domain::cooking`.
+//! the recipe's current document (overlay or build) and call `domain::recipes::cooking`.
 
 use domain::api::CooklangAsked;
-use domain::cooking::{self, Adjusted, Request as CookRequest};
-use domain::recipe::Lang;
+use domain::recipes::cooking::{self, Adjusted, Request as CookRequest};
+use domain::recipes::recipe::Lang;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;

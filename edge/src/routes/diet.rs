@@ -11,11 +11,11 @@
 
 use std::time::Duration;
 
-use domain::ai::{Expect, MAX_ATTEMPTS};
-use domain::diet;
-use domain::recipe::DietKind;
-use domain::recipe::{GeneratedBy, Published, SITE_OWNER, ServerFields, VariantOf};
-use domain::write::default_note;
+use domain::recipes::ai::{Expect, MAX_ATTEMPTS};
+use domain::recipes::diet;
+use domain::recipes::recipe::DietKind;
+use domain::recipes::recipe::{GeneratedBy, Published, SITE_OWNER, ServerFields, VariantOf};
+use domain::recipes::write::default_note;
 use worker::{Delay, Env, Request, Response};
 
 use crate::auth::{self, now_iso};
@@ -158,7 +158,7 @@ async fn make(
         Ok(charge) => charge,
         Err(err) => return Err(fail(err).await),
     };
-    let messages = domain::ai::variant_messages(&source.recipe, kind);
+    let messages = domain::recipes::ai::variant_messages(&source.recipe, kind);
     let digest_of = messages.last().map(|m| m.content.clone()).unwrap_or_default();
     let work = async {
         let mut recipe =
@@ -172,7 +172,9 @@ async fn make(
         let built = overlay::built(env).await?;
         for _ in 0..SLUG_ATTEMPTS {
             let taken = store::slugs_like(&db, &base).await?;
-            let slug = domain::slug::first_free(&base, |s| built.contains(s) || taken.iter().any(|t| t == s));
+            let slug = domain::recipes::slug::first_free(&base, |s| {
+                built.contains(s) || taken.iter().any(|t| t == s)
+            });
             let published = Published {
                 slug: slug.clone(),
                 recipe: recipe.clone(),
@@ -185,7 +187,7 @@ async fn make(
                     version: 1,
                     generated_by: Some(GeneratedBy {
                         model: provider.model().to_string(),
-                        prompt_sha256: domain::ai::prompt_sha256(&digest_of),
+                        prompt_sha256: domain::recipes::ai::prompt_sha256(&digest_of),
                     }),
                     photo: None,
                 },
@@ -193,7 +195,7 @@ async fn make(
             let doc = writes::to_json(&published)?;
             let note = format!(
                 "{} ({})",
-                default_note(domain::write::ChangeKind::Create, &slug, None),
+                default_note(domain::recipes::write::ChangeKind::Create, &slug, None),
                 kind.describe()
             );
             let search = overlay::search_entry(&published);

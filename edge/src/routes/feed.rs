@@ -5,7 +5,7 @@
 
 use domain::api::{FeedAsked, HistoryAsked};
 use domain::paging::{self, PAGE_BYTES};
-use domain::write::{Change, ChangeKind, ChangePage, HistoryCursor};
+use domain::recipes::write::{Change, ChangeKind, ChangePage, HistoryCursor};
 use serde_json::{Value, json};
 use worker::{Env, Response};
 
@@ -94,7 +94,7 @@ pub async fn history(
             item["source"] = json!("git");
         }
     }
-    let (items, next) = domain::write::history_page(api, git, cursor.as_ref(), limit)
+    let (items, next) = domain::recipes::write::history_page(api, git, cursor.as_ref(), limit)
         .map_err(|problem| ApiError::BadParameters(vec![problem]))?;
     let next_cursor = next.map(|cursor| cursor.encode());
     http::public_json(&json!({ "slug": slug, "items": items, "next_cursor": next_cursor }), 0)

@@ -7,7 +7,7 @@
 //! keeps a dev server reachable from elsewhere (a LAN address listed in `SITE_HOSTS`) from handing out
 //! accounts.
 //!
-//! Limits (`domain::limits`), said in plain words on the page: sign-ins (each may make an account) and
+//! Limits (`domain::site::limits`), said in plain words on the page: sign-ins (each may make an account) and
 //! new keys are counted per client address; an account holds at most 20 live keys (making another is a
 //! 409 problem until one is revoked); the write and AI limits count per account, all its keys together.
 //! Every answer after a count carries its `RateLimit` headers; a refusal is a 429 problem.
@@ -22,8 +22,8 @@
 
 use domain::Diagnostic;
 use domain::api::SignIn;
-use domain::cooking::import;
-use domain::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
+use domain::recipes::cooking::import;
+use domain::site::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
 use minijinja::{Environment, context};
 use serde::Deserialize;
 use serde_json::json;
@@ -65,7 +65,7 @@ fn dev_environment(env: &Env) -> bool {
 
 /// Whether this request may use the local sign-in: a development run, asked on a loopback host.
 fn dev_sign_in_allowed(req: &Request, env: &Env) -> Result<bool, ApiError> {
-    Ok(dev_environment(env) && domain::host::is_loopback(&http::host(req)?))
+    Ok(dev_environment(env) && domain::site::host::is_loopback(&http::host(req)?))
 }
 
 fn cookie(req: &Request, name: &str) -> Option<String> {
@@ -269,7 +269,7 @@ pub async fn dev_login(mut req: Request, env: &Env) -> Result<Response, ApiError
 
 async fn dev_sign_in(req: &Request, env: &Env, form: &[(String, String)]) -> Result<Response, ApiError> {
     let handle = field(form, "handle").trim().to_string();
-    if let Some(problem) = domain::write::handle_problem(&handle) {
+    if let Some(problem) = domain::recipes::write::handle_problem(&handle) {
         // 400: the form asked for something that cannot be; the page says why, for the person.
         let extra = Extra { message: Some(problem), ..Extra::default() };
         return Ok(page(req, env, None, extra).await?.with_status(400));
@@ -331,10 +331,11 @@ pub async fn revoke_key(mut req: Request, env: &Env, key_id: &str) -> Result<Res
 }
 
 /// `POST /kitchen/import`: a pasted Cooklang text or schema.org JSON-LD turned into a draft recipe
-/// (`domain::cooking::import`), shown with every problem for the cook to fix before saving it.
+/// (`domain::recipes::cooking::import`), shown with every problem for the cook to fix before saving it.
 pub async fn import(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let (session, form) = signed_in_form_within(&mut req, env, domain::write::MAX_BODY_BYTES).await?;
-    let lang = domain::recipe::Lang::parse(field(&form, "lang"));
+    let (session, form) =
+        signed_in_form_within(&mut req, env, domain::recipes::write::MAX_BODY_BYTES).await?;
+    let lang = domain::recipes::recipe::Lang::parse(field(&form, "lang"));
     let source = field(&form, "source");
     let draft = match field(&form, "format") {
         "cooklang" => import::from_cooklang(source, lang),
@@ -362,7 +363,8 @@ pub async fn import(mut req: Request, env: &Env) -> Result<Response, ApiError> {
 /// `POST /kitchen/recipes`: saves a checked draft as the signed-in cook's recipe, through the same
 /// create (validation, write limit, overlay, feed) as `POST /api/recipes`.
 pub async fn save_draft(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let (session, form) = signed_in_form_within(&mut req, env, domain::write::MAX_BODY_BYTES).await?;
+    let (session, form) =
+        signed_in_form_within(&mut req, env, domain::recipes::write::MAX_BODY_BYTES).await?;
     let text = field(&form, "recipe").to_string();
     let doc: serde_json::Value = match domain::api::body::parse_json(text.as_bytes()) {
         Ok(doc) => doc,
@@ -505,7 +507,7 @@ async fn github_sign_in(req: &Request, env: &Env, code: &str) -> Result<Response
         .json()
         .await
         .map_err(|err| ApiError::Internal(format!("GitHub's user answer does not parse: {err}")))?;
-    let handle = domain::write::handle_from_login(&user.login);
+    let handle = domain::recipes::write::handle_from_login(&user.login);
     // A GitHub name is text its owner chose: one that is not clean text is not shown, the login is.
     let name = user
         .name

@@ -8,7 +8,7 @@
 
 use domain::api::{AiChangeAsked, DietAsked, RecipeAsked};
 use domain::mcp::{self, Headers, Step, ToolInput, ToolOutcome};
-use domain::write::MAX_BODY_BYTES;
+use domain::recipes::write::MAX_BODY_BYTES;
 use serde_json::Value;
 use worker::{Env, Request, Response};
 
@@ -143,7 +143,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
             let (published, _) = overlay::current(env, &db, slug)
                 .await?
                 .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?;
-            structured(domain::cooking::adjust(&published, *request))
+            structured(domain::recipes::cooking::adjust(&published, *request))
         }
         ToolInput::CreateRecipe(recipe) => {
             let caller = writer(req, env).await?;
@@ -155,7 +155,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
         }
         ToolInput::UpdateRecipe(update) => {
             let caller = writer(req, env).await?;
-            let if_match = update.version.map(domain::write::IfMatch::version);
+            let if_match = update.version.map(domain::recipes::write::IfMatch::version);
             let body = update.body.clone();
             structured(writes::change_recipe(env, &caller, &update.slug, body, if_match.as_ref()).await?)
         }

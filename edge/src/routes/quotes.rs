@@ -11,10 +11,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
-use domain::quote::phrase;
-use domain::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, views};
-use domain::transcript::url::is_episode_id;
-use domain::transcript::{Canonical, EpisodeSummary, episode_id};
+use domain::quotes::quote::phrase;
+use domain::quotes::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, views};
+use domain::quotes::transcript::url::is_episode_id;
+use domain::quotes::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
 use worker::{Env, Response};
 

@@ -4,11 +4,11 @@
 //! and Cooklang reads are in `cooking.rs`.
 
 use domain::api::RecipePage;
-use domain::card;
 use domain::paging::{self, PAGE_BYTES, encode_cursor};
-use domain::search::overlay::{Need, OverlaySearch, Read, Step};
-use domain::search::{self, Outcome, Query};
-use domain::write::etag;
+use domain::recipes::card;
+use domain::recipes::search::overlay::{Need, OverlaySearch, Read, Step};
+use domain::recipes::search::{self, Outcome, Query};
+use domain::recipes::write::etag;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
@@ -16,8 +16,8 @@ use crate::overlay::with_stemmers;
 use crate::{assets, auth, http, index, overlay, store};
 
 thread_local! {
-    static RENDERER: domain::page::Renderer =
-        domain::page::Renderer::new().expect("the compiled-in templates parse");
+    static RENDERER: domain::recipes::page::Renderer =
+        domain::recipes::page::Renderer::new().expect("the compiled-in templates parse");
 }
 
 /// `GET /api/recipes`: the API's search, over the built index and the live D1 overlay.
@@ -112,15 +112,15 @@ pub async fn stored_json(req: Request, env: &Env, slug: &str) -> Result<Response
 
 /// `GET /r/{slug}`: the recipe page, rendered here from the recipe's current document (the builder
 /// stores no pages: one per recipe would not fit a deploy's static files at scale). `servings` and
-/// `units` in the query show it scaled and converted (`domain::cooking`).
+/// `units` in the query show it scaled and converted (`domain::recipes::cooking`).
 pub async fn recipe_page(
     req: Request,
     env: &Env,
     slug: &str,
-    request: domain::cooking::Request,
+    request: domain::recipes::cooking::Request,
 ) -> Result<Response, ApiError> {
     let (published, cards) = overlay::current_document(&req, env, slug).await?;
-    let adjusted = domain::cooking::adjust(&published, request);
+    let adjusted = domain::recipes::cooking::adjust(&published, request);
     // Images and `og:url` are absolute, on the origin the page was asked for.
     let site = req.url()?.origin().ascii_serialization();
     let html = RENDERER
@@ -134,7 +134,7 @@ pub async fn recipe_page(
 }
 
 /// `GET /r/{slug}.{ratio}.svg`: the card of a recipe, drawn from its current document by the same
-/// template the build draws its PNGs with (`domain::card`).
+/// template the build draws its PNGs with (`domain::recipes::card`).
 pub async fn card_svg(req: Request, env: &Env, name: &str) -> Result<Response, ApiError> {
     let (slug, ratio) =
         card::parse_svg_name(name).ok_or_else(|| ApiError::NotFound(format!("nothing at /r/{name}")))?;

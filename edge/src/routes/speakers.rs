@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use domain::api::FeedAsked;
-use domain::transcript::NameState;
-use domain::transcript::names::{SpeakerChange, SpeakerChangePage, decision_from_body};
+use domain::quotes::transcript::NameState;
+use domain::quotes::transcript::names::{SpeakerChange, SpeakerChangePage, decision_from_body};
 use serde_json::json;
 use worker::{Env, Request, Response};
 

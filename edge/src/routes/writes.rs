@@ -10,9 +10,9 @@
 //! 409.
 
 use domain::Diagnostic;
-use domain::limits::RateDecision;
-use domain::recipe::{self, Published, Recipe, Source};
-use domain::write::{self, ChangeKind, IfMatch, MAX_NOTE_CHARS, etag};
+use domain::recipes::recipe::{self, Published, Recipe, Source};
+use domain::recipes::write::{self, ChangeKind, IfMatch, MAX_NOTE_CHARS, etag};
+use domain::site::limits::RateDecision;
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
@@ -129,7 +129,8 @@ pub(crate) async fn insert_new(
     let built = overlay::built(env).await?;
     for _ in 0..SLUG_ATTEMPTS {
         let taken = store::slugs_like(&db, base).await?;
-        let slug = domain::slug::first_free(base, |s| built.contains(s) || taken.iter().any(|t| t == s));
+        let slug =
+            domain::recipes::slug::first_free(base, |s| built.contains(s) || taken.iter().any(|t| t == s));
         // While the insert waits on D1 this write holds the document once, as the JSON it stores:
         // the recipe is made again from `make` for the answer.
         let (doc, forked_from, now, search) = {
@@ -191,7 +192,7 @@ async fn create_as(
 /// `create_recipe` tool. The caller's write has been counted.
 pub async fn create_recipe(env: &Env, caller: &KeyOwner, body: Value) -> Result<Published, ApiError> {
     let (recipe, note) = document(body, false, Some(recipe::DEFAULT_LICENCE))?;
-    let base = domain::slug::from_recipe(&recipe);
+    let base = domain::recipes::slug::from_recipe(&recipe);
     let now = now_iso();
     insert_new(
         env,
@@ -231,7 +232,7 @@ async fn fork_as(
 pub async fn fork_recipe(env: &Env, caller: &KeyOwner, slug: &str) -> Result<Published, ApiError> {
     let db = store::db(env)?;
     let (source, _) = overlay::current(env, &db, slug).await?.ok_or_else(|| no_recipe(slug))?;
-    let base = domain::slug::from_recipe(&source.recipe);
+    let base = domain::recipes::slug::from_recipe(&source.recipe);
     let now = now_iso();
     insert_new(
         env,

@@ -2,7 +2,7 @@
 //! `api_keys`, `sessions`: `migrations/0001_…`), and the counters behind every limit
 //! (`limit_counts`: `migrations/0004_…`).
 
-use domain::limits::LIVE_KEYS_PER_ACCOUNT;
+use domain::site::limits::LIVE_KEYS_PER_ACCOUNT;
 use serde::Deserialize;
 use worker::D1Database;
 

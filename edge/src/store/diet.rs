@@ -16,7 +16,7 @@ pub async fn site_account(db: &D1Database) -> Result<i64, ApiError> {
     first::<Account>(
         db,
         "SELECT id FROM accounts WHERE handle = ?1",
-        &[Arg::Text(domain::recipe::SITE_OWNER)],
+        &[Arg::Text(domain::recipes::recipe::SITE_OWNER)],
     )
     .await?
     .map(|account| account.id)

@@ -3,9 +3,9 @@
 //! adoption of a built document, and the search rows each write stores in the same transaction.
 //! A write notes itself in this isolate at once (`crate::waiting`).
 
-use domain::recipe::Published;
-use domain::search::FACETS_VERSION;
-use domain::search::overlay::Entry;
+use domain::recipes::recipe::Published;
+use domain::recipes::search::FACETS_VERSION;
+use domain::recipes::search::overlay::Entry;
 use serde::Deserialize;
 use worker::{D1Database, D1PreparedStatement};
 

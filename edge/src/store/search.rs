@@ -4,8 +4,8 @@
 //! published, indexes rows written before the search table existed and gives live rows this
 //! Worker's facet keys.
 
-use domain::search::overlay::{Entry, Listed, Listing, Posting, facets_of};
-use domain::search::{Card, FACETS_VERSION};
+use domain::recipes::search::overlay::{Entry, Listed, Listing, Posting, facets_of};
+use domain::recipes::search::{Card, FACETS_VERSION};
 use serde::Deserialize;
 use worker::D1Database;
 
@@ -71,7 +71,7 @@ pub async fn overlay_listing(db: &D1Database, listing: &Listing) -> Result<(Vec<
     struct Count {
         n: u64,
     }
-    // One condition per facet key, whatever filter asked for it (`domain::search::Filters::keys`).
+    // One condition per facet key, whatever filter asked for it (`domain::recipes::search::Filters::keys`).
     let mut filter = "live = 1 AND (?1 IS NULL OR total_min <= ?1)".to_string();
     let mut args = vec![listing.max_min.map_or(Arg::Null, |max| Arg::Int(i64::from(max)))];
     for key in &listing.keys {

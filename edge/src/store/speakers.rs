@@ -1,7 +1,7 @@
 //! Speaker names set by editors: the rows of `speaker_decisions`
 //! (`migrations/0003_speaker_decisions.sql`), each one decision; the newest of a label is in force.
 
-use domain::transcript::names::SpeakerChange;
+use domain::quotes::transcript::names::SpeakerChange;
 use serde::Deserialize;
 use worker::D1Database;
 

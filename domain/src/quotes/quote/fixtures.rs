@@ -1,0 +1,31 @@
+//! What the quote module's tests share: a one-speaker turn and the small episode they are from.
+
+use crate::quotes::transcript::{EpisodeRef, Segment};
+
+/// A turn with exact times and no words.
+pub fn segment(speaker: &str, start_s: f64, end_s: f64, text: &str) -> Segment {
+    Segment {
+        speaker: speaker.into(),
+        start_s,
+        end_s,
+        text: text.into(),
+        start_estimated: false,
+        end_estimated: false,
+        words: None,
+    }
+}
+
+/// The episode "Sourdough" of the show `kitchen-table`, with nothing optional known.
+pub fn sourdough() -> EpisodeRef {
+    EpisodeRef {
+        id: "ep_aaaaaaaaaa".into(),
+        title: "Sourdough".into(),
+        source_url: "https://ex.com/1".into(),
+        show: "kitchen-table".into(),
+        licence: "CC0-1.0".into(),
+        attribution: None,
+        show_title: None,
+        published: None,
+        audio_url: None,
+    }
+}

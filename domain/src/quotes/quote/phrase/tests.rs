@@ -1,0 +1,530 @@
+//! The phrase index end to end: built from small transcripts, searched as the Worker searches
+//! (reading only the parts each round names), and checked against a scan of every passage.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::format::{Bucket, Mark};
+use super::read::find_words;
+use super::*;
+use crate::quotes::quote::normalise;
+use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
+use expect_test::{Expect, expect};
+
+fn canonical(id: &str, segments: &[(&str, f64, f64, &str)]) -> Canonical {
+    let mut speakers = BTreeMap::new();
+    speakers.insert("A".to_string(), Speaker { name: Some("Ana Lima".into()), name_state: NameState::Human });
+    speakers.insert("B".to_string(), Speaker { name: Some("Bea".into()), name_state: NameState::Tentative });
+    Canonical {
+        episode: EpisodeRef {
+            id: id.into(),
+            title: id.into(),
+            source_url: format!("https://ex.com/{id}"),
+            show: "s".into(),
+            licence: "CC-BY-SA-4.0".into(),
+            attribution: None,
+            show_title: None,
+            published: None,
+            audio_url: None,
+        },
+        pipeline: "p".into(),
+        kind: RunKind::HumanEdited,
+        speakers,
+        segments: segments
+            .iter()
+            .map(|(speaker, start_s, end_s, text)| Segment {
+                speaker: speaker.to_string(),
+                start_s: *start_s,
+                end_s: *end_s,
+                text: text.to_string(),
+                start_estimated: false,
+                end_estimated: false,
+                words: None,
+            })
+            .collect(),
+    }
+}
+
+/// An index and its files, the parts a search read, and how many rounds it took.
+struct Built {
+    index: Index,
+    files: HashMap<String, Vec<u8>>,
+}
+
+impl Built {
+    fn of(config: Config, episodes: &[Canonical]) -> Built {
+        let mut builder = IndexBuilder::new(config);
+        for episode in episodes {
+            builder.add_episode(episode).unwrap();
+        }
+        let built = builder.finish();
+        let files: HashMap<String, Vec<u8>> = built.files.into_iter().map(|f| (f.name, f.bytes)).collect();
+        let tables = WholeFiles(&files).part(&Index::tables_part(&built.manifest)).unwrap().to_vec();
+        Built { index: Index::open(built.manifest, &tables).unwrap(), files }
+    }
+
+    /// The index's tables, decoded.
+    fn tables(&self) -> format::Tables {
+        let part = Index::tables_part(&self.index.manifest);
+        postcard::from_bytes(WholeFiles(&self.files).part(&part).unwrap()).unwrap()
+    }
+
+    /// The same index read with another filter of frequent grams.
+    fn with_frequent(&self, frequent: Option<format::FrequentGrams>) -> Built {
+        let manifest = self.index.manifest.clone();
+        let mut tables = self.tables();
+        tables.frequent = frequent;
+        let bytes = postcard::to_allocvec(&tables).unwrap();
+        Built { index: Index::open(manifest, &bytes).unwrap(), files: self.files.clone() }
+    }
+
+    /// Every gram entry's key, and whether it is frequent.
+    fn grams(&self) -> Vec<(String, bool)> {
+        let manifest = &self.index.manifest;
+        let dict = &self.files[&manifest.dict];
+        let mut at = 0usize;
+        let mut grams = Vec::new();
+        for len in self.tables().bucket_lens {
+            let bucket: Bucket = postcard::from_bytes(&dict[at..at + len as usize]).unwrap();
+            at += len as usize;
+            grams.extend(
+                bucket
+                    .entries
+                    .iter()
+                    .filter(|entry| !entry.key.starts_with('@'))
+                    .map(|entry| (entry.key.to_string(), entry.count >= manifest.frequent)),
+            );
+        }
+        grams
+    }
+
+    /// Searches as a Worker does: reading the parts each round names, and only those.
+    fn search(&self, query: &Query) -> (Answer, usize) {
+        self.read(|index, parts| search(index, query, parts))
+    }
+
+    /// Runs `step` reading the parts each round names, and only those; with the rounds it took.
+    fn read<T>(
+        &self,
+        step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+    ) -> (T, usize) {
+        let (answer, rounds, _) = self.read_parts(step);
+        (answer, rounds)
+    }
+
+    /// [`Built::read`], with the parts it read.
+    fn read_parts<T>(
+        &self,
+        step: impl Fn(&Index, &HashMap<Part, Vec<u8>>) -> Result<T, PhraseError>,
+    ) -> (T, usize, HashMap<Part, Vec<u8>>) {
+        let whole = WholeFiles(&self.files);
+        let mut read: HashMap<Part, Vec<u8>> = HashMap::new();
+        for round in 0.. {
+            match step(&self.index, &read) {
+                Ok(answer) => return (answer, round, read),
+                Err(PhraseError::Need(parts)) => {
+                    assert!(!parts.is_empty() && round < 5, "round {round} needs {parts:?}");
+                    for part in parts {
+                        let bytes = whole.part(&part).expect("a part inside its file");
+                        read.insert(part, bytes.to_vec());
+                    }
+                }
+                Err(PhraseError::Corrupt(corrupt)) => panic!("{}", corrupt.0),
+            }
+        }
+        unreachable!()
+    }
+}
+
+fn sample() -> Built {
+    Built::of(
+        Config { frequent: 2, ..Config::default() },
+        &[
+            canonical(
+                "one",
+                &[
+                    ("A", 0.0, 10.0, "Open source is a gift, and twenty five people maintain it."),
+                    ("B", 10.0, 20.0, "Open the source file. Source is open."),
+                ],
+            ),
+            canonical("two", &[("B", 0.0, 4.0, "I love open source."), ("A", 5.0, 6.0, "Me too.")]),
+        ],
+    )
+}
+
+/// [`sample`] with dates: episode `one` is the older.
+fn dated_sample() -> Built {
+    let dated = |id: &str, published: &str, segments: &[(&str, f64, f64, &str)]| {
+        let mut episode = canonical(id, segments);
+        episode.episode.published = Some(published.into());
+        episode
+    };
+    Built::of(
+        Config { frequent: 2, ..Config::default() },
+        &[
+            dated("two", "2024-05-01", &[("B", 0.0, 4.0, "I love open source."), ("A", 5.0, 6.0, "Me too.")]),
+            dated(
+                "one",
+                "2019-02-01",
+                &[
+                    ("A", 0.0, 10.0, "Open source is a gift, and twenty five people maintain it."),
+                    ("B", 10.0, 20.0, "Open the source file. Source is open."),
+                ],
+            ),
+        ],
+    )
+}
+
+fn check(params: &[(&str, &str)], expect: Expect) {
+    let built = sample();
+    let rendered = match parse_query(params.iter().copied()) {
+        Ok(query) => {
+            let (answer, _) = built.search(&query);
+            let mut out = format!("total {} next {:?}\n", answer.total, answer.next_cursor);
+            for hit in answer.hits {
+                out.push_str(&format!(
+                    "{} {}-{} {:?} {:?}\n",
+                    hit.episode.id, hit.start_s, hit.end_s, hit.name, hit.text
+                ));
+            }
+            out
+        }
+        Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
+    };
+    expect.assert_eq(&rendered);
+}
+
+#[test]
+fn phrases_match_words_in_order_only() {
+    check(
+        &[("q", "open source")],
+        expect![[r#"
+            total 2 next None
+            one 0-1.897 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
+            two 1.474-4 Some("Bea") "I love open source."
+        "#]],
+    );
+    check(
+        &[("q", "“25 People”")],
+        expect![[r#"
+            total 1 next None
+            one 4.655-7.759 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
+        "#]],
+    );
+}
+
+#[test]
+fn speaker_narrows_a_phrase_and_alone_lists_everything_said() {
+    check(
+        &[("q", "open source"), ("speaker", "bea")],
+        expect![[r#"
+            total 1 next None
+            two 1.474-4 Some("Bea") "I love open source."
+        "#]],
+    );
+    check(
+        &[("speaker", "Ana Lima"), ("limit", "1")],
+        expect![[r#"
+            total 2 next Some("bzE")
+            one 0-10 Some("Ana Lima") "Open source is a gift, and twenty five people maintain it."
+        "#]],
+    );
+    check(&[("speaker", "Nobody")], expect!["total 0 next None\n"]);
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    check(
+        &[("limit", "0"), ("q", "!!!")],
+        expect![[r#"
+            limit: must be a whole number from 1 to 100
+            q: has no words
+        "#]],
+    );
+    check(&[], expect!["q: give a phrase `q`, a `speaker`, or both\n"]);
+}
+
+fn attribute_everywhere(built: &Built, quote: &str) -> String {
+    let mut question = crate::quotes::quote::corpus::Question::new(quote);
+    let answer = loop {
+        let (places, _) = built.read(|index, parts| question.places(index, parts));
+        if let crate::quotes::quote::corpus::Turn::Answered(answer) = question.attribute(&places) {
+            break *answer;
+        }
+    };
+    let Some(m) = answer.found_at else {
+        return format!("found={} episode={:?} match={:?}", answer.found, answer.episode, answer.matches);
+    };
+    let alternatives: Vec<String> =
+        answer.alternatives.iter().map(|a| format!("{} {:?} {}", a.episode.id, a.name, a.start_s)).collect();
+    format!(
+        "{} {:?} {}-{} exact={} verbatim={} edited={} crosses={} trust={:?} match={:?} alternatives={alternatives:?}\n{:?}\n{}",
+        answer.episode.unwrap().id,
+        m.name,
+        m.start_s,
+        m.end_s,
+        m.exact,
+        m.verbatim,
+        m.edited,
+        m.crosses_speaker,
+        m.trust,
+        answer.matches,
+        m.text,
+        m.cite,
+    )
+}
+
+/// "full node doing all the work for you", said by one person and at once by another, answered
+/// `match: 2, alternatives: []`: the other place was taken for the answer's own, being near it. A
+/// question about the episode and one about the corpus now answer the same place, the first.
+/// And a turn of no words ("Mm-hmm.") is in its speaker's list of everything said.
+#[test]
+fn two_places_side_by_side_are_the_answer_and_its_alternative() {
+    let segments = [
+        ("B", 0.0, 2.0, "Mm-hmm."),
+        ("A", 2.0, 5.0, "Then a full node doing all the work for you."),
+        ("B", 5.2, 8.0, "A full node doing all the work for you, yes."),
+    ];
+    let episode = canonical("one", &segments);
+    let built = Built::of(Config { frequent: 2, ..Config::default() }, std::slice::from_ref(&episode));
+    let quote = "full node doing all the work for you";
+    expect![[r#"
+        one Some("Ana Lima") 2.477-5 exact=true verbatim=true edited=false crosses=false trust=Review match=2 alternatives=["one Some(\"Bea\") 5.327"]
+        "full node doing all the work for you"
+        Ana Lima, “one”, s, at 0:00:02."#]]
+    .assert_eq(&attribute_everywhere(&built, quote));
+    let asked = crate::quotes::quote::attribute(
+        &episode,
+        &crate::quotes::quote::Prepared::new(&episode.segments),
+        quote,
+    );
+    let m = asked.found_at.expect("found");
+    assert_eq!((m.speaker.as_str(), m.start_s, asked.matches, asked.alternatives.len()), ("A", 2.477, 2, 1));
+
+    let query = parse_query([("speaker", "Bea")]).unwrap();
+    let texts: Vec<String> = built.search(&query).0.hits.into_iter().map(|hit| hit.text).collect();
+    assert_eq!(texts, ["Mm-hmm.", "A full node doing all the work for you, yes."]);
+}
+
+#[test]
+fn who_said_this_is_answered_from_the_whole_corpus() {
+    let built = dated_sample();
+    let check = |quote: &str, expect: Expect| expect.assert_eq(&attribute_everywhere(&built, quote));
+    // Said once, by a person an editor named: the only case `trust` may be high.
+    check(
+        "twenty-five people maintain it",
+        expect![[r#"
+            one Some("Ana Lima") 4.655-10 exact=true verbatim=true edited=false crosses=false trust=High match=1 alternatives=[]
+            "twenty five people maintain it"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:04."#]],
+    );
+    // Said in two episodes: the earlier one answers, the other is an alternative.
+    check(
+        "open source",
+        expect![[r#"
+            one Some("Ana Lima") 0-1.897 exact=true verbatim=true edited=false crosses=false trust=Review match=2 alternatives=["two Some(\"Bea\") 1.474"]
+            "Open source"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+    );
+    // Edited: two pieces of one passage joined by an ellipsis.
+    check(
+        "Open source is … people maintain it",
+        expect![[r#"
+            one Some("Ana Lima") 0-10 exact=true verbatim=true edited=true crosses=false trust=Review match=1 alternatives=[]
+            "Open source is … people maintain it"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+    );
+    // Across a speaker change, and with a word changed: no passage holds it, the grams find it.
+    check(
+        "and twenty five people maintain it open the sauce file",
+        expect![[r#"
+            one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=1 alternatives=[]
+            "and twenty five people maintain it. Open the"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:03."#]],
+    );
+    // Edited: a bracketed word standing for the speaker's own; the rest is found verbatim.
+    check(
+        "[The project] is a gift, and twenty five people maintain it",
+        expect![[r#"
+            one Some("Ana Lima") 2.069-10 exact=true verbatim=true edited=true crosses=false trust=Review match=1 alternatives=[]
+            "is a gift, and twenty five people maintain it"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:02."#]],
+    );
+    // Its tail changed: most of its words still meet in one place.
+    check(
+        "Open source is a gift, and twenty five purple giraffes",
+        expect![[r#"
+            one Some("Ana Lima") 0-6.552 exact=false verbatim=false edited=false crosses=false trust=Review match=1 alternatives=[]
+            "Open source is a gift, and twenty five"
+            Ana Lima, “one”, s, 2019-02-01, at 0:00:00."#]],
+    );
+    check("nobody said this", expect!["found=false episode=None match=0"]);
+}
+
+/// Phrases of every kind the lattice knows — an entry, frequent or rare; no entry but a rare one
+/// inside; longer than the longest gram; absent — answer exactly what reading every passage
+/// answers, with and without a speaker; and so they do when the filter of frequent grams says
+/// "frequent" of every gram (no filter), or wrongly of half the rare ones: it only chooses what
+/// is read.
+#[test]
+fn a_long_quote_over_many_short_passages_is_found() {
+    // A quote of 64 words over twelve turns: more passages than the fewest read on each side
+    // of its place, or than the eight read before.
+    let turns = [
+        "Tell me about the launch.",
+        "Which one?",
+        "The big one in March.",
+        "Right, that one.",
+        "So what happened next?",
+        "Well we shipped it.",
+        "On a Friday?",
+        "On a Friday, yes, and nobody slept that weekend at all.",
+        "Why not?",
+        "Because the migration locked every table in the database for hours.",
+        "Ouch.",
+        "Then the pager went off again and again until Monday morning came around.",
+    ];
+    let segments: Vec<(&str, f64, f64, &str)> = turns
+        .iter()
+        .enumerate()
+        .map(|(at, text)| {
+            (if at % 2 == 0 { "A" } else { "B" }, at as f64 * 5.0, at as f64 * 5.0 + 5.0, *text)
+        })
+        .collect();
+    let mut episodes = vec![canonical("long", &segments)];
+    // Other talk around it, so the quote's place is not the whole corpus.
+    let filler = "We talked about databases and weekends and pagers for a while today.";
+    episodes.push(canonical("other", &[("A", 0.0, 5.0, filler), ("B", 5.0, 9.0, "Indeed we did.")]));
+    let built = Built::of(Config { frequent: 2, ..Config::default() }, &episodes);
+    let quote = turns.join(" ");
+    let answer = attribute_everywhere(&built, &quote);
+    assert!(answer.starts_with("long "), "{answer}");
+    assert!(answer.contains("until Monday morning came around"), "{answer}");
+}
+
+#[test]
+fn marks_keep_passages_without_the_neighbours_unread() {
+    // "zebra" is rare; one passage holds "the zebra" and two hold "zebra" after words whose mark
+    // bits differ from "the"'s, so only the first is checked against its text.
+    let the = Mark::bit("the");
+    let others: Vec<&str> =
+        ["a", "my", "one", "big", "old", "red", "wild"].into_iter().filter(|w| Mark::bit(w) != the).collect();
+    let mut texts = vec![
+        String::from("the zebra ran"),
+        format!("{} zebra ran", others[0]),
+        format!("{} zebra ran", others[1]),
+    ];
+    // "the" is frequent, so the rare "zebra" is what narrows the phrase.
+    texts.extend(["the sky", "the sea", "the end", "the start"].map(String::from));
+    let segments: Vec<(&str, f64, f64, &str)> =
+        texts.iter().enumerate().map(|(at, text)| ("A", at as f64, at as f64 + 1.0, text.as_str())).collect();
+    let built = Built::of(
+        Config { frequent: 4, passages_per_block: 1, ..Config::default() },
+        &[canonical("one", &segments)],
+    );
+    let query = parse_query([("q", "the zebra")]).unwrap();
+    let (answer, _, read) = built.read_parts(|index, parts| search(index, &query, parts));
+    assert_eq!(answer.hits.iter().map(|hit| hit.text.as_str()).collect::<Vec<_>>(), ["the zebra ran"]);
+    let blocks = read.keys().filter(|part| part.file == built.index.manifest.passages).count();
+    assert_eq!(blocks, 1, "only the block of the passage whose marks allow \"the\" is read");
+    // "zebra ran" ends every passage's "zebra": all three hold it, marks or not.
+    let (answer, _) = built.search(&parse_query([("q", "zebra ran")]).unwrap());
+    assert_eq!(answer.total, 3);
+}
+
+#[test]
+fn answers_equal_a_scan_of_every_passage() {
+    let words = ["the", "a", "we", "went", "to", "open", "source", "is", "gift", "shop", "zebra"];
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut below = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut episodes = Vec::new();
+    let mut passages: Vec<(String, &str, String)> = Vec::new();
+    for e in 0..6 {
+        let mut texts = Vec::new();
+        for s in 0..30 {
+            let len = 1 + below(12);
+            // Skewed towards the first words, so grams of every length are frequent somewhere.
+            let text: Vec<&str> =
+                (0..len).map(|_| words[below(words.len()).min(below(words.len()))]).collect();
+            let speaker = if s % 3 == 0 { "A" } else { "B" };
+            texts.push((speaker, s as f64, s as f64 + 1.0, text.join(" ")));
+        }
+        let id = format!("ep{e}");
+        for (speaker, _, _, text) in &texts {
+            passages.push((id.clone(), if *speaker == "A" { "Ana Lima" } else { "Bea" }, text.clone()));
+        }
+        let segments: Vec<(&str, f64, f64, &str)> =
+            texts.iter().map(|(sp, a, b, t)| (*sp, *a, *b, t.as_str())).collect();
+        episodes.push(canonical(&id, &segments));
+    }
+    let built =
+        Built::of(Config { max_gram: 3, frequent: 3, bucket_bytes: 64, passages_per_block: 4 }, &episodes);
+
+    let mut phrases: Vec<String> = Vec::new();
+    for (_, _, text) in passages.iter().step_by(7) {
+        let w: Vec<&str> = text.split(' ').collect();
+        for n in 1..=6.min(w.len()) {
+            phrases.push(w[..n].join(" "));
+        }
+    }
+    for _ in 0..150 {
+        let n = 1 + below(6);
+        phrases.push((0..n).map(|_| words[below(words.len())]).collect::<Vec<_>>().join(" "));
+    }
+    let grams = built.grams();
+    assert!(grams.iter().filter(|(_, frequent)| *frequent).count() > 20, "a corpus with frequent grams");
+    let mut rare = grams.iter().filter(|(_, frequent)| !*frequent).map(|(key, _)| key.as_str());
+    let wrong = grams.iter().filter(|(_, frequent)| *frequent).map(|(key, _)| key.as_str());
+    let wrong = format::FrequentGrams::of(wrong.chain(std::iter::from_fn(|| rare.nth(1))));
+    let filters = [built.with_frequent(None), built.with_frequent(wrong)];
+    let mut copied = 0;
+    let (mut kinds, mut found) = ([0usize; 2], 0);
+    for (idx, phrase) in phrases.iter().enumerate() {
+        let speaker = (idx % 4 == 0).then_some("Ana Lima");
+        let wanted: Vec<String> = phrase.split(' ').map(str::to_string).collect();
+        let expected: Vec<&(String, &str, String)> = passages
+            .iter()
+            .filter(|(_, name, text)| {
+                let tokens = normalise::tokens(text);
+                speaker.is_none_or(|s| s == *name) && find_words(&tokens, &wanted).is_some()
+            })
+            .collect();
+        let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
+        params.extend(speaker.map(|s| ("speaker", s)));
+        let (answer, rounds) = built.search(&parse_query(params).unwrap());
+        assert_eq!(answer.total as usize, expected.len(), "total of {phrase:?} ({speaker:?})");
+        let got: Vec<(&str, &str)> =
+            answer.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
+        let want: Vec<(&str, &str)> =
+            expected.iter().take(100).map(|(e, _, t)| (e.as_str(), t.as_str())).collect();
+        assert_eq!(got, want, "hits of {phrase:?} ({speaker:?})");
+        // The first page alone, which a frequent entry lists beside its bitmap.
+        let mut params = vec![("q", phrase.as_str())];
+        params.extend(speaker.map(|s| ("speaker", s)));
+        let (first_page, _, read) =
+            built.read_parts(|index, parts| search(index, &parse_query(params.clone()).unwrap(), parts));
+        assert_eq!(first_page.total as usize, expected.len(), "first page total of {phrase:?}");
+        let got: Vec<(&str, &str)> =
+            first_page.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
+        assert_eq!(got, want[..want.len().min(DEFAULT_LIMIT)], "first page of {phrase:?} ({speaker:?})");
+        // Times and names too, whether the page came from the blocks or from its copy.
+        assert_eq!(first_page.hits[..], answer.hits[..first_page.hits.len()], "first page of {phrase:?}");
+        copied += usize::from(read.keys().any(|part| built.index.manifest.pages.contains(&part.file)));
+        kinds[usize::from(wanted.len() > 3)] += 1;
+        found += usize::from(!expected.is_empty());
+        // Rare grams, tiles, a lattice level, bitmaps, blocks: a long phrase of words this small
+        // corpus holds everywhere (few grams rare) reads its rare grams before its tiles.
+        assert!(rounds <= 5, "{phrase:?} took {rounds} rounds");
+        for other in &filters {
+            let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
+            params.extend(speaker.map(|s| ("speaker", s)));
+            assert_eq!(other.search(&parse_query(params).unwrap()).0, answer, "{phrase:?}, another filter");
+        }
+    }
+    assert!(kinds[0] > 50 && kinds[1] > 50 && found > 100 && found < phrases.len(), "{kinds:?} {found}");
+    assert!(copied > 20, "only {copied} first pages came from their copies");
+}
