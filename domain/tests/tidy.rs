@@ -202,6 +202,9 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             "sha2",
             "data-encoding",
             "url",
+            // Shows' feeds: RSS 2.0 (rust-syndication's reader over quick-xml) and HTML entities.
+            "rss",
+            "html-escape",
             "schemars",
             "minijinja",
             // Cooklang in (feature `import`): the format's official parser, and its YAML front matter.

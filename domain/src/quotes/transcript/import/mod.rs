@@ -13,7 +13,7 @@ use crate::quotes::transcript::{RunKind, Segment, Word};
 
 pub use changelog::{changelog_source_url, parse_changelog};
 pub use json::{parse_assemblyai, parse_deepgram, parse_podcasting20, parse_whisperx};
-pub use timed_text::{parse_rttm, parse_webvtt};
+pub use timed_text::{parse_rttm, parse_srt, parse_webvtt};
 
 /// The formats `builder import --format` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,18 +24,21 @@ pub enum Format {
     Deepgram,
     Podcasting20,
     Webvtt,
+    /// SubRip, as publishers put it in a feed (`<podcast:transcript type="application/x-subrip">`).
+    Srt,
     /// pyannote RTTM speaker turns joined with a timed text transcript (WebVTT or SRT).
     Rttm,
 }
 
 impl Format {
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::ChangelogMd,
         Format::Whisperx,
         Format::Assemblyai,
         Format::Deepgram,
         Format::Podcasting20,
         Format::Webvtt,
+        Format::Srt,
         Format::Rttm,
     ];
 
@@ -47,6 +50,7 @@ impl Format {
             Format::Deepgram => "deepgram",
             Format::Podcasting20 => "podcasting20",
             Format::Webvtt => "webvtt",
+            Format::Srt => "srt",
             Format::Rttm => "rttm",
         }
     }
@@ -82,6 +86,7 @@ pub fn import(format: Format, text: &str, companion: Option<&str>) -> Result<Vec
         Format::Deepgram => parse_deepgram(text)?,
         Format::Podcasting20 => parse_podcasting20(text)?,
         Format::Webvtt => parse_webvtt(text)?,
+        Format::Srt => parse_srt(text)?,
         Format::Rttm => {
             let companion = companion.ok_or("an RTTM file needs --text, a WebVTT or SRT transcript")?;
             parse_rttm(text, companion)?

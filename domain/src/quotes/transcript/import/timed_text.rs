@@ -1,4 +1,4 @@
-//! Timed text: WebVTT with voice tags (`<v Name>`), and pyannote RTTM speaker turns joined with a
+//! Timed text: WebVTT with voice tags (`<v Name>`), SRT, and pyannote RTTM speaker turns joined with a
 //! WebVTT or SRT transcript that has times but no speakers.
 
 use crate::quotes::transcript::Segment;
@@ -75,8 +75,19 @@ pub fn parse_webvtt(text: &str) -> Result<Vec<Segment>, String> {
     if !text.trim_start_matches('\u{feff}').starts_with("WEBVTT") {
         return Err("a WebVTT file starts with `WEBVTT`".into());
     }
+    Ok(voiced(cues(text)?))
+}
+
+/// SRT (SubRip): numbered cues, `,` before the fraction, no header. Its lines are read as WebVTT's
+/// are, so a publisher's `<v Name>` is kept; a cue without one is `UNKNOWN`'s.
+pub fn parse_srt(text: &str) -> Result<Vec<Segment>, String> {
+    Ok(voiced(cues(text.trim_start_matches('\u{feff}'))?))
+}
+
+/// Cues as segments, one per voice of each cue.
+fn voiced(cues: Vec<Cue>) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
-    for cue in cues(text)? {
+    for cue in cues {
         let mut parts: Vec<(String, String)> = Vec::new();
         for line in &cue.lines {
             let (voice, text) = voice_and_text(line);
@@ -109,7 +120,7 @@ pub fn parse_webvtt(text: &str) -> Result<Vec<Segment>, String> {
             at = end;
         }
     }
-    Ok(out)
+    out
 }
 
 /// RTTM turns (`SPEAKER file 1 start duration <NA> <NA> label <NA> <NA>`) joined with a timed
