@@ -40,8 +40,7 @@ fn main() {
         best = best.min(started.elapsed().as_secs_f64());
     }
     println!(
-        "ours (domain::quotes::feed, rss {}): {} feeds, {} items, {:.1} MiB in {:.1} ms: {:.0} MiB/s, {:.0} items/ms",
-        "2.1",
+        "ours (domain::quotes::feed, rss 2.1): {} feeds, {} items, {:.1} MiB in {:.1} ms: {:.0} MiB/s, {:.0} items/ms",
         feeds.len(),
         items,
         bytes as f64 / 1048576.0,
