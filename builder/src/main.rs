@@ -12,6 +12,7 @@ mod history;
 mod identify;
 mod images;
 mod import;
+mod import_feed;
 mod import_recipe;
 mod jsonl;
 mod layout;
@@ -64,7 +65,7 @@ enum Command {
     },
     /// Import a transcript file as one pipeline run (or a Changelog corpus folder as a shows/ tree).
     Import {
-        /// changelog-md, whisperx, assemblyai, deepgram, podcasting20, webvtt or rttm.
+        /// changelog-md, whisperx, assemblyai, deepgram, podcasting20, webvtt, srt or rttm.
         #[arg(long, value_parser = parse_format)]
         format: domain::quotes::transcript::import::Format,
         /// The transcript file, or a Changelog corpus folder.
@@ -85,6 +86,31 @@ enum Command {
         /// With a corpus folder: import only these files (such as jsparty/js-party-299.md).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+    },
+    /// Import a show from its RSS feed: show.json, and each episode with a publisher transcript
+    /// (<podcast:transcript>) as episode.json, a run and names.json.
+    ImportFeed {
+        /// The feed's address (http or https).
+        #[arg(long)]
+        feed: String,
+        /// The content folder (holding shows/).
+        #[arg(long)]
+        content: PathBuf,
+        /// The show's folder name under shows/.
+        #[arg(long)]
+        show: String,
+        /// The licence (SPDX id) the publisher grants, when the feed names none.
+        #[arg(long)]
+        licence: Option<String>,
+        /// How the publisher's transcripts were made: asr, or human-edited when a person reviewed them.
+        #[arg(long, value_parser = parse_kind, default_value = "asr")]
+        kind: domain::quotes::transcript::RunKind,
+        /// Only the newest N items.
+        #[arg(long)]
+        newest: Option<usize>,
+        /// When the runs were made, YYYY-MM-DD (default: today).
+        #[arg(long)]
+        created: Option<String>,
     },
     /// Turn Cooklang files or schema.org recipes (HTML pages or JSON-LD) into content files
     /// DIR/recipes/<slug>.json, listing every problem and what the source could not say.
@@ -171,6 +197,10 @@ fn run(args: Args) -> ExitCode {
         Command::Import { format, input, text, out, pipeline, created, only } => {
             import::run(import::Request { format, input, text, out, pipeline, created, only })
         }
+        Command::ImportFeed { feed, content, show, licence, kind, newest, created } => {
+            let created = created.unwrap_or_else(import::today);
+            import_feed::run(import_feed::Request { feed, content, show, licence, kind, newest, created })
+        }
         Command::ImportRecipe { format, content, lang, files } => {
             import_recipe::run(format, &content, &files, lang)
         }
@@ -197,6 +227,14 @@ fn parse_format(code: &str) -> Result<domain::quotes::transcript::import::Format
             domain::quotes::transcript::import::Format::ALL.iter().map(|f| f.code()).collect();
         format!("one of {}", all.join(", "))
     })
+}
+
+fn parse_kind(code: &str) -> Result<domain::quotes::transcript::RunKind, String> {
+    match code {
+        "asr" => Ok(domain::quotes::transcript::RunKind::Asr),
+        "human-edited" => Ok(domain::quotes::transcript::RunKind::HumanEdited),
+        _ => Err("asr or human-edited".into()),
+    }
 }
 
 fn parse_lang(code: &str) -> Result<domain::recipes::recipe::Lang, String> {

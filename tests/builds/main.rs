@@ -700,3 +700,106 @@ fn check_counts_episodes_and_flags_licences_labels_and_roster_names() {
 fn walk_count(dir: &Path, wanted: impl Fn(&Path) -> bool) -> usize {
     tree(dir).keys().filter(|rel| wanted(&dir.join(rel))).count()
 }
+
+/// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
+/// one transcript address that redirects to the cloud metadata address.
+fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
+    use tests::scripted::{listen, read_request, respond};
+    let feed = std::fs::read_to_string(root().join("tests/data/feeds/newsroom.xml")).unwrap();
+    let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:06.000\n<v Rosa Quint>Good morning, this is the Morning Ledger.\n\n\
+               00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
+    let srt = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n\n\
+               2\n00:00:05,500 --> 00:00:09,000\nNobody expected the union to hold.\n";
+    runtime
+        .block_on(listen(move |stream| {
+            let (feed, vtt, srt) = (feed.clone(), vtt.to_string(), srt.to_string());
+            async move {
+                let mut stream = tokio::io::BufReader::new(stream);
+                let Ok(Some(request)) = read_request(&mut stream).await else { return };
+                let _ = match request.path.as_str() {
+                    "/show" => respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await,
+                    "/feed.xml" => respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await,
+                    "/t/42.vtt" => respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await,
+                    "/t/41.srt" => respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt).await,
+                    "/t/inside.vtt" => {
+                        let to = [("Location", "http://169.254.169.254/latest/meta-data/")];
+                        respond(&mut stream, "302 Found", &to, "").await
+                    }
+                    _ => respond(&mut stream, "404 Not Found", &[], "").await,
+                };
+            }
+        }))
+        .unwrap()
+}
+
+#[test]
+fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_nothing_inside() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let host = feed_host(&runtime);
+    let content = root().join("tests/.work/import-feed");
+    let _ = std::fs::remove_dir_all(&content);
+    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    let feed = format!("http://{}/show", host.addr);
+    let content_arg = content.to_string_lossy().to_string();
+    let import = |env: &[(&str, &str)]| {
+        Command::new(builder())
+            .args(["import-feed", "--feed", &feed, "--content", &content_arg, "--show", "morning-ledger"])
+            .args(["--created", "2026-11-02"])
+            .envs(env.iter().copied())
+            .env_remove("AI_BASE_URL")
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    // Loopback is never fetched, unless a development run names the pair.
+    let output = import(&[]);
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("127.0.0.1: loopback address, never fetched for a user"), "{said}");
+    let allowed = host.addr.to_string();
+    let output = import(&[("FETCH_ALLOW_LOOPBACK", &allowed)]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("honoured only in a development run"));
+
+    let dev = [("ENVIRONMENT", "dev"), ("FETCH_ALLOW_LOOPBACK", allowed.as_str())];
+    let output = import(&dev);
+    let said = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("2 of 4 items imported"), "{said}");
+    assert!(
+        said.contains("skipped \"A transcript that points inside\": ")
+            && said.contains("169.254.169.254: link-local (cloud metadata) address, never fetched for a user"),
+        "{said}"
+    );
+    assert!(said.contains("skipped \"Trailer\": no publisher transcript"), "{said}");
+
+    let show = content.join("shows/morning-ledger");
+    let read = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(show.join(path)).unwrap()).unwrap()
+    };
+    assert_eq!(read("show.json")["licence"], "CC-BY-4.0");
+    let budget = read("budget-day-the-harbour-vote/episode.json");
+    assert_eq!(budget["source_url"], "https://ledger.example.org/episodes/budget-day");
+    assert_eq!(budget["published"], "2026-11-02");
+    assert_eq!(budget["audio_url"], "https://cdn.ledger.example.org/42.mp3");
+    // Tom Adeyemi hosts the show but no voice of this episode is his.
+    assert_eq!(
+        budget["roster"],
+        serde_json::json!([{"name": "Rosa Quint", "role": "host"}, {"name": "Ines Varga", "role": "guest"}])
+    );
+    let run = read("budget-day-the-harbour-vote/runs/publisher-webvtt.json");
+    assert_eq!((run["kind"].as_str(), run["segments"].as_array().map(Vec::len)), (Some("asr"), Some(2)));
+    let names = read("budget-day-the-harbour-vote/names.json");
+    assert!(names["labels"]["Ines Varga"]["votes"].as_array().is_some_and(|votes| !votes.is_empty()), "{names}");
+    let rail = read("rail-strike-day-two/runs/publisher-srt.json");
+    assert_eq!(rail["segments"][1]["text"], "Nobody expected the union to hold.");
+
+    // What it wrote is valid content, and a second run imports nothing again.
+    let output = run(&["check", "--content", &content_arg]);
+    assert!(output.status.success(), "{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let before = tree(&content);
+    let output = import(&dev);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("0 of 4 items imported") && said.contains("held already: \"Rail strike, day two\""), "{said}");
+    assert!(tree(&content) == before, "a second import changed the content");
+}

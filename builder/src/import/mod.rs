@@ -208,7 +208,7 @@ fn file_date(path: &Path) -> String {
         .unwrap_or_else(today)
 }
 
-fn today() -> String {
+pub(crate) fn today() -> String {
     let days = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64 / 86_400)

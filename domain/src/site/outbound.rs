@@ -94,6 +94,12 @@ impl Allowance {
         self.pairs.is_empty()
     }
 
+    /// Whether a pair names `host` (with any port): a resolver may let the name resolve to loopback,
+    /// the port having been checked with the address.
+    pub fn names_host(&self, host: &str) -> bool {
+        self.pairs.iter().any(|(allowed, _)| allowed == host)
+    }
+
     fn admits(&self, url: &Url) -> bool {
         let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else { return false };
         self.pairs.iter().any(|(allowed, allowed_port)| allowed == host && *allowed_port == port)

@@ -145,7 +145,7 @@ pub struct LabelReport {
 }
 
 /// Names compare without regard to case or spacing.
-fn name_key(name: &str) -> String {
+pub fn name_key(name: &str) -> String {
     name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
