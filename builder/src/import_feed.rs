@@ -31,6 +31,7 @@ use domain::site::outbound::{self, Allowance, Fetched};
 use url::Url;
 
 use crate::identify;
+use crate::import::write_json;
 
 /// What `builder import-feed` was asked to do.
 #[derive(Debug)]
@@ -105,7 +106,9 @@ fn show_record(show_dir: &Path, feed: &Feed, licence: Option<&str>) -> Result<Sh
         (None, named) => bail!(
             "the feed names no licence this site publishes under ({}): pass --licence with an SPDX id, \
              such as CC-BY-4.0, that the publisher grants",
-            named.map_or("no <podcast:license> or <copyright>".to_string(), |named| format!("it says `{named}`"))
+            named.map_or("no <podcast:license> or <copyright>".to_string(), |named| format!(
+                "it says `{named}`"
+            ))
         ),
     };
     if licence_url(&licence).is_none() {
@@ -127,7 +130,8 @@ fn held_addresses(show_dir: &Path) -> Result<Vec<String>> {
     for entry in entries {
         let path = entry?.path().join("episode.json");
         if let Ok(text) = std::fs::read_to_string(&path) {
-            let episode: Episode = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+            let episode: Episode =
+                serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
             held.extend(normalise_source_url(&episode.source_url));
         }
     }
@@ -146,7 +150,8 @@ fn import_item(
     let Some(source_url) = item.link.clone().or_else(|| item.audio_url.clone()) else {
         bail!("it has neither a page nor audio");
     };
-    let normalised = normalise_source_url(&source_url).with_context(|| format!("{source_url} is not an episode address"))?;
+    let normalised = normalise_source_url(&source_url)
+        .with_context(|| format!("{source_url} is not an episode address"))?;
     if held.contains(&normalised) {
         return Ok(None);
     }
@@ -200,15 +205,6 @@ fn import_item(
     Ok(Some(folder))
 }
 
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
-}
-
 /// Fetches addresses a user gave, as `domain::site::outbound` rules.
 struct Fetcher {
     runtime: tokio::runtime::Runtime,
@@ -230,12 +226,14 @@ impl Fetcher {
 
     /// The final address and the body of `address`, within the bounds of `kind`.
     fn get(&self, address: &str, kind: Fetched) -> Result<(Url, Vec<u8>)> {
-        let mut url = outbound::check(address, &self.allowance).map_err(|refusal| anyhow::anyhow!("{address}: {refusal}"))?;
+        let mut url = outbound::check(address, &self.allowance)
+            .map_err(|refusal| anyhow::anyhow!("{address}: {refusal}"))?;
         let limit = Duration::from_millis(kind.timeout_ms());
         self.runtime.block_on(async {
             tokio::time::timeout(limit, async {
                 for followed in 0.. {
-                    let response = self.client.get(url.clone()).send().await.with_context(|| format!("{url}"))?;
+                    let response =
+                        self.client.get(url.clone()).send().await.with_context(|| format!("{url}"))?;
                     if response.status().is_redirection() {
                         let location = response
                             .headers()
@@ -254,7 +252,9 @@ impl Fetcher {
                 unreachable!("the loop returns")
             })
             .await
-            .map_err(|_| anyhow::anyhow!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs()))?
+            .map_err(|_| {
+                anyhow::anyhow!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs())
+            })?
         })
     }
 }
@@ -290,7 +290,8 @@ impl reqwest::dns::Resolve for CheckedResolver {
             let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if !allowed {
                 for addr in &addrs {
-                    outbound::check_ip(addr.ip()).map_err(|refusal| format!("{host} resolves to {refusal}"))?;
+                    outbound::check_ip(addr.ip())
+                        .map_err(|refusal| format!("{host} resolves to {refusal}"))?;
                 }
             }
             let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());

@@ -717,10 +717,20 @@ fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
                 let mut stream = tokio::io::BufReader::new(stream);
                 let Ok(Some(request)) = read_request(&mut stream).await else { return };
                 let _ = match request.path.as_str() {
-                    "/show" => respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await,
-                    "/feed.xml" => respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await,
-                    "/t/42.vtt" => respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await,
-                    "/t/41.srt" => respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt).await,
+                    "/show" => {
+                        respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
+                    }
+                    "/feed.xml" => {
+                        respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed)
+                            .await
+                    }
+                    "/t/42.vtt" => {
+                        respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await
+                    }
+                    "/t/41.srt" => {
+                        respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt)
+                            .await
+                    }
                     "/t/inside.vtt" => {
                         let to = [("Location", "http://169.254.169.254/latest/meta-data/")];
                         respond(&mut stream, "302 Found", &to, "").await
@@ -768,7 +778,8 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
     assert!(said.contains("2 of 4 items imported"), "{said}");
     assert!(
         said.contains("skipped \"A transcript that points inside\": ")
-            && said.contains("169.254.169.254: link-local (cloud metadata) address, never fetched for a user"),
+            && said
+                .contains("169.254.169.254: link-local (cloud metadata) address, never fetched for a user"),
         "{said}"
     );
     assert!(said.contains("skipped \"Trailer\": no publisher transcript"), "{said}");
@@ -787,19 +798,33 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
         budget["roster"],
         serde_json::json!([{"name": "Rosa Quint", "role": "host"}, {"name": "Ines Varga", "role": "guest"}])
     );
-    let run = read("budget-day-the-harbour-vote/runs/publisher-webvtt.json");
-    assert_eq!((run["kind"].as_str(), run["segments"].as_array().map(Vec::len)), (Some("asr"), Some(2)));
+    let webvtt = read("budget-day-the-harbour-vote/runs/publisher-webvtt.json");
+    assert_eq!(
+        (webvtt["kind"].as_str(), webvtt["segments"].as_array().map(Vec::len)),
+        (Some("asr"), Some(2))
+    );
     let names = read("budget-day-the-harbour-vote/names.json");
-    assert!(names["labels"]["Ines Varga"]["votes"].as_array().is_some_and(|votes| !votes.is_empty()), "{names}");
+    assert!(
+        names["labels"]["Ines Varga"]["votes"].as_array().is_some_and(|votes| !votes.is_empty()),
+        "{names}"
+    );
     let rail = read("rail-strike-day-two/runs/publisher-srt.json");
     assert_eq!(rail["segments"][1]["text"], "Nobody expected the union to hold.");
 
     // What it wrote is valid content, and a second run imports nothing again.
     let output = run(&["check", "--content", &content_arg]);
-    assert!(output.status.success(), "{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let before = tree(&content);
     let output = import(&dev);
     let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.contains("0 of 4 items imported") && said.contains("held already: \"Rail strike, day two\""), "{said}");
+    assert!(
+        said.contains("0 of 4 items imported") && said.contains("held already: \"Rail strike, day two\""),
+        "{said}"
+    );
     assert!(tree(&content) == before, "a second import changed the content");
 }

@@ -77,7 +77,8 @@ fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
 }
 
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+/// Writes `value` as pretty JSON with a final newline, making its folder.
+pub(crate) fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
