@@ -31,7 +31,7 @@ use domain::site::outbound::{self, Allowance, Fetched};
 use url::Url;
 
 use crate::identify;
-use crate::import::write_json;
+use crate::import::{decide_reviewed_names, write_json};
 
 /// What `builder import-feed` was asked to do.
 #[derive(Debug)]
@@ -202,6 +202,9 @@ fn import_item(
     let dir = show_dir.join(&folder);
     write_json(&dir.join("runs").join(format!("{pipeline}.json")), &run)?;
     write_json(&dir.join("episode.json"), &episode)?;
+    if run.kind == RunKind::HumanEdited {
+        decide_reviewed_names(&dir, &run)?;
+    }
     Ok(Some(folder))
 }
 

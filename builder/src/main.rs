@@ -86,6 +86,19 @@ enum Command {
         /// With a corpus folder: import only these files (such as jsparty/js-party-299.md).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// How the transcript was made: asr, or human-edited when a person reviewed it (default: the
+        /// format's, human-edited only for changelog-md).
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<domain::quotes::transcript::RunKind>,
+        /// For a new episode (no episode.json yet): its title.
+        #[arg(long)]
+        title: Option<String>,
+        /// For a new episode: where it is published (its page or audio address).
+        #[arg(long)]
+        source_url: Option<String>,
+        /// For a new episode: its date, YYYY-MM-DD.
+        #[arg(long)]
+        published: Option<String>,
     },
     /// Import a show from its RSS feed: show.json, and each episode with a publisher transcript
     /// (<podcast:transcript>) as episode.json, a run and names.json.
@@ -194,8 +207,21 @@ fn run(args: Args) -> ExitCode {
     let result = match args.command {
         Command::Build { source, out } => build::build(&source.source(), &out),
         Command::Check { source, format } => build::check(&source.source(), format),
-        Command::Import { format, input, text, out, pipeline, created, only } => {
-            import::run(import::Request { format, input, text, out, pipeline, created, only })
+        Command::Import {
+            format,
+            input,
+            text,
+            out,
+            pipeline,
+            created,
+            only,
+            kind,
+            title,
+            source_url,
+            published,
+        } => {
+            let episode = import::NewEpisode { title, source_url, published };
+            import::run(import::Request { format, input, text, out, pipeline, created, only, kind, episode })
         }
         Command::ImportFeed { feed, content, show, licence, kind, newest, created } => {
             let created = created.unwrap_or_else(import::today);

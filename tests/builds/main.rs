@@ -828,3 +828,55 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
     );
     assert!(tree(&content) == before, "a second import changed the content");
 }
+
+#[test]
+fn import_makes_a_complete_episode_and_a_reviewed_transcripts_voices_are_its_editors_decisions() {
+    let content = root().join("tests/.work/import-episode");
+    let _ = std::fs::remove_dir_all(&content);
+    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    std::fs::create_dir_all(content.join("shows/ledger")).unwrap();
+    std::fs::write(content.join("shows/ledger/show.json"), r#"{"title": "Ledger", "licence": "CC-BY-4.0"}"#)
+        .unwrap();
+    let episode = content.join("shows/ledger/episode-one");
+    let (episode_arg, content_arg) =
+        (episode.to_string_lossy().to_string(), content.to_string_lossy().to_string());
+    let import = |extra: &[&str]| {
+        let mut args = vec!["import", "--format", "webvtt", "--input", "tests/data/transcripts/webvtt.vtt"];
+        args.extend(["--out", &episode_arg, "--pipeline", "ledger-reviewed", "--kind", "human-edited"]);
+        args.extend(extra);
+        run(&args)
+    };
+    let output = import(&["--title", "Episode one"]);
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("a new episode (no episode.json in the folder yet) needs --source-url, --published"),
+        "{said}"
+    );
+    assert!(!episode.exists(), "a refused import wrote something");
+
+    let output = import(&[
+        "--title",
+        "Episode one",
+        "--source-url",
+        "https://ledger.example.org/1",
+        "--published",
+        "2026-11-01",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let read = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(episode.join(path)).unwrap()).unwrap()
+    };
+    assert_eq!(read("episode.json")["source_url"], "https://ledger.example.org/1");
+    assert_eq!(read("runs/ledger-reviewed.json")["kind"], "human-edited");
+    let names = read("names.json");
+    assert_eq!(names["labels"]["Ben Okafor"]["human"]["name"], "Ben Okafor", "{names}");
+    assert_eq!(names["labels"]["Eli Cohen"]["human"]["by"], "the transcript's editors", "{names}");
+    let output = run(&["check", "--content", &content_arg]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use domain::quotes::transcript::identify::is_anonymous_label;
 use domain::quotes::transcript::import::{Format, changelog_source_url, import};
 use domain::quotes::transcript::names::{HumanDecision, LabelVotes};
-use domain::quotes::transcript::{Episode, Names, Person, Role, Run, Show, is_valid_pipeline};
+use domain::quotes::transcript::{
+    Episode, Names, Person, Role, Run, RunKind, Show, is_valid_pipeline, normalise_source_url,
+};
 use rayon::prelude::*;
 
 pub const CHANGELOG_LICENCE: &str = "CC-BY-SA-4.0";
@@ -33,6 +36,50 @@ pub struct Request {
     pub created: Option<String>,
     /// Only these corpus files (such as `jsparty/js-party-299.md`) when importing a corpus folder.
     pub only: Vec<String>,
+    /// Overrides the format's kind: `human-edited` for a transcript a person reviewed.
+    pub kind: Option<RunKind>,
+    /// What a new episode's `episode.json` says.
+    pub episode: NewEpisode,
+}
+
+/// The fields of a new episode's record, from the command line.
+#[derive(Debug, Default)]
+pub struct NewEpisode {
+    pub title: Option<String>,
+    pub source_url: Option<String>,
+    pub published: Option<String>,
+}
+
+impl NewEpisode {
+    /// The record, or the flags it still needs.
+    fn record(&self) -> Result<Episode> {
+        let missing: Vec<&str> = [
+            (self.title.is_none(), "--title"),
+            (self.source_url.is_none(), "--source-url"),
+            (self.published.is_none(), "--published"),
+        ]
+        .into_iter()
+        .filter_map(|(missing, flag)| missing.then_some(flag))
+        .collect();
+        if !missing.is_empty() {
+            bail!("a new episode (no episode.json in the folder yet) needs {}", missing.join(", "));
+        }
+        let source_url = self.source_url.clone().unwrap_or_default();
+        if normalise_source_url(&source_url).is_none() {
+            bail!("--source-url `{source_url}` is not an http or https address");
+        }
+        Ok(Episode {
+            title: self.title.clone().unwrap_or_default(),
+            source_url,
+            published: self.published.clone().unwrap_or_default(),
+            roster: Vec::new(),
+            canonical_run: None,
+            licence: None,
+            attribution: None,
+            derived_from: None,
+            audio_url: None,
+        })
+    }
 }
 
 pub fn run(request: Request) -> Result<ExitCode> {
@@ -47,22 +94,32 @@ pub fn run(request: Request) -> Result<ExitCode> {
         }
         return import_corpus(&request.input, &request.out, &pipeline, &created, &request.only);
     }
+    // A file of another format makes a complete episode: its record (when the folder has none yet),
+    // the run, and the names the identification sources find in it.
+    let changelog = request.format == Format::ChangelogMd;
+    let new_record = match request.out.join("episode.json").exists() || changelog {
+        true => None,
+        false => Some(request.episode.record()?),
+    };
     let text = read(&request.input)?;
     let companion = request.text.as_deref().map(read).transpose()?;
     let segments = import(request.format, &text, companion.as_deref())
         .map_err(|err| anyhow::anyhow!("{}: {err}", request.input.display()))?;
     let run = Run {
         pipeline: pipeline.clone(),
-        kind: request.format.kind(),
+        kind: request.kind.unwrap_or(request.format.kind()),
         created,
         imported_from: Some(request.format.code().to_string()),
         segments,
         speaker_embeddings: None,
     };
     write_json(&request.out.join("runs").join(format!("{pipeline}.json")), &run)?;
-    if request.format == Format::ChangelogMd {
+    if changelog {
         let corpus_path = corpus_relative(&request.input);
         write_changelog_records(&request.out, &corpus_path, &run, file_date(&request.input))?;
+    }
+    if let Some(record) = &new_record {
+        write_json(&request.out.join("episode.json"), record)?;
     }
     eprintln!(
         "imported {} segments from {} into {}",
@@ -70,7 +127,52 @@ pub fn run(request: Request) -> Result<ExitCode> {
         request.input.display(),
         request.out.join("runs").join(format!("{pipeline}.json")).display()
     );
+    if !changelog {
+        if run.kind == RunKind::HumanEdited {
+            decide_reviewed_names(&request.out, &run)?;
+        }
+        identify_in_place(&request.out)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A reviewed transcript's speaker names are its editors' decisions: each label that is a name (not
+/// `SPEAKER_00`, `Guest B` or `UNKNOWN`) gets one in `names.json`, unless a person decided it already.
+pub(crate) fn decide_reviewed_names(out: &Path, run: &Run) -> Result<()> {
+    let path = out.join("names.json");
+    let mut names: Names = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?,
+        Err(_) => Names::default(),
+    };
+    for segment in &run.segments {
+        let label = segment.speaker.trim();
+        if is_anonymous_label(label) {
+            continue;
+        }
+        let entry = names.labels.entry(segment.speaker.clone()).or_default();
+        if entry.human.is_none() {
+            entry.human = Some(HumanDecision {
+                name: label.to_string(),
+                by: "the transcript's editors".into(),
+                note: Some(format!("named in the human-edited transcript ({})", run.pipeline)),
+            });
+        }
+    }
+    write_json(&path, &names)
+}
+
+/// Runs the identification sources for the episode folder `out` when it sits in a content folder
+/// (`<content>/shows/<show>/<episode>`), so its names are voted on at once.
+fn identify_in_place(out: &Path) -> Result<()> {
+    let (Some(episode), Some(show_dir)) = (out.file_name(), out.parent()) else { return Ok(()) };
+    let (Some(show), Some(shows)) = (show_dir.file_name(), show_dir.parent()) else { return Ok(()) };
+    let Some(content) = shows.parent().filter(|_| shows.file_name().is_some_and(|name| name == "shows"))
+    else {
+        eprintln!("{} is not in a content folder's shows/: run `builder identify` once it is", out.display());
+        return Ok(());
+    };
+    let which = format!("{}/{}", show.to_string_lossy(), episode.to_string_lossy());
+    crate::identify::run(content, crate::identify::Which::One(which)).map(|_| ())
 }
 
 fn read(path: &Path) -> Result<String> {
