@@ -13,23 +13,18 @@
 //! run imports only what the feed added. An item without a publisher transcript, a date or an
 //! address is listed with the reason and skipped: nothing half-written is left.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use domain::quotes::feed::{self, Feed, FeedItem};
+use domain::quotes::intake::{self, Answer, Intake, Step};
 use domain::quotes::transcript::import::import;
-use domain::quotes::transcript::names::name_key;
-use domain::quotes::transcript::{
-    Episode, Person, Role, Run, RunKind, Show, licence_url, normalise_source_url,
-};
+use domain::quotes::transcript::{Episode, Run, RunKind, Show, licence_url, normalise_source_url};
 use domain::recipes::slug;
-use domain::site::outbound::{self, Allowance, Fetched};
-use url::Url;
+use domain::site::outbound::Fetched;
 
+use crate::fetch::{self, Fetcher};
 use crate::identify;
 use crate::import::{decide_reviewed_names, write_json};
 
@@ -52,7 +47,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     if !slug::is_valid(&request.show) {
         bail!("`{}` is not a show folder name: use lower-case letters, digits and -", request.show);
     }
-    let fetcher = Fetcher::new(allowance()?)?;
+    let fetcher = Fetcher::new(fetch::allowance()?)?;
     let (feed_url, bytes) = fetcher.get(&request.feed, Fetched::Feed)?;
     let feed = feed::parse(&bytes, &feed_url).map_err(|err| anyhow::anyhow!("{feed_url}: {err}"))?;
     let show_dir = request.content.join("shows").join(&request.show);
@@ -79,18 +74,6 @@ pub fn run(request: Request) -> Result<ExitCode> {
     }
     eprintln!("{} of {} items imported into {}", imported.len(), feed.items.len(), show_dir.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// The loopback pairs a development run may fetch; refused outside one.
-fn allowance() -> Result<Allowance> {
-    let list = std::env::var("FETCH_ALLOW_LOOPBACK").unwrap_or_default();
-    if list.trim().is_empty() {
-        return Ok(Allowance::default());
-    }
-    if std::env::var("ENVIRONMENT").as_deref() != Ok("dev") {
-        bail!("FETCH_ALLOW_LOOPBACK is honoured only in a development run (ENVIRONMENT=dev)");
-    }
-    Allowance::parse(&list).map_err(anyhow::Error::msg)
 }
 
 /// The show's record: the one the folder holds, else one from the feed.
@@ -162,143 +145,96 @@ fn import_item(
     let (transcript_url, bytes) = fetcher.get(&link.url, Fetched::Transcript)?;
     let text = String::from_utf8(bytes).with_context(|| format!("{transcript_url} is not UTF-8 text"))?;
     let segments = import(format, &text, None).map_err(|err| anyhow::anyhow!("{transcript_url}: {err}"))?;
-    let pipeline = format!("publisher-{}", format.code());
-    let run = Run {
-        pipeline: pipeline.clone(),
-        kind: request.kind,
-        created: request.created.clone(),
-        imported_from: Some(format.code().to_string()),
-        segments,
-        speaker_embeddings: None,
-    };
-    // When the transcript names every voice, a person of the feed who is not among them does not speak
-    // in this episode (`builder check` would flag them); otherwise any of them may.
-    let voices: Vec<String> = run.segments.iter().map(|segment| name_key(&segment.speaker)).collect();
-    let all_named = !voices.iter().any(|voice| voice == &name_key("UNKNOWN"));
-    let mut roster: Vec<Person> = Vec::new();
-    for person in feed.persons.iter().chain(&item.persons) {
-        if all_named && !voices.contains(&name_key(&person.name)) {
-            continue;
-        }
-        let role = if matches!(person.role.as_str(), "host" | "co-host") { Role::Host } else { Role::Guest };
-        if !roster.iter().any(|known| known.name == person.name) {
-            roster.push(Person { name: person.name.clone(), role });
-        }
-    }
+    let run = intake::publisher_run(format, segments, request.kind, &request.created);
     let episode = Episode {
         title: item.title.clone(),
         source_url,
         published,
-        roster,
+        roster: intake::roster(&feed.persons, &item.persons, &run),
         canonical_run: None,
         licence: item.licence.clone().filter(|licence| licence_url(licence).is_some()),
         attribution: None,
         derived_from: Some(transcript_url.to_string()),
         audio_url: item.audio_url.clone(),
     };
-    let base = slug::from_title(&item.title);
-    let base = if base.is_empty() { "episode".to_string() } else { base };
-    let folder = slug::first_free(&base, |taken| show_dir.join(taken).exists());
-    let dir = show_dir.join(&folder);
-    write_json(&dir.join("runs").join(format!("{pipeline}.json")), &run)?;
-    write_json(&dir.join("episode.json"), &episode)?;
-    if run.kind == RunKind::HumanEdited {
-        decide_reviewed_names(&dir, &run)?;
-    }
+    let folder = write_episode(show_dir, &episode, &run)?;
     Ok(Some(folder))
 }
 
-/// Fetches addresses a user gave, as `domain::site::outbound` rules.
-struct Fetcher {
-    runtime: tokio::runtime::Runtime,
-    client: reqwest::Client,
-    allowance: Allowance,
+/// Writes a new episode folder under `show_dir`, named after its title: the run, the record, and for
+/// a reviewed transcript its editors' names. Answers the folder's name.
+fn write_episode(show_dir: &Path, episode: &Episode, run: &Run) -> Result<String> {
+    let base = slug::from_title(&episode.title);
+    let base = if base.is_empty() { "episode".to_string() } else { base };
+    let folder = slug::first_free(&base, |taken| show_dir.join(taken).exists());
+    let dir = show_dir.join(&folder);
+    write_json(&dir.join("runs").join(format!("{}.json", run.pipeline)), run)?;
+    write_json(&dir.join("episode.json"), episode)?;
+    if run.kind == RunKind::HumanEdited {
+        decide_reviewed_names(&dir, run)?;
+    }
+    Ok(folder)
 }
 
-impl Fetcher {
-    fn new(allowance: Allowance) -> Result<Fetcher> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("commonplace-builder/", env!("CARGO_PKG_VERSION")))
-            // Each redirect is checked before it is followed.
-            .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(Arc::new(CheckedResolver { allowance: allowance.clone() }))
-            .build()?;
-        Ok(Fetcher { runtime, client, allowance })
-    }
-
-    /// The final address and the body of `address`, within the bounds of `kind`.
-    fn get(&self, address: &str, kind: Fetched) -> Result<(Url, Vec<u8>)> {
-        let mut url = outbound::check(address, &self.allowance)
-            .map_err(|refusal| anyhow::anyhow!("{address}: {refusal}"))?;
-        let limit = Duration::from_millis(kind.timeout_ms());
-        self.runtime.block_on(async {
-            tokio::time::timeout(limit, async {
-                for followed in 0.. {
-                    let response =
-                        self.client.get(url.clone()).send().await.with_context(|| format!("{url}"))?;
-                    if response.status().is_redirection() {
-                        let location = response
-                            .headers()
-                            .get(reqwest::header::LOCATION)
-                            .and_then(|value| value.to_str().ok())
-                            .with_context(|| format!("{url} redirects nowhere"))?;
-                        url = outbound::redirect(&url, location, followed, &self.allowance)
-                            .map_err(|refusal| anyhow::anyhow!("{url} redirects to {location}: {refusal}"))?;
-                        continue;
-                    }
-                    if !response.status().is_success() {
-                        bail!("{url} answered {}", response.status());
-                    }
-                    return Ok((url.clone(), read_bounded(response, kind, &url).await?));
-                }
-                unreachable!("the loop returns")
-            })
-            .await
-            .map_err(|_| {
-                anyhow::anyhow!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs())
-            })?
-        })
-    }
+/// What `builder import-episode` was asked to do.
+#[derive(Debug)]
+pub struct EpisodeRequest {
+    /// The episode's page, audio or guid.
+    pub address: String,
+    /// Feeds to look in first (the show's, when it is known).
+    pub feeds: Vec<String>,
+    pub content: PathBuf,
+    pub show: String,
+    pub licence: Option<String>,
+    pub kind: RunKind,
+    pub created: String,
 }
 
-/// The body, refused when it is longer than `kind` allows (told by `Content-Length` or counted).
-async fn read_bounded(mut response: reqwest::Response, kind: Fetched, url: &Url) -> Result<Vec<u8>> {
-    let max = kind.max_bytes();
-    let too_long = || anyhow::anyhow!("{url}: {} is larger than {} MiB", kind.noun(), max / (1024 * 1024));
-    if response.content_length().is_some_and(|length| length > max as u64) {
-        return Err(too_long());
+/// `builder import-episode`: one episode by its address, through `domain`'s intake step machine
+/// (its page, its feed, the publisher's transcript).
+pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
+    if !slug::is_valid(&request.show) {
+        bail!("`{}` is not a show folder name: use lower-case letters, digits and -", request.show);
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.with_context(|| format!("{url}"))? {
-        if body.len() + chunk.len() > max {
-            return Err(too_long());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}
-
-/// Resolves names, refusing one that resolves to an address inside a network (a name is checked where
-/// it is resolved: a rebinding name cannot pass the address check and then connect inside).
-struct CheckedResolver {
-    allowance: Allowance,
-}
-
-impl reqwest::dns::Resolve for CheckedResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let host = name.as_str().to_string();
-        let allowed = self.allowance.names_host(&host);
-        Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if !allowed {
-                for addr in &addrs {
-                    outbound::check_ip(addr.ip())
-                        .map_err(|refusal| format!("{host} resolves to {refusal}"))?;
-                }
+    let allowance = fetch::allowance()?;
+    let fetcher = Fetcher::new(allowance.clone())?;
+    let (mut machine, mut step) =
+        Intake::start(&request.address, &request.feeds, &request.created, &allowance);
+    let arrived = loop {
+        match step {
+            Step::Fetch(wanted) => {
+                let response = fetcher.fetch(&wanted.url, wanted.kind)?;
+                let answer = Answer {
+                    url: response.url.to_string(),
+                    status: response.status,
+                    content_type: response.content_type,
+                    body: response.body,
+                };
+                step = machine.give(answer);
             }
-            let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());
-            Ok(addrs)
-        })
+            Step::Arrived(arrived) => break *arrived,
+            Step::Failed(reason) => bail!("{reason}"),
+        }
+    };
+    let show_dir = request.content.join("shows").join(&request.show);
+    let show = show_record(&show_dir, &arrived.feed, request.licence.as_deref())?;
+    let normalised = normalise_source_url(&arrived.episode.source_url);
+    if normalised.is_some_and(|address| held_addresses(&show_dir).is_ok_and(|held| held.contains(&address))) {
+        eprintln!("held already: {:?} ({})", arrived.episode.title, arrived.episode.source_url);
+        return Ok(ExitCode::SUCCESS);
     }
+    let mut run = arrived.run;
+    run.kind = request.kind;
+    if !show_dir.join("show.json").exists() {
+        write_json(&show_dir.join("show.json"), &show)?;
+    }
+    let folder = write_episode(&show_dir, &arrived.episode, &run)?;
+    eprintln!(
+        "imported {:?} into {} (feed {})",
+        arrived.episode.title,
+        show_dir.join(&folder).display(),
+        arrived.feed_url
+    );
+    identify::run(&request.content, identify::Which::One(format!("{}/{folder}", request.show)))?;
+    Ok(ExitCode::SUCCESS)
 }

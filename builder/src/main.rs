@@ -8,6 +8,7 @@ mod agents;
 mod build;
 mod cooklang_dump;
 mod diagnostics;
+mod fetch;
 mod history;
 mod identify;
 mod images;
@@ -125,6 +126,31 @@ enum Command {
         #[arg(long)]
         created: Option<String>,
     },
+    /// Import one episode by its address (its page, audio or guid): its feed is found from the page
+    /// (or looked in first with --feed), and its publisher transcript becomes a run.
+    ImportEpisode {
+        /// The episode's page, audio or guid.
+        #[arg(long)]
+        address: String,
+        /// A feed to look in first, such as the show's (repeatable).
+        #[arg(long)]
+        feed: Vec<String>,
+        /// The content folder (holding shows/).
+        #[arg(long)]
+        content: PathBuf,
+        /// The show's folder name under shows/.
+        #[arg(long)]
+        show: String,
+        /// The licence (SPDX id) the publisher grants, when the feed names none.
+        #[arg(long)]
+        licence: Option<String>,
+        /// How the publisher's transcript was made: asr, or human-edited when a person reviewed it.
+        #[arg(long, value_parser = parse_kind, default_value = "asr")]
+        kind: domain::quotes::transcript::RunKind,
+        /// When the run was made, YYYY-MM-DD (default: today).
+        #[arg(long)]
+        created: Option<String>,
+    },
     /// Turn Cooklang files or schema.org recipes (HTML pages or JSON-LD) into content files
     /// DIR/recipes/<slug>.json, listing every problem and what the source could not say.
     ImportRecipe {
@@ -226,6 +252,19 @@ fn run(args: Args) -> ExitCode {
         Command::ImportFeed { feed, content, show, licence, kind, newest, created } => {
             let created = created.unwrap_or_else(import::today);
             import_feed::run(import_feed::Request { feed, content, show, licence, kind, newest, created })
+        }
+        Command::ImportEpisode { address, feed, content, show, licence, kind, created } => {
+            let created = created.unwrap_or_else(import::today);
+            let feeds = feed;
+            import_feed::run_episode(import_feed::EpisodeRequest {
+                address,
+                feeds,
+                content,
+                show,
+                licence,
+                kind,
+                created,
+            })
         }
         Command::ImportRecipe { format, content, lang, files } => {
             import_recipe::run(format, &content, &files, lang)

@@ -205,6 +205,8 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             // Shows' feeds: RSS 2.0 (rust-syndication's reader over quick-xml) and HTML entities.
             "rss",
             "html-escape",
+            // An episode page's feed link: a WHATWG HTML tokenizer.
+            "html5gum",
             "schemars",
             "minijinja",
             // Cooklang in (feature `import`): the format's official parser, and its YAML front matter.

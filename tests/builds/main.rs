@@ -706,6 +706,8 @@ fn walk_count(dir: &Path, wanted: impl Fn(&Path) -> bool) -> usize {
 fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
     use tests::scripted::{listen, read_request, respond};
     let feed = std::fs::read_to_string(root().join("tests/data/feeds/newsroom.xml")).unwrap();
+    let page = r#"<!doctype html><html><head><title>Budget day</title>
+        <link rel="alternate" type="application/rss+xml" href="/self/feed.xml"></head><body></body></html>"#;
     let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:06.000\n<v Rosa Quint>Good morning, this is the Morning Ledger.\n\n\
                00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
     let srt = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n\n\
@@ -716,7 +718,23 @@ fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
             async move {
                 let mut stream = tokio::io::BufReader::new(stream);
                 let Ok(Some(request)) = read_request(&mut stream).await else { return };
+                // The same feed with its episodes' pages on this host, for asking by a page.
+                let host = request.headers.get("host").cloned().unwrap_or_default();
+                let own_feed = feed.replace(
+                    "https://ledger.example.org/episodes/",
+                    &format!("http://{host}/self/episodes/"),
+                );
                 let _ = match request.path.as_str() {
+                    "/self/feed.xml" => {
+                        respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &own_feed)
+                            .await
+                    }
+                    "/self/episodes/budget-day" => {
+                        respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+                    }
+                    "/audio/99.mp3" => {
+                        respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await
+                    }
                     "/show" => {
                         respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
                     }
@@ -872,6 +890,75 @@ fn import_makes_a_complete_episode_and_a_reviewed_transcripts_voices_are_its_edi
     let names = read("names.json");
     assert_eq!(names["labels"]["Ben Okafor"]["human"]["name"], "Ben Okafor", "{names}");
     assert_eq!(names["labels"]["Eli Cohen"]["human"]["by"], "the transcript's editors", "{names}");
+    let output = run(&["check", "--content", &content_arg]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn import_episode_finds_an_episode_by_its_page_or_its_audio_and_says_what_an_unknown_audio_needs() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let host = feed_host(&runtime);
+    let content = root().join("tests/.work/import-episode-by-address");
+    let _ = std::fs::remove_dir_all(&content);
+    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    let content_arg = content.to_string_lossy().to_string();
+    let allowed = host.addr.to_string();
+    let import = |address: &str, feeds: &[&str]| {
+        let mut command = Command::new(builder());
+        command.args(["import-episode", "--address", address, "--content", &content_arg, "--show", "ledger"]);
+        for feed in feeds {
+            command.args(["--feed", feed]);
+        }
+        command
+            .args(["--created", "2026-11-02"])
+            .env("ENVIRONMENT", "dev")
+            .env("FETCH_ALLOW_LOOPBACK", &allowed)
+            .env_remove("AI_BASE_URL")
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    // By its page: the page names the feed, the feed's item for the page names the transcript.
+    let page = format!("http://{}/self/episodes/budget-day", host.addr);
+    let output = import(&page, &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let episode: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(content.join("shows/ledger/budget-day-the-harbour-vote/episode.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(episode["source_url"], page.as_str());
+    assert!(content.join("shows/ledger/budget-day-the-harbour-vote/runs/publisher-webvtt.json").exists());
+    assert!(content.join("shows/ledger/budget-day-the-harbour-vote/names.json").exists());
+    // Asked again, it is held already.
+    let output = import(&page, &[]);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("held already"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // By its audio, in the show's feed.
+    let feed = format!("http://{}/self/feed.xml", host.addr);
+    let output = import("https://cdn.ledger.example.org/41.mp3", &[&feed]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(content.join("shows/ledger/rail-strike-day-two/runs/publisher-srt.json").exists());
+
+    // An audio file no feed lists needs a transcription service.
+    let audio = format!("http://{}/audio/99.mp3", host.addr);
+    let output = import(&audio, &[&feed]);
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("is an audio file that no followed feed lists") && said.contains("TRANSCRIBE_PROVIDER"),
+        "{said}"
+    );
+
     let output = run(&["check", "--content", &content_arg]);
     assert!(
         output.status.success(),

@@ -1,6 +1,7 @@
-//! The quote service: shows' feeds (`feed`); shows, episodes, runs and speaker names
-//! (`transcript`); attribution and the phrase index (`quote`).
+//! The quote service: shows' feeds (`feed`); an episode taken in by its address (`intake`); shows,
+//! episodes, runs and speaker names (`transcript`); attribution and the phrase index (`quote`).
 
 pub mod feed;
+pub mod intake;
 pub mod quote;
 pub mod transcript;

@@ -1,0 +1,356 @@
+//! An episode by its address: the step machine that goes from the address a journalist gives to an
+//! episode record and a run, reading one document at a time — the page, its feed, the publisher's
+//! transcript. The caller only fetches what a step names ([`Step::Fetch`]) and hands back the answer;
+//! every address is checked here before it is named ([`crate::site::outbound`]), and the caller checks
+//! each redirect with [`crate::site::outbound::redirect`].
+//!
+//! The address is resolved, in order: an item of a feed the caller already follows (its page, audio
+//! or `guid`); else the page's own feed (`<link rel="alternate" type="application/rss+xml">`) and the
+//! item whose page is this one; an audio file that no followed feed lists, or an episode whose feed
+//! has no transcript, needs a transcription service, which is said in the failure.
+
+use url::Url;
+
+use crate::quotes::feed::{self, Feed, FeedItem, Person as FeedPerson};
+use crate::quotes::transcript::import::{Format, import};
+use crate::quotes::transcript::names::name_key;
+use crate::quotes::transcript::{Episode, Person, Role, Run, RunKind, Segment};
+use crate::site::outbound::{self, Allowance, Fetched};
+
+/// What to read next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetch {
+    pub url: String,
+    pub kind: Fetched,
+}
+
+/// What a fetch answered, after the redirects the caller followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The address that answered (the last redirect's target).
+    pub url: String,
+    pub status: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+/// The next read, the episode, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Fetch(Fetch),
+    Arrived(Box<Arrival>),
+    /// A reason a person can act on.
+    Failed(String),
+}
+
+/// An episode that came in: its show as its feed describes it, its record and its run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arrival {
+    pub feed_url: String,
+    pub feed: Feed,
+    pub episode: Episode,
+    pub run: Run,
+}
+
+/// One address being taken in.
+#[derive(Debug, Clone)]
+pub struct Intake {
+    address: String,
+    allowance: Allowance,
+    created: String,
+    state: State,
+}
+
+#[derive(Debug, Clone)]
+enum State {
+    /// Asked for the address itself.
+    Address,
+    /// Asked for a feed; `rest` are the feeds still to try, `then_address` whether the address
+    /// itself is to be read when none holds the item (the feeds were the followed ones).
+    Feed {
+        url: String,
+        rest: Vec<String>,
+        then_address: bool,
+        page: Option<String>,
+    },
+    /// Asked for the item's transcript.
+    Transcript {
+        feed_url: String,
+        feed: Box<Feed>,
+        item: Box<FeedItem>,
+        format: Format,
+    },
+    Done,
+}
+
+impl Intake {
+    /// Takes in `address`, looking first in `followed` (feeds the caller follows). `created` is the
+    /// run's date (`YYYY-MM-DD`), `allowance` the development run's loopback pairs.
+    pub fn start(address: &str, followed: &[String], created: &str, allowance: &Allowance) -> (Intake, Step) {
+        let mut intake = Intake {
+            address: address.trim().to_string(),
+            allowance: allowance.clone(),
+            created: created.to_string(),
+            state: State::Done,
+        };
+        let step = match followed.split_first() {
+            Some((first, rest)) => intake.feed(first, rest.to_vec(), true, None),
+            None => intake.read_address(),
+        };
+        (intake, step)
+    }
+
+    /// The step after `answer`, the answer to the last [`Step::Fetch`].
+    pub fn give(&mut self, answer: Answer) -> Step {
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Address => self.address_read(answer),
+            State::Feed { url, rest, then_address, page } => {
+                self.feed_read(&url, answer, rest, then_address, page)
+            }
+            State::Transcript { feed_url, feed, item, format } => {
+                self.transcript_read(feed_url, *feed, *item, format, answer)
+            }
+            State::Done => Step::Failed("the intake had finished: nothing was asked".into()),
+        }
+    }
+
+    fn checked(&self, url: &str, kind: Fetched) -> Result<Fetch, String> {
+        let checked = outbound::check(url, &self.allowance).map_err(|refusal| format!("{url}: {refusal}"))?;
+        Ok(Fetch { url: checked.to_string(), kind })
+    }
+
+    fn read_address(&mut self) -> Step {
+        match self.checked(&self.address, Fetched::Page) {
+            Ok(fetch) => {
+                self.state = State::Address;
+                Step::Fetch(fetch)
+            }
+            Err(reason) => Step::Failed(reason),
+        }
+    }
+
+    fn feed(&mut self, url: &str, rest: Vec<String>, then_address: bool, page: Option<String>) -> Step {
+        match self.checked(url, Fetched::Feed) {
+            Ok(fetch) => {
+                self.state = State::Feed { url: fetch.url.clone(), rest, then_address, page };
+                Step::Fetch(fetch)
+            }
+            Err(reason) => Step::Failed(reason),
+        }
+    }
+
+    fn address_read(&mut self, answer: Answer) -> Step {
+        if !(200..300).contains(&answer.status) {
+            return Step::Failed(format!("{} answered HTTP {}", self.address, answer.status));
+        }
+        let kind = answer.content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        if kind.starts_with("audio/") || kind.starts_with("video/") {
+            return Step::Failed(format!(
+                "{} is an audio file that no followed feed lists: taking it in needs a transcription \
+                 service (TRANSCRIBE_PROVIDER), and none is configured",
+                self.address
+            ));
+        }
+        if looks_like_feed(&kind, &answer.body) {
+            return Step::Failed(format!(
+                "{} is a feed: give the address of one of its episodes (its page, its audio or its guid)",
+                self.address
+            ));
+        }
+        let links = feed_links(&answer.body, &answer.url);
+        let Some((first, rest)) = links.split_first() else {
+            return Step::Failed(format!(
+                "the page at {} names no RSS feed (<link rel=\"alternate\" type=\"application/rss+xml\">), \
+                 so its episode cannot be found",
+                answer.url
+            ));
+        };
+        self.feed(first, rest.to_vec(), false, Some(answer.url))
+    }
+
+    fn feed_read(
+        &mut self,
+        url: &str,
+        answer: Answer,
+        rest: Vec<String>,
+        then_address: bool,
+        page: Option<String>,
+    ) -> Step {
+        let next = |intake: &mut Intake, why: String| match rest.split_first() {
+            Some((first, others)) => intake.feed(first, others.to_vec(), then_address, page.clone()),
+            None if then_address => intake.read_address(),
+            None => Step::Failed(why),
+        };
+        if !(200..300).contains(&answer.status) {
+            return next(self, format!("the feed at {url} answered HTTP {}", answer.status));
+        }
+        let base = Url::parse(&answer.url).or_else(|_| Url::parse(url));
+        let Ok(base) = base else { return Step::Failed(format!("{url} is not an address")) };
+        let parsed = match feed::parse(&answer.body, &base) {
+            Ok(parsed) => parsed,
+            Err(err) => return next(self, format!("the feed at {url}: {err}")),
+        };
+        let wanted = [Some(self.address.as_str()), page.as_deref()];
+        let item =
+            parsed.items.iter().find(|item| wanted.iter().flatten().any(|address| item.is_named_by(address)));
+        let Some(item) = item.cloned() else {
+            return next(
+                self,
+                format!("the feed at {url} has no item whose page, audio or guid is {}", self.address),
+            );
+        };
+        let Some((link, format)) = item.transcript_to_take().map(|(link, format)| (link.url.clone(), format))
+        else {
+            return Step::Failed(format!(
+                "\"{}\" has no transcript in its feed (<podcast:transcript> in WebVTT, Podcasting 2.0 JSON or \
+                 SRT), and no transcription service is configured (TRANSCRIBE_PROVIDER)",
+                item.title
+            ));
+        };
+        match self.checked(&link, Fetched::Transcript) {
+            Ok(fetch) => {
+                let feed_url = answer.url.clone();
+                self.state =
+                    State::Transcript { feed_url, feed: Box::new(parsed), item: Box::new(item), format };
+                Step::Fetch(fetch)
+            }
+            Err(reason) => Step::Failed(format!("the transcript of \"{}\": {reason}", item.title)),
+        }
+    }
+
+    fn transcript_read(
+        &mut self,
+        feed_url: String,
+        feed: Feed,
+        item: FeedItem,
+        format: Format,
+        answer: Answer,
+    ) -> Step {
+        if !(200..300).contains(&answer.status) {
+            return Step::Failed(format!("the transcript at {} answered HTTP {}", answer.url, answer.status));
+        }
+        let Ok(text) = String::from_utf8(answer.body) else {
+            return Step::Failed(format!("the transcript at {} is not UTF-8 text", answer.url));
+        };
+        let segments = match import(format, &text, None) {
+            Ok(segments) => segments,
+            Err(err) => {
+                return Step::Failed(format!(
+                    "the transcript at {} is not {}: {err}",
+                    answer.url,
+                    format.code()
+                ));
+            }
+        };
+        match arrival(feed_url, feed, &item, answer.url, format, segments, &self.created, &self.address) {
+            Ok(arrived) => Step::Arrived(Box::new(arrived)),
+            Err(reason) => Step::Failed(reason),
+        }
+    }
+}
+
+/// The episode of `item`, its transcript imported as `segments`.
+#[allow(clippy::too_many_arguments)]
+fn arrival(
+    feed_url: String,
+    feed: Feed,
+    item: &FeedItem,
+    transcript_url: String,
+    format: Format,
+    segments: Vec<Segment>,
+    created: &str,
+    address: &str,
+) -> Result<Arrival, String> {
+    let run = publisher_run(format, segments, RunKind::Asr, created);
+    let Some(published) = item.published.clone() else {
+        return Err(format!("\"{}\" has no pubDate in its feed", item.title));
+    };
+    let episode = Episode {
+        title: item.title.clone(),
+        source_url: item
+            .link
+            .clone()
+            .or_else(|| item.audio_url.clone())
+            .unwrap_or_else(|| address.to_string()),
+        published,
+        roster: roster(&feed.persons, &item.persons, &run),
+        canonical_run: None,
+        licence: item
+            .licence
+            .clone()
+            .filter(|licence| crate::quotes::transcript::licence_url(licence).is_some()),
+        attribution: None,
+        derived_from: Some(transcript_url),
+        audio_url: item.audio_url.clone(),
+    };
+    Ok(Arrival { feed_url, feed, episode, run })
+}
+
+/// A publisher's transcript as a run: pipeline `publisher-<format>`.
+pub fn publisher_run(format: Format, segments: Vec<Segment>, kind: RunKind, created: &str) -> Run {
+    Run {
+        pipeline: format!("publisher-{}", format.code()),
+        kind,
+        created: created.to_string(),
+        imported_from: Some(format.code().to_string()),
+        segments,
+        speaker_embeddings: None,
+    }
+}
+
+/// An episode's roster from its feed's people (the show's, then the item's, each once). When the run
+/// names every voice, a person who is not among them does not speak in this episode and is left off
+/// (`builder check` would flag them); otherwise any of them may.
+pub fn roster(show: &[FeedPerson], item: &[FeedPerson], run: &Run) -> Vec<Person> {
+    let voices: Vec<String> = run.segments.iter().map(|segment| name_key(&segment.speaker)).collect();
+    let all_named = !voices.iter().any(|voice| voice == &name_key("UNKNOWN"));
+    let mut roster: Vec<Person> = Vec::new();
+    for person in show.iter().chain(item) {
+        if all_named && !voices.contains(&name_key(&person.name)) {
+            continue;
+        }
+        let role = if matches!(person.role.as_str(), "host" | "co-host") { Role::Host } else { Role::Guest };
+        if !roster.iter().any(|known| known.name == person.name) {
+            roster.push(Person { name: person.name.clone(), role });
+        }
+    }
+    roster
+}
+
+/// Whether an answer is a feed rather than a page.
+fn looks_like_feed(content_type: &str, body: &[u8]) -> bool {
+    let xml_type = content_type.contains("rss") || content_type.contains("xml");
+    let start = String::from_utf8_lossy(&body[..body.len().min(512)])
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .to_string();
+    xml_type || start.starts_with("<?xml") || start.starts_with("<rss")
+}
+
+/// The feeds a page names (`<link rel="alternate" type="application/rss+xml" href>`), absolute, in
+/// the page's order.
+pub fn feed_links(html: &[u8], page_url: &str) -> Vec<String> {
+    let Ok(base) = Url::parse(page_url) else { return Vec::new() };
+    let mut links = Vec::new();
+    for token in html5gum::Tokenizer::new(html).flatten() {
+        let html5gum::Token::StartTag(tag) = token else { continue };
+        if tag.name.as_slice() != b"link" {
+            continue;
+        }
+        let attr = |name: &str| {
+            tag.attributes.get(name.as_bytes()).map(|value| String::from_utf8_lossy(value).trim().to_string())
+        };
+        let rel = attr("rel").unwrap_or_default().to_ascii_lowercase();
+        let kind = attr("type").unwrap_or_default().to_ascii_lowercase();
+        let is_feed = rel.split_ascii_whitespace().any(|word| word == "alternate")
+            && matches!(kind.as_str(), "application/rss+xml" | "application/xml" | "text/xml");
+        let url = attr("href").filter(|_| is_feed).and_then(|href| base.join(&href).ok()).map(String::from);
+        if let Some(url) = url.filter(|url| !links.contains(url)) {
+            links.push(url);
+        }
+    }
+    links
+}
+
+#[cfg(test)]
+mod tests;

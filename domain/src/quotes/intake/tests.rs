@@ -1,0 +1,157 @@
+//! The intake step machine answered by hand, as a page host, a feed host and a transcript host would.
+
+use super::*;
+
+const FEED: &[u8] = include_bytes!("../../../../tests/data/feeds/newsroom.xml");
+const VTT: &str = "WEBVTT\n\n00:00:01.000 --> 00:00:06.000\n<v Rosa Quint>Good morning, this is the Morning Ledger.\n\n\
+                   00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
+const SRT: &str = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n";
+const FEED_URL: &str = "https://ledger.example.org/feed.xml";
+
+fn answer(url: &str, content_type: &str, body: &[u8]) -> Answer {
+    Answer { url: url.into(), status: 200, content_type: content_type.into(), body: body.to_vec() }
+}
+
+fn fetch(step: &Step) -> &Fetch {
+    match step {
+        Step::Fetch(fetch) => fetch,
+        other => panic!("expected a fetch, got {other:?}"),
+    }
+}
+
+fn failed(step: Step) -> String {
+    match step {
+        Step::Failed(reason) => reason,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+fn start(address: &str, followed: &[&str]) -> (Intake, Step) {
+    let followed: Vec<String> = followed.iter().map(|f| f.to_string()).collect();
+    Intake::start(address, &followed, "2026-11-02", &Allowance::default())
+}
+
+#[test]
+fn an_episode_page_leads_to_its_feed_its_item_and_the_publishers_transcript() {
+    let page = "https://ledger.example.org/episodes/budget-day";
+    let (mut intake, step) = start(page, &[]);
+    assert_eq!(fetch(&step), &Fetch { url: page.into(), kind: Fetched::Page });
+    let html = br#"<!doctype html><html><head><title>Budget day</title>
+        <link rel="stylesheet" href="/s.css"><LINK REL="Alternate" TYPE="application/rss+xml" HREF="/feed.xml">
+        </head><body><a href="/feed.xml">RSS</a></body></html>"#;
+    let step = intake.give(answer(page, "text/html; charset=utf-8", html));
+    assert_eq!(fetch(&step), &Fetch { url: FEED_URL.into(), kind: Fetched::Feed });
+    let step = intake.give(answer(FEED_URL, "application/rss+xml", FEED));
+    assert_eq!(
+        fetch(&step),
+        &Fetch { url: "https://ledger.example.org/t/42.vtt".into(), kind: Fetched::Transcript }
+    );
+    let Step::Arrived(arrived) =
+        intake.give(answer("https://ledger.example.org/t/42.vtt", "text/vtt", VTT.as_bytes()))
+    else {
+        panic!("arrived")
+    };
+    let Arrival { feed_url, feed, episode, run } = *arrived;
+    assert_eq!(
+        (feed_url.as_str(), feed.title.as_str(), feed.licence.as_deref()),
+        (FEED_URL, "The Morning Ledger", Some("CC-BY-4.0"))
+    );
+    assert_eq!(episode.title, "Budget day & the harbour vote");
+    assert_eq!(episode.source_url, page);
+    assert_eq!(episode.published, "2026-11-02");
+    let roster: Vec<(&str, Role)> = episode.roster.iter().map(|p| (p.name.as_str(), p.role)).collect();
+    assert_eq!(roster, [("Rosa Quint", Role::Host), ("Ines Varga", Role::Guest)]);
+    assert_eq!((run.pipeline.as_str(), run.kind, run.segments.len()), ("publisher-webvtt", RunKind::Asr, 2));
+}
+
+#[test]
+fn an_audio_address_is_found_in_a_followed_feed_and_otherwise_needs_a_transcription_service() {
+    let audio = "https://cdn.ledger.example.org/41.mp3";
+    let (mut intake, step) = start(audio, &[FEED_URL]);
+    assert_eq!(fetch(&step).kind, Fetched::Feed);
+    let step = intake.give(answer(FEED_URL, "application/rss+xml", FEED));
+    assert_eq!(fetch(&step).url, "https://ledger.example.org/t/41.srt");
+    let Step::Arrived(arrived) =
+        intake.give(answer("https://ledger.example.org/t/41.srt", "application/x-subrip", SRT.as_bytes()))
+    else {
+        panic!("arrived")
+    };
+    assert_eq!(arrived.run.pipeline, "publisher-srt");
+    // Nobody is named in an SRT file: the show's hosts may be anyone of its voices.
+    assert_eq!(arrived.episode.roster.len(), 2);
+
+    let unknown = "https://cdn.ledger.example.org/99.mp3";
+    let (mut intake, _) = start(unknown, &[FEED_URL]);
+    let step = intake.give(answer(FEED_URL, "application/rss+xml", FEED));
+    assert_eq!(fetch(&step), &Fetch { url: unknown.into(), kind: Fetched::Page });
+    let reason = failed(intake.give(answer(unknown, "audio/mpeg", b"ID3")));
+    assert!(
+        reason.contains("audio file that no followed feed lists") && reason.contains("TRANSCRIBE_PROVIDER"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn each_dead_end_says_what_a_person_can_do() {
+    let page = "https://ledger.example.org/episodes/trailer";
+    let (mut intake, _) = start(page, &[]);
+    let reason =
+        failed(intake.give(answer(page, "text/html", b"<html><head><title>x</title></head></html>")));
+    assert_eq!(
+        reason,
+        "the page at https://ledger.example.org/episodes/trailer names no RSS feed (<link rel=\"alternate\" type=\"application/rss+xml\">), so its episode cannot be found"
+    );
+
+    let (mut intake, _) = start(page, &[FEED_URL]);
+    let reason = failed(intake.give(answer(FEED_URL, "application/rss+xml", FEED)));
+    assert!(reason.starts_with("\"Trailer\" has no transcript in its feed"), "{reason}");
+
+    let (mut intake, _) = start(FEED_URL, &[]);
+    let reason = failed(intake.give(answer(FEED_URL, "application/rss+xml", FEED)));
+    assert!(reason.contains("is a feed: give the address of one of its episodes"), "{reason}");
+
+    let (mut intake, _) = start(page, &[]);
+    let gone = Answer { url: page.into(), status: 404, content_type: "text/html".into(), body: Vec::new() };
+    assert_eq!(failed(intake.give(gone)), "https://ledger.example.org/episodes/trailer answered HTTP 404");
+
+    let (mut intake, _) = start(page, &[FEED_URL]);
+    // A followed feed that is not one any more: the address itself is read next.
+    let step = intake.give(answer(FEED_URL, "application/rss+xml", b"<html>moved</html>"));
+    assert_eq!(fetch(&step), &Fetch { url: page.into(), kind: Fetched::Page });
+}
+
+#[test]
+fn no_address_inside_a_network_is_ever_named_for_fetching() {
+    let (_, step) = start("http://169.254.169.254/latest/meta-data/", &[]);
+    assert_eq!(
+        failed(step),
+        "http://169.254.169.254/latest/meta-data/: 169.254.169.254: link-local (cloud metadata) address, never fetched for a user"
+    );
+    let page = "https://ledger.example.org/episodes/x";
+    let (mut intake, _) = start(page, &[]);
+    let html = br#"<link rel="alternate" type="application/rss+xml" href="http://10.0.0.8/feed.xml">"#;
+    let reason = failed(intake.give(answer(page, "text/html", html)));
+    assert_eq!(reason, "http://10.0.0.8/feed.xml: 10.0.0.8: private address, never fetched for a user");
+    let inside = br#"<rss><channel><title>T</title><item><title>X</title><link>https://ledger.example.org/episodes/x</link>
+        <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>
+        <podcast:transcript xmlns:podcast="https://podcastindex.org/namespace/1.0" url="http://[::1]/t.vtt" type="text/vtt"/>
+        </item></channel></rss>"#;
+    let (mut intake, _) = start(page, &[FEED_URL]);
+    let reason = failed(intake.give(answer(FEED_URL, "application/rss+xml", inside)));
+    assert_eq!(
+        reason,
+        "the transcript of \"X\": http://[::1]/t.vtt: [::1]: loopback address, never fetched for a user"
+    );
+}
+
+#[test]
+fn a_page_names_its_feeds_in_its_order_each_once() {
+    let html = br#"<head><link rel="alternate" type="application/rss+xml" href="feed.xml">
+        <link rel="alternate nofollow" type="application/rss+xml" href="https://other.example/f">
+        <link rel="alternate" type="application/atom+xml" href="/atom">
+        <link rel="alternate" type="application/rss+xml" href="./feed.xml"></head>"#;
+    assert_eq!(
+        feed_links(html, "https://ledger.example.org/episodes/x"),
+        ["https://ledger.example.org/episodes/feed.xml", "https://other.example/f"]
+    );
+}
