@@ -45,7 +45,7 @@ CREATE TABLE recipes (
   owner       TEXT    NOT NULL,
   version     INTEGER NOT NULL,
   forked_from TEXT,
-  -- The published document (`domain::recipe::Published` as JSON), server fields included.
+  -- The published document (`domain::recipes::recipe::Published` as JSON), server fields included.
   doc         TEXT    NOT NULL,
   created_at  TEXT    NOT NULL,
   updated_at  TEXT    NOT NULL

@@ -4,7 +4,7 @@
 -- this migration only adds. `rate_limits` and `ai_usage` (counts per key) are no longer written; a later
 -- migration may drop them.
 
--- Fixed-window counts of every limit (`domain::limits`): `policy` is `writes`, `ai`, `sign-ins` or
+-- Fixed-window counts of every limit (`domain::site::limits`): `policy` is `writes`, `ai`, `sign-ins` or
 -- `new-keys`; `subject` is `account:<id>` or `ip:<address bucket>`; `window_s` is the window's start.
 -- Each count deletes the counters whose window ended more than an hour ago, so the table holds the last
 -- hour's counters and those spent since the last count.

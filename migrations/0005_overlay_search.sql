@@ -4,7 +4,7 @@
 
 -- One row per recipe: the version these rows describe, the facets a listing filters on (`flags` as
 -- bits in the order gf, vegan, vegetarian, dairy_free, nut_free; `total_min` = prep + cook) and the
--- search result card (`domain::search::Card` as JSON). A row whose version a build has published is
+-- search result card (`domain::recipes::search::Card` as JSON). A row whose version a build has published is
 -- retired: ignored at once by every search, and the next sweep (`edge/src/overlay.rs`) sets `live` to
 -- 0 and deletes its terms (the row stays, so the sweep knows that version needs nothing more).
 CREATE TABLE overlay_search (
