@@ -4,7 +4,8 @@
 //! An address is untrusted: `http` or `https` only, no user name or password in it, and no host
 //! that reaches inside a network — loopback, private, shared (CGNAT), link-local (with the cloud
 //! metadata address 169.254.169.254), unspecified, multicast, documentation and reserved ranges, in
-//! IPv4 and IPv6 alike, IPv4 written inside IPv6 (mapped, NAT64, 6to4) included, and names that only
+//! IPv4 and IPv6 alike; an IPv4 address written inside IPv6 is judged as itself behind NAT64 and 6to4,
+//! and refused outright when mapped or compatible (no honest feed needs that); names that only
 //! a local resolver answers (`localhost`, `*.localhost`, `*.local`, `*.internal`, names without a
 //! dot). The `url` crate parses hosts as browsers do, so `http://2130706433/` and
 //! `http://0x7f.1/` are the loopback address they mean. Each redirect's target is checked again,
@@ -244,9 +245,14 @@ fn v6_range(ip: Ipv6Addr) -> Option<&'static str> {
     if s[..5] == [0; 5] && (s[5] == 0xffff || s[5] == 0) {
         return v4_range(embedded_v4(s[6], s[7])).or(Some("IPv4-in-IPv6"));
     }
-    // NAT64 64:ff9b::/96 and 64:ff9b:1::/48 translate to the IPv4 address inside.
+    // NAT64: the well-known prefix 64:ff9b::/96 translates to the IPv4 address in its last 32 bits;
+    // the local-use 64:ff9b:1::/48 (RFC 8215) reaches a translator's own network, and anything else
+    // under 64:ff9b::/32 is not an assigned form.
     if s[0] == 0x64 && s[1] == 0xff9b {
-        return v4_range(embedded_v4(s[6], s[7]));
+        if s[2..6] == [0; 4] {
+            return v4_range(embedded_v4(s[6], s[7]));
+        }
+        return Some(if s[2] == 1 { "local-use NAT64" } else { "reserved" });
     }
     // 6to4 2002:a.b.c.d::/48 reaches the IPv4 address inside.
     if s[0] == 0x2002 {
@@ -317,6 +323,8 @@ mod tests {
             "http://[::ffff:169.254.169.254]/",
             "http://[::ffff:93.184.215.14]/",
             "http://[64:ff9b::a00:1]/",
+            "http://[64:ff9b::808:808]/",
+            "http://[64:ff9b:1:a00:0:100:808:808]/",
             "http://[2002:c0a8:101::1]/",
             "http://[fd00::1]/",
             "http://[fe80::1]/",

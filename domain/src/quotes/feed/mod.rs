@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::quotes::transcript::import::Format;
+use crate::quotes::transcript::normalise_source_url;
 
 /// The Podcasting 2.0 namespace, as the spec names it, and as older feeds still declare it.
 const PODCAST_NAMESPACES: [&str; 2] = [
@@ -50,6 +51,8 @@ pub struct FeedItem {
     pub audio_bytes: Option<u64>,
     /// `YYYY-MM-DD`, from `pubDate` as written.
     pub published: Option<String>,
+    /// `pubDate` as the feed wrote it, to say why it is not a date.
+    pub pub_date: Option<String>,
     /// From `itunes:duration`.
     pub duration_s: Option<u32>,
     /// `<podcast:transcript>`, in the feed's order.
@@ -97,8 +100,9 @@ impl FeedItem {
         self.guid.as_deref().or(self.audio_url.as_deref()).or(self.link.as_deref())
     }
 
-    /// Whether `address` names this item: its page, its audio or its `guid` (an address as given,
-    /// compared without its fragment and a trailing slash).
+    /// Whether `address` names this item: its page, its audio or its `guid`, two addresses compared
+    /// as episode addresses are (`normalise_source_url`: scheme, `www.`, tracking parameters and a
+    /// trailing slash aside), a `guid` that is no address compared as written.
     pub fn is_named_by(&self, address: &str) -> bool {
         let wanted = comparable(address);
         [self.link.as_deref(), self.audio_url.as_deref(), self.guid.as_deref()]
@@ -159,6 +163,7 @@ pub fn parse(bytes: &[u8], feed_url: &Url) -> Result<Feed, FeedError> {
                     .and_then(|enclosure| enclosure.length().trim().parse().ok())
                     .filter(|n| *n > 0),
                 published: item.pub_date().and_then(rfc822_date),
+                pub_date: item.pub_date().map(str::trim).filter(|date| !date.is_empty()).map(String::from),
                 duration_s: item.itunes_ext().and_then(|itunes| itunes.duration()).and_then(duration_s),
                 transcripts: podcast_ext("transcript")
                     .filter_map(|ext| {
@@ -238,18 +243,10 @@ fn licence<'a>(mut found: impl Iterator<Item = &'a Extension>) -> Option<String>
         .find_map(|ext| ext.value.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(String::from))
 }
 
-/// An address reduced to what two spellings of it share: no fragment, no trailing slash, the
-/// scheme and host in lower case (the `url` crate's serialisation).
+/// An address as episode addresses compare; anything else as written.
 fn comparable(address: &str) -> String {
     let address = address.trim();
-    let text = match Url::parse(address) {
-        Ok(mut url) => {
-            url.set_fragment(None);
-            url.to_string()
-        }
-        Err(_) => address.to_string(),
-    };
-    text.trim_end_matches('/').to_string()
+    normalise_source_url(address).unwrap_or_else(|| address.to_string())
 }
 
 /// `YYYY-MM-DD` of an RFC 822 date (`Tue, 05 Mar 2024 10:00:00 +0000`), the day as written; a
@@ -261,7 +258,11 @@ pub fn rfc822_date(text: &str) -> Option<String> {
         return Some(iso.to_string());
     }
     let after_day = text.split_once(',').map_or(text, |(_, rest)| rest);
-    let mut words = after_day.split_whitespace();
+    let mut words = after_day.split_whitespace().peekable();
+    // A weekday without its comma (`Tue 05 Mar 2024`).
+    if words.peek().is_some_and(|word| word.parse::<u32>().is_err()) {
+        words.next();
+    }
     let day: u32 = words.next()?.parse().ok()?;
     let month = month_number(words.next()?)?;
     let year: u32 = match words.next()?.parse().ok()? {
@@ -274,10 +275,12 @@ pub fn rfc822_date(text: &str) -> Option<String> {
 
 fn is_iso_date(text: &str) -> bool {
     let bytes = text.as_bytes();
-    bytes.len() == 10
+    let shaped = bytes.len() == 10
         && bytes[4] == b'-'
         && bytes[7] == b'-'
-        && bytes.iter().enumerate().all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit())
+        && bytes.iter().enumerate().all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
+    let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().unwrap_or(0);
+    shaped && (1..=12).contains(&number(5..7)) && (1..=31).contains(&number(8..10))
 }
 
 fn month_number(word: &str) -> Option<u32> {
@@ -292,12 +295,16 @@ pub fn duration_s(text: &str) -> Option<u32> {
     let text = text.trim();
     let whole = text.split('.').next()?;
     let parts: Vec<u32> = whole.split(':').map(|part| part.trim().parse().ok()).collect::<Option<_>>()?;
+    // A feed sets the numbers: no arithmetic on them may overflow.
     let seconds = match parts[..] {
-        [s] => s,
-        [m, s] => m * 60 + s,
-        [h, m, s] => h * 3600 + m * 60 + s,
-        _ => return None,
-    };
+        [s] => Some(s),
+        [m, s] => m.checked_mul(60).and_then(|m| m.checked_add(s)),
+        [h, m, s] => h
+            .checked_mul(3600)
+            .and_then(|h| h.checked_add(m.checked_mul(60)?))
+            .and_then(|hm| hm.checked_add(s)),
+        _ => None,
+    }?;
     (seconds > 0).then_some(seconds)
 }
 

@@ -82,6 +82,11 @@ fn an_address_names_an_item_by_its_page_its_audio_or_its_guid() {
     assert_eq!(named("https://feeds.example.org/kitchen-table/audio/rye.mp3"), Some("Rye, without a guid"));
     assert_eq!(named("kt-2024-03"), Some("Sourdough, again — patience"));
     assert_eq!(named("https://example.org/episodes/other"), None);
+    // As episode addresses compare: another scheme, `www.`, a tracking parameter.
+    assert_eq!(
+        named("http://www.example.org/episodes/sourdough?utm_source=share"),
+        Some("Sourdough, again — patience")
+    );
 }
 
 #[test]
@@ -108,7 +113,11 @@ fn dates_and_durations_in_the_spellings_feeds_use() {
     assert_eq!(rfc822_date("5 March 2024 10:00 GMT").as_deref(), Some("2024-03-05"));
     assert_eq!(rfc822_date("Sat, 1 Jan 99 00:00:00 EST").as_deref(), Some("1999-01-01"));
     assert_eq!(rfc822_date("2024-03-05T10:00:00Z").as_deref(), Some("2024-03-05"));
+    assert_eq!(rfc822_date("Tue 05 Mar 2024 10:00:00 GMT").as_deref(), Some("2024-03-05"));
+    assert_eq!(rfc822_date("2024-13-45"), None);
     assert_eq!(rfc822_date("yesterday"), None);
+    assert_eq!(duration_s("99999999:00"), None);
+    assert_eq!(duration_s("4294967295:59:59"), None);
     assert_eq!(duration_s("3600"), Some(3600));
     assert_eq!(duration_s("59:59"), Some(3599));
     assert_eq!(duration_s("1:02:03.250"), Some(3723));

@@ -12,9 +12,12 @@
 use url::Url;
 
 use crate::quotes::feed::{self, Feed, FeedItem, Person as FeedPerson};
+use crate::quotes::transcript::identify::is_anonymous_label;
 use crate::quotes::transcript::import::{Format, import};
 use crate::quotes::transcript::names::name_key;
-use crate::quotes::transcript::{Episode, Person, Role, Run, RunKind, Segment};
+use crate::quotes::transcript::{
+    Episode, Person, Role, Run, RunKind, Segment, licence_url, validate_episode, validate_run,
+};
 use crate::site::outbound::{self, Allowance, Fetched};
 
 /// What to read next.
@@ -95,6 +98,10 @@ impl Intake {
         };
         let step = match followed.split_first() {
             Some((first, rest)) => intake.feed(first, rest.to_vec(), true, None),
+            None if Url::parse(address.trim()).is_err() => Step::Failed(format!(
+                "`{}` is not a web address: a guid is found only in its show's feed, so name the feed too",
+                address.trim()
+            )),
             None => intake.read_address(),
         };
         (intake, step)
@@ -111,6 +118,32 @@ impl Intake {
                 self.transcript_read(feed_url, *feed, *item, format, answer)
             }
             State::Done => Step::Failed("the intake had finished: nothing was asked".into()),
+        }
+    }
+
+    /// The step after the last [`Step::Fetch`] could not be answered at all (no such host, a
+    /// timeout, a refused redirect, a body over its bound): `reason` says why. A followed feed that
+    /// cannot be read is passed over, as one that answers an error is.
+    pub fn unreachable(&mut self, reason: String) -> Step {
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Feed { rest, then_address, page, .. } => self.next_feed(rest, then_address, page, reason),
+            State::Address | State::Transcript { .. } | State::Done => Step::Failed(reason),
+        }
+    }
+
+    /// The next feed to read, else the address itself (when the feeds were the followed ones), else
+    /// `why` the last one failed.
+    fn next_feed(
+        &mut self,
+        rest: Vec<String>,
+        then_address: bool,
+        page: Option<String>,
+        why: String,
+    ) -> Step {
+        match rest.split_first() {
+            Some((first, others)) => self.feed(first, others.to_vec(), then_address, page),
+            None if then_address => self.read_address(),
+            None => Step::Failed(why),
         }
     }
 
@@ -176,10 +209,8 @@ impl Intake {
         then_address: bool,
         page: Option<String>,
     ) -> Step {
-        let next = |intake: &mut Intake, why: String| match rest.split_first() {
-            Some((first, others)) => intake.feed(first, others.to_vec(), then_address, page.clone()),
-            None if then_address => intake.read_address(),
-            None => Step::Failed(why),
+        let next = |intake: &mut Intake, why: String| {
+            intake.next_feed(rest.clone(), then_address, page.clone(), why)
         };
         if !(200..300).contains(&answer.status) {
             return next(self, format!("the feed at {url} answered HTTP {}", answer.status));
@@ -242,7 +273,7 @@ impl Intake {
                 ));
             }
         };
-        match arrival(feed_url, feed, &item, answer.url, format, segments, &self.created, &self.address) {
+        match arrival(feed_url, feed, &item, answer.url, format, segments, &self.created) {
             Ok(arrived) => Step::Arrived(Box::new(arrived)),
             Err(reason) => Step::Failed(reason),
         }
@@ -250,7 +281,6 @@ impl Intake {
 }
 
 /// The episode of `item`, its transcript imported as `segments`.
-#[allow(clippy::too_many_arguments)]
 fn arrival(
     feed_url: String,
     feed: Feed,
@@ -259,31 +289,57 @@ fn arrival(
     format: Format,
     segments: Vec<Segment>,
     created: &str,
-    address: &str,
 ) -> Result<Arrival, String> {
     let run = publisher_run(format, segments, RunKind::Asr, created);
-    let Some(published) = item.published.clone() else {
-        return Err(format!("\"{}\" has no pubDate in its feed", item.title));
+    let episode = record_of(&feed, item, &run, transcript_url)?;
+    Ok(Arrival { feed_url, feed, episode, run })
+}
+
+/// The record of `item` with its transcript's `run`, checked as `builder check` checks content: an
+/// item that cannot make one says why, and nothing is written for it.
+pub fn record_of(feed: &Feed, item: &FeedItem, run: &Run, transcript_url: String) -> Result<Episode, String> {
+    let Some(source_url) = episode_address(feed, item) else {
+        return Err("it has neither a page of its own nor audio: nothing addresses it".into());
     };
+    let published = match (&item.published, &item.pub_date) {
+        (Some(date), _) => date.clone(),
+        (None, Some(written)) => return Err(format!("its pubDate `{written}` is not a date")),
+        (None, None) => return Err("it has no pubDate".into()),
+    };
+    if let Some(licence) = item.licence.as_deref().filter(|licence| licence_url(licence).is_none()) {
+        return Err(format!(
+            "its licence `{licence}` is not one this site publishes under (docs/quotes.md lists them)"
+        ));
+    }
     let episode = Episode {
         title: item.title.clone(),
-        source_url: item
-            .link
-            .clone()
-            .or_else(|| item.audio_url.clone())
-            .unwrap_or_else(|| address.to_string()),
+        source_url,
         published,
-        roster: roster(&feed.persons, &item.persons, &run),
+        roster: roster(&feed.persons, &item.persons, run),
         canonical_run: None,
-        licence: item
-            .licence
-            .clone()
-            .filter(|licence| crate::quotes::transcript::licence_url(licence).is_some()),
+        licence: item.licence.clone(),
         attribution: None,
         derived_from: Some(transcript_url),
         audio_url: item.audio_url.clone(),
     };
-    Ok(Arrival { feed_url, feed, episode, run })
+    let problems: Vec<String> = validate_episode(&episode)
+        .into_iter()
+        .map(|problem| format!("{}: {}", problem.field, problem.reason))
+        .chain(
+            validate_run(run).into_iter().map(|problem| format!("run {}: {}", problem.field, problem.reason)),
+        )
+        .collect();
+    if problems.is_empty() { Ok(episode) } else { Err(problems.join("; ")) }
+}
+
+/// The address an item's episode is known by: its page, unless another item of the feed shares it
+/// or it is the show's own page (many feeds give every item the show's home page), then its audio.
+pub fn episode_address(feed: &Feed, item: &FeedItem) -> Option<String> {
+    let shared = |link: &str| {
+        feed.link.as_deref() == Some(link)
+            || feed.items.iter().filter(|other| other.link.as_deref() == Some(link)).count() > 1
+    };
+    item.link.clone().filter(|link| !shared(link)).or_else(|| item.audio_url.clone())
 }
 
 /// A publisher's transcript as a run: pipeline `publisher-<format>`.
@@ -303,7 +359,7 @@ pub fn publisher_run(format: Format, segments: Vec<Segment>, kind: RunKind, crea
 /// (`builder check` would flag them); otherwise any of them may.
 pub fn roster(show: &[FeedPerson], item: &[FeedPerson], run: &Run) -> Vec<Person> {
     let voices: Vec<String> = run.segments.iter().map(|segment| name_key(&segment.speaker)).collect();
-    let all_named = !voices.iter().any(|voice| voice == &name_key("UNKNOWN"));
+    let all_named = !run.segments.iter().any(|segment| is_anonymous_label(&segment.speaker));
     let mut roster: Vec<Person> = Vec::new();
     for person in show.iter().chain(item) {
         if all_named && !voices.contains(&name_key(&person.name)) {
@@ -319,7 +375,8 @@ pub fn roster(show: &[FeedPerson], item: &[FeedPerson], run: &Run) -> Vec<Person
 
 /// Whether an answer is a feed rather than a page.
 fn looks_like_feed(content_type: &str, body: &[u8]) -> bool {
-    let xml_type = content_type.contains("rss") || content_type.contains("xml");
+    let xml_type = matches!(content_type, "application/rss+xml" | "application/xml" | "text/xml")
+        || (content_type.ends_with("+xml") && content_type != "application/xhtml+xml");
     let start = String::from_utf8_lossy(&body[..body.len().min(512)])
         .trim_start_matches('\u{feff}')
         .trim_start()

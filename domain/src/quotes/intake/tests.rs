@@ -155,3 +155,67 @@ fn a_page_names_its_feeds_in_its_order_each_once() {
         ["https://ledger.example.org/episodes/feed.xml", "https://other.example/f"]
     );
 }
+
+#[test]
+fn an_item_is_addressed_by_its_own_page_else_its_audio_and_a_licence_the_site_cannot_publish_stops_it() {
+    // Every item gives the show's home page as its link: each is known by its audio.
+    let feed = br#"<rss><channel><title>T</title><link>https://ledger.example.org/</link>
+        <item><title>One</title><link>https://ledger.example.org/</link><pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>
+        <enclosure url="https://cdn.ledger.example.org/1.mp3" length="1" type="audio/mpeg"/>
+        <podcast:transcript xmlns:podcast="https://podcastindex.org/namespace/1.0" url="/t/1.srt" type="application/x-subrip"/></item>
+        <item><title>Two</title><link>https://ledger.example.org/</link><pubDate>Tue 03 Nov 2026 06:00:00 GMT</pubDate>
+        <enclosure url="https://cdn.ledger.example.org/2.mp3" length="1" type="audio/mpeg"/>
+        <podcast:license xmlns:podcast="https://podcastindex.org/namespace/1.0">All rights reserved</podcast:license>
+        <podcast:transcript xmlns:podcast="https://podcastindex.org/namespace/1.0" url="/t/2.srt" type="application/x-subrip"/></item>
+        </channel></rss>"#;
+    let (mut intake, _) = start("https://cdn.ledger.example.org/1.mp3", &[FEED_URL]);
+    intake.give(answer(FEED_URL, "application/rss+xml", feed));
+    let Step::Arrived(arrived) =
+        intake.give(answer("https://ledger.example.org/t/1.srt", "application/x-subrip", SRT.as_bytes()))
+    else {
+        panic!("arrived")
+    };
+    assert_eq!(arrived.episode.source_url, "https://cdn.ledger.example.org/1.mp3");
+
+    let (mut intake, _) = start("https://cdn.ledger.example.org/2.mp3", &[FEED_URL]);
+    intake.give(answer(FEED_URL, "application/rss+xml", feed));
+    let reason = failed(intake.give(answer(
+        "https://ledger.example.org/t/2.srt",
+        "application/x-subrip",
+        SRT.as_bytes(),
+    )));
+    assert_eq!(
+        reason,
+        "its licence `All rights reserved` is not one this site publishes under (docs/quotes.md lists them)"
+    );
+}
+
+#[test]
+fn a_followed_feed_that_cannot_be_reached_is_passed_over_and_a_guid_needs_its_feed() {
+    let page = "https://ledger.example.org/episodes/budget-day";
+    let (mut intake, _) = start(page, &["https://gone.example.org/feed.xml", FEED_URL]);
+    let step = intake.unreachable("gone.example.org: no such host".into());
+    assert_eq!(fetch(&step), &Fetch { url: FEED_URL.into(), kind: Fetched::Feed });
+    let (mut intake, _) = start(page, &[]);
+    assert_eq!(failed(intake.unreachable("timed out".into())), "timed out");
+    let (_, step) = start("ledger-42", &[]);
+    assert_eq!(
+        failed(step),
+        "`ledger-42` is not a web address: a guid is found only in its show's feed, so name the feed too"
+    );
+    let (mut intake, _) = start("ledger-42", &[FEED_URL]);
+    let step = intake.give(answer(FEED_URL, "application/rss+xml", FEED));
+    assert_eq!(fetch(&step).url, "https://ledger.example.org/t/42.vtt");
+}
+
+#[test]
+fn diarization_labels_are_not_names_so_every_feed_person_may_be_one_of_them() {
+    let run = publisher_run(
+        Format::Srt,
+        vec![crate::quotes::quote::fixtures::segment("SPEAKER_00", 0.0, 1.0, "Hi.")],
+        RunKind::Asr,
+        "2026-11-02",
+    );
+    let host = FeedPerson { name: "Rosa Quint".into(), role: "host".into(), href: None };
+    assert_eq!(roster(&[host], &[], &run).len(), 1);
+}

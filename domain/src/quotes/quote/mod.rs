@@ -11,7 +11,7 @@
 pub mod cite;
 pub mod corpus;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 // The tokeniser lives with the transcripts it reads.
 pub use crate::quotes::transcript::normalise;
 pub mod phrase;
