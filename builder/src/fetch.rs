@@ -47,6 +47,8 @@ impl Fetcher {
             .user_agent(concat!("commonplace-builder/", env!("CARGO_PKG_VERSION")))
             // Each redirect is checked before it is followed.
             .redirect(reqwest::redirect::Policy::none())
+            // Through a proxy the proxy would resolve the names, past the check below.
+            .no_proxy()
             .dns_resolver(Arc::new(CheckedResolver { allowance: allowance.clone() }))
             .build()?;
         Ok(Fetcher { runtime, client, allowance })

@@ -20,7 +20,9 @@ use anyhow::{Context, Result, bail};
 use domain::quotes::feed::{self, Feed, FeedItem};
 use domain::quotes::intake::{self, Answer, Intake, Step};
 use domain::quotes::transcript::import::import;
-use domain::quotes::transcript::{Episode, Run, RunKind, Show, licence_url, normalise_source_url};
+use domain::quotes::transcript::{
+    Episode, Run, RunKind, Show, licence_url, normalise_source_url, validate_show,
+};
 use domain::recipes::slug;
 use domain::site::outbound::Fetched;
 
@@ -38,8 +40,8 @@ pub struct Request {
     pub licence: Option<String>,
     /// Publisher transcripts a person reviewed are `human-edited`; by default they are `asr`.
     pub kind: RunKind,
-    /// Only the newest items.
-    pub newest: Option<usize>,
+    /// Only the first items in the feed's order.
+    pub first: Option<usize>,
     pub created: String,
 }
 
@@ -52,15 +54,16 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let feed = feed::parse(&bytes, &feed_url).map_err(|err| anyhow::anyhow!("{feed_url}: {err}"))?;
     let show_dir = request.content.join("shows").join(&request.show);
     let show = show_record(&show_dir, &feed, request.licence.as_deref())?;
-    let held = held_addresses(&show_dir)?;
+    let mut held = held_addresses(&show_dir)?;
     let mut imported = Vec::new();
-    let items = feed.items.iter().take(request.newest.unwrap_or(usize::MAX));
+    let items = feed.items.iter().take(request.first.unwrap_or(usize::MAX));
     for item in items {
         let label = if item.title.is_empty() { item.key().unwrap_or("an item") } else { &item.title };
         match import_item(&fetcher, &feed, item, &show_dir, &held, &request) {
-            Ok(Some(folder)) => {
+            Ok(Some((folder, address))) => {
                 eprintln!("imported {label:?} into {}", show_dir.join(&folder).display());
                 imported.push(folder);
+                held.push(address);
             }
             Ok(None) => eprintln!("held already: {label:?}"),
             Err(err) => eprintln!("skipped {label:?}: {err:#}"),
@@ -97,13 +100,21 @@ fn show_record(show_dir: &Path, feed: &Feed, licence: Option<&str>) -> Result<Sh
     if licence_url(&licence).is_none() {
         bail!("`{licence}` is not a licence this site publishes under (docs/quotes.md lists them)");
     }
-    Ok(Show {
+    let show = Show {
         title: feed.title.clone(),
         url: feed.link.clone(),
         description: String::new(),
         licence,
         attribution: None,
-    })
+    };
+    let problems: Vec<String> = validate_show(&show)
+        .into_iter()
+        .map(|problem| format!("{}: {}", problem.field, problem.reason))
+        .collect();
+    if !problems.is_empty() {
+        bail!("the feed does not make a show record: {}", problems.join("; "));
+    }
+    Ok(show)
 }
 
 /// The normalised addresses of the episodes the show holds.
@@ -121,7 +132,7 @@ fn held_addresses(show_dir: &Path) -> Result<Vec<String>> {
     Ok(held)
 }
 
-/// Imports one item: its folder, or `None` when the show holds it already.
+/// Imports one item: its folder and normalised address, or `None` when the show holds it already.
 fn import_item(
     fetcher: &Fetcher,
     feed: &Feed,
@@ -129,16 +140,15 @@ fn import_item(
     show_dir: &Path,
     held: &[String],
     request: &Request,
-) -> Result<Option<String>> {
-    let Some(source_url) = item.link.clone().or_else(|| item.audio_url.clone()) else {
-        bail!("it has neither a page nor audio");
+) -> Result<Option<(String, String)>> {
+    let Some(source_url) = intake::episode_address(feed, item) else {
+        bail!("it has neither a page of its own nor audio: nothing addresses it");
     };
     let normalised = normalise_source_url(&source_url)
         .with_context(|| format!("{source_url} is not an episode address"))?;
     if held.contains(&normalised) {
         return Ok(None);
     }
-    let Some(published) = item.published.clone() else { bail!("it has no pubDate") };
     let Some((link, format)) = item.transcript_to_take() else {
         bail!("no publisher transcript (WebVTT, Podcasting 2.0 JSON or SRT) in the feed");
     };
@@ -146,19 +156,10 @@ fn import_item(
     let text = String::from_utf8(bytes).with_context(|| format!("{transcript_url} is not UTF-8 text"))?;
     let segments = import(format, &text, None).map_err(|err| anyhow::anyhow!("{transcript_url}: {err}"))?;
     let run = intake::publisher_run(format, segments, request.kind, &request.created);
-    let episode = Episode {
-        title: item.title.clone(),
-        source_url,
-        published,
-        roster: intake::roster(&feed.persons, &item.persons, &run),
-        canonical_run: None,
-        licence: item.licence.clone().filter(|licence| licence_url(licence).is_some()),
-        attribution: None,
-        derived_from: Some(transcript_url.to_string()),
-        audio_url: item.audio_url.clone(),
-    };
+    let episode =
+        intake::record_of(feed, item, &run, transcript_url.to_string()).map_err(anyhow::Error::msg)?;
     let folder = write_episode(show_dir, &episode, &run)?;
-    Ok(Some(folder))
+    Ok(Some((folder, normalised)))
 }
 
 /// Writes a new episode folder under `show_dir`, named after its title: the run, the record, and for
@@ -203,14 +204,15 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
     let arrived = loop {
         match step {
             Step::Fetch(wanted) => {
-                let response = fetcher.fetch(&wanted.url, wanted.kind)?;
-                let answer = Answer {
-                    url: response.url.to_string(),
-                    status: response.status,
-                    content_type: response.content_type,
-                    body: response.body,
+                step = match fetcher.fetch(&wanted.url, wanted.kind) {
+                    Ok(response) => machine.give(Answer {
+                        url: response.url.to_string(),
+                        status: response.status,
+                        content_type: response.content_type,
+                        body: response.body,
+                    }),
+                    Err(err) => machine.unreachable(format!("{err:#}")),
                 };
-                step = machine.give(answer);
             }
             Step::Arrived(arrived) => break *arrived,
             Step::Failed(reason) => bail!("{reason}"),

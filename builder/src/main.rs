@@ -119,9 +119,9 @@ enum Command {
         /// How the publisher's transcripts were made: asr, or human-edited when a person reviewed them.
         #[arg(long, value_parser = parse_kind, default_value = "asr")]
         kind: domain::quotes::transcript::RunKind,
-        /// Only the newest N items.
+        /// Only the first N items in the feed's order (most feeds list the newest first).
         #[arg(long)]
-        newest: Option<usize>,
+        first: Option<usize>,
         /// When the runs were made, YYYY-MM-DD (default: today).
         #[arg(long)]
         created: Option<String>,
@@ -249,9 +249,9 @@ fn run(args: Args) -> ExitCode {
             let episode = import::NewEpisode { title, source_url, published };
             import::run(import::Request { format, input, text, out, pipeline, created, only, kind, episode })
         }
-        Command::ImportFeed { feed, content, show, licence, kind, newest, created } => {
+        Command::ImportFeed { feed, content, show, licence, kind, first, created } => {
             let created = created.unwrap_or_else(import::today);
-            import_feed::run(import_feed::Request { feed, content, show, licence, kind, newest, created })
+            import_feed::run(import_feed::Request { feed, content, show, licence, kind, first, created })
         }
         Command::ImportEpisode { address, feed, content, show, licence, kind, created } => {
             let created = created.unwrap_or_else(import::today);

@@ -735,6 +735,17 @@ fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
                     "/audio/99.mp3" => {
                         respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await
                     }
+                    // A page over the 2 MiB a page may be.
+                    "/big" => {
+                        let big = "<p>a</p>".repeat(300_000);
+                        respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &big).await
+                    }
+                    // Redirects without end: /loop/1 → /loop/2 → …
+                    path if path.starts_with("/loop/") => {
+                        let n: u32 = path["/loop/".len()..].parse().unwrap_or(0);
+                        let to = format!("/loop/{}", n + 1);
+                        respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
+                    }
                     "/show" => {
                         respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
                     }
@@ -773,6 +784,8 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
         Command::new(builder())
             .args(["import-feed", "--feed", &feed, "--content", &content_arg, "--show", "morning-ledger"])
             .args(["--created", "2026-11-02"])
+            .env_remove("ENVIRONMENT")
+            .env_remove("FETCH_ALLOW_LOOPBACK")
             .envs(env.iter().copied())
             .env_remove("AI_BASE_URL")
             .current_dir(root())
@@ -935,13 +948,19 @@ fn import_episode_finds_an_episode_by_its_page_or_its_audio_and_says_what_an_unk
     assert_eq!(episode["source_url"], page.as_str());
     assert!(content.join("shows/ledger/budget-day-the-harbour-vote/runs/publisher-webvtt.json").exists());
     assert!(content.join("shows/ledger/budget-day-the-harbour-vote/names.json").exists());
-    // Asked again, it is held already.
+    // Asked again, it is held already: nothing changes.
+    let before = tree(&content);
     let output = import(&page, &[]);
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("held already"),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let said = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success() && said.contains("held already"), "{said}");
+    assert!(tree(&content) == before, "asking again changed the content");
+
+    // Bounded: a page over its size, and redirects past the fifth.
+    let said = |address: &str| String::from_utf8_lossy(&import(address, &[]).stderr).to_string();
+    let big = said(&format!("http://{}/big", host.addr));
+    assert!(big.contains("the page is larger than 2 MiB"), "{big}");
+    let looped = said(&format!("http://{}/loop/1", host.addr));
+    assert!(looped.contains("more than 5 redirects"), "{looped}");
 
     // By its audio, in the show's feed.
     let feed = format!("http://{}/self/feed.xml", host.addr);
