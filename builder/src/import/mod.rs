@@ -16,6 +16,7 @@ use domain::quotes::transcript::import::{Format, changelog_source_url, import};
 use domain::quotes::transcript::names::{HumanDecision, LabelVotes};
 use domain::quotes::transcript::{
     Episode, Names, Person, Role, Run, RunKind, Show, is_valid_pipeline, normalise_source_url,
+    validate_episode, validate_run,
 };
 use rayon::prelude::*;
 
@@ -68,7 +69,7 @@ impl NewEpisode {
         if normalise_source_url(&source_url).is_none() {
             bail!("--source-url `{source_url}` is not an http or https address");
         }
-        Ok(Episode {
+        let episode = Episode {
             title: self.title.clone().unwrap_or_default(),
             source_url,
             published: self.published.clone().unwrap_or_default(),
@@ -78,7 +79,15 @@ impl NewEpisode {
             attribution: None,
             derived_from: None,
             audio_url: None,
-        })
+        };
+        let problems: Vec<String> = validate_episode(&episode)
+            .into_iter()
+            .map(|problem| format!("--{}: {}", problem.field.replace('_', "-"), problem.reason))
+            .collect();
+        if !problems.is_empty() {
+            bail!("{}", problems.join("; "));
+        }
+        Ok(episode)
     }
 }
 
@@ -97,10 +106,18 @@ pub fn run(request: Request) -> Result<ExitCode> {
     // A file of another format makes a complete episode: its record (when the folder has none yet),
     // the run, and the names the identification sources find in it.
     let changelog = request.format == Format::ChangelogMd;
-    let new_record = match request.out.join("episode.json").exists() || changelog {
+    let held = request.out.join("episode.json").exists();
+    let new_record = match held || changelog {
         true => None,
         false => Some(request.episode.record()?),
     };
+    let given = [&request.episode.title, &request.episode.source_url, &request.episode.published];
+    if held && given.iter().any(|flag| flag.is_some()) {
+        eprintln!(
+            "{} exists: --title, --source-url and --published are for a new episode, and are not used",
+            request.out.join("episode.json").display()
+        );
+    }
     let text = read(&request.input)?;
     let companion = request.text.as_deref().map(read).transpose()?;
     let segments = import(request.format, &text, companion.as_deref())
@@ -113,6 +130,13 @@ pub fn run(request: Request) -> Result<ExitCode> {
         segments,
         speaker_embeddings: None,
     };
+    let problems: Vec<String> = validate_run(&run)
+        .into_iter()
+        .map(|problem| format!("{}: {}", problem.field, problem.reason))
+        .collect();
+    if !problems.is_empty() {
+        bail!("{}: the run would not be valid content: {}", request.input.display(), problems.join("; "));
+    }
     write_json(&request.out.join("runs").join(format!("{pipeline}.json")), &run)?;
     if changelog {
         let corpus_path = corpus_relative(&request.input);

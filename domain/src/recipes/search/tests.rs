@@ -315,6 +315,27 @@ fn an_overlay_search_given_a_read_out_of_step_says_so() {
 }
 
 #[test]
+fn a_listing_leaves_out_an_overlay_row_the_build_has_published() {
+    let f = fixture();
+    let query = Query { q: String::new(), filters: Filters::default(), lang: None, offset: 0, limit: 50 };
+    let built = search(&f.manifest, &query, &f.stemmers, &f.files).unwrap();
+    let (mut machine, step) = overlay::OverlaySearch::start(&query, built.clone(), 2, &f.stemmers);
+    assert!(matches!(step, overlay::Step::Need(overlay::Need::Listing(_))), "{step:?}");
+    let rows = vec![
+        overlay::Listed { slug: "chicken-pie".into(), version: 2 },
+        overlay::Listed { slug: "chicken-soup".into(), version: 2 },
+    ];
+    let step = machine.give(overlay::Read::Listing { rows, total: 2 }, &f.stemmers).unwrap();
+    assert_eq!(
+        step,
+        overlay::Step::Need(overlay::Need::BuiltVersions(vec!["chicken-pie".into(), "chicken-soup".into()]))
+    );
+    // chicken-soup's version 2 is built: only chicken-pie's card is asked for.
+    let step = machine.give(overlay::Read::BuiltVersions(vec![None, Some(2)]), &f.stemmers).unwrap();
+    assert_eq!(step, overlay::Step::Need(overlay::Need::Cards(vec!["chicken-pie".into()])));
+}
+
+#[test]
 fn an_overlay_row_the_build_has_published_is_not_searched() {
     let f = fixture();
     let pie = recipe(Some("Chicken pie"), json!({}));

@@ -592,6 +592,55 @@ mod tests {
         Part { file: file.into(), offset, len }
     }
 
+    /// A block's episode is written as the flat struct every published index was built with: the
+    /// same bytes, field for field, so no index needs rebuilding.
+    #[test]
+    fn a_block_episode_is_written_as_the_flat_record_it_always_was() {
+        #[derive(Serialize)]
+        struct Flat {
+            id: String,
+            title: String,
+            source_url: String,
+            show: String,
+            licence: String,
+            attribution: Option<String>,
+            show_title: Option<String>,
+            published: Option<String>,
+            audio_url: Option<String>,
+            pipeline: String,
+            kind: RunKind,
+        }
+        let episode = EpisodeRef {
+            id: "ep_aaaaaaaaaa".into(),
+            title: "Sourdough".into(),
+            source_url: "https://ex.com/1".into(),
+            show: "kitchen-table".into(),
+            licence: "CC0-1.0".into(),
+            attribution: None,
+            show_title: Some("The Kitchen Table".into()),
+            published: Some("2026-11-02".into()),
+            audio_url: None,
+        };
+        let block =
+            BlockEpisode { episode: episode.clone(), pipeline: "human".into(), kind: RunKind::HumanEdited };
+        let flat = Flat {
+            id: episode.id.clone(),
+            title: episode.title.clone(),
+            source_url: episode.source_url.clone(),
+            show: episode.show.clone(),
+            licence: episode.licence.clone(),
+            attribution: None,
+            show_title: episode.show_title.clone(),
+            published: episode.published.clone(),
+            audio_url: None,
+            pipeline: "human".into(),
+            kind: RunKind::HumanEdited,
+        };
+        let bytes = postcard::to_allocvec(&block).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
+        assert_eq!(postcard::from_bytes::<BlockEpisode>(&bytes).unwrap(), block);
+    }
+
     #[test]
     fn near_parts_of_one_file_share_a_read() {
         let parts = [
