@@ -366,6 +366,8 @@ mod tests {
             http://[::ffff:169.254.169.254]/: [::ffff:a9fe:a9fe]: link-local (cloud metadata) address, never fetched for a user
             http://[::ffff:93.184.215.14]/: [::ffff:5db8:d70e]: IPv4-in-IPv6 address, never fetched for a user
             http://[64:ff9b::a00:1]/: [64:ff9b::a00:1]: private address, never fetched for a user
+            http://[64:ff9b::808:808]/: fetched as http://[64:ff9b::808:808]/
+            http://[64:ff9b:1:a00:0:100:808:808]/: [64:ff9b:1:a00:0:100:808:808]: local-use NAT64 address, never fetched for a user
             http://[2002:c0a8:101::1]/: [2002:c0a8:101::1]: private address, never fetched for a user
             http://[fd00::1]/: [fd00::1]: unique local (private) address, never fetched for a user
             http://[fe80::1]/: [fe80::1]: link-local address, never fetched for a user

@@ -610,17 +610,9 @@ mod tests {
             pipeline: String,
             kind: RunKind,
         }
-        let episode = EpisodeRef {
-            id: "ep_aaaaaaaaaa".into(),
-            title: "Sourdough".into(),
-            source_url: "https://ex.com/1".into(),
-            show: "kitchen-table".into(),
-            licence: "CC0-1.0".into(),
-            attribution: None,
-            show_title: Some("The Kitchen Table".into()),
-            published: Some("2026-11-02".into()),
-            audio_url: None,
-        };
+        let mut episode = crate::quotes::quote::fixtures::sourdough();
+        episode.show_title = Some("The Kitchen Table".into());
+        episode.published = Some("2026-11-02".into());
         let block =
             BlockEpisode { episode: episode.clone(), pipeline: "human".into(), kind: RunKind::HumanEdited };
         let flat = Flat {
