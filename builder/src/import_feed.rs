@@ -20,9 +20,7 @@ use anyhow::{Context, Result, bail};
 use domain::quotes::feed::{self, Feed, FeedItem};
 use domain::quotes::intake::{self, Answer, Intake, Step};
 use domain::quotes::transcript::import::import;
-use domain::quotes::transcript::{
-    Episode, Run, RunKind, Show, licence_url, normalise_source_url, validate_show,
-};
+use domain::quotes::transcript::{Episode, Run, RunKind, Show, normalise_source_url};
 use domain::recipes::slug;
 use domain::site::outbound::Fetched;
 
@@ -30,30 +28,58 @@ use crate::fetch::{self, Fetcher};
 use crate::identify;
 use crate::import::{decide_reviewed_names, write_json};
 
+/// Where a feed's episodes go and how they are recorded: what `import-feed` and `import-episode`
+/// share.
+#[derive(Debug, clap::Args)]
+pub struct Destination {
+    /// The content folder (holding shows/).
+    #[arg(long)]
+    pub content: PathBuf,
+    /// The show's folder name under shows/.
+    #[arg(long)]
+    pub show: String,
+    /// The licence (SPDX id) the publisher grants, when the feed names none: a transcript is
+    /// published only under one.
+    #[arg(long)]
+    pub licence: Option<String>,
+    /// How the publisher's transcripts were made: asr, or human-edited when a person reviewed them.
+    #[arg(long, value_parser = crate::parse_kind, default_value = "asr")]
+    pub kind: RunKind,
+    /// When the runs were made, YYYY-MM-DD (default: today).
+    #[arg(long, default_value_t = crate::import::today())]
+    pub created: String,
+}
+
+impl Destination {
+    /// `<content>/shows/<show>`, the show's name checked.
+    fn show_dir(&self) -> Result<PathBuf> {
+        if !slug::is_valid(&self.show) {
+            bail!("`{}` is not a show folder name: use lower-case letters, digits and -", self.show);
+        }
+        Ok(self.content.join("shows").join(&self.show))
+    }
+
+    /// Runs the identification sources over a new episode of the show.
+    fn identify(&self, folder: &str) -> Result<()> {
+        identify::run(&self.content, identify::Which::One(format!("{}/{folder}", self.show))).map(|_| ())
+    }
+}
+
 /// What `builder import-feed` was asked to do.
 #[derive(Debug)]
 pub struct Request {
     pub feed: String,
-    pub content: PathBuf,
-    pub show: String,
-    /// The licence (SPDX) when the feed names none: a transcript is published only under one.
-    pub licence: Option<String>,
-    /// Publisher transcripts a person reviewed are `human-edited`; by default they are `asr`.
-    pub kind: RunKind,
     /// Only the first items in the feed's order.
     pub first: Option<usize>,
-    pub created: String,
+    pub to: Destination,
 }
 
 pub fn run(request: Request) -> Result<ExitCode> {
-    if !slug::is_valid(&request.show) {
-        bail!("`{}` is not a show folder name: use lower-case letters, digits and -", request.show);
-    }
+    let show_dir = request.to.show_dir()?;
     let fetcher = Fetcher::new(fetch::allowance()?)?;
     let (feed_url, bytes) = fetcher.get(&request.feed, Fetched::Feed)?;
     let feed = feed::parse(&bytes, &feed_url).map_err(|err| anyhow::anyhow!("{feed_url}: {err}"))?;
-    let show_dir = request.content.join("shows").join(&request.show);
-    let show = show_record(&show_dir, &feed, request.licence.as_deref())?;
+    let show = show_record(&show_dir, &feed, request.to.licence.as_deref())?;
     let mut held = held_addresses(&show_dir)?;
     let mut imported = Vec::new();
     let items = feed.items.iter().take(request.first.unwrap_or(usize::MAX));
@@ -73,7 +99,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
         write_json(&show_dir.join("show.json"), &show)?;
     }
     for folder in &imported {
-        identify::run(&request.content, identify::Which::One(format!("{}/{folder}", request.show)))?;
+        request.to.identify(folder)?;
     }
     eprintln!("{} of {} items imported into {}", imported.len(), feed.items.len(), show_dir.display());
     Ok(ExitCode::SUCCESS)
@@ -86,35 +112,7 @@ fn show_record(show_dir: &Path, feed: &Feed, licence: Option<&str>) -> Result<Sh
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         return serde_json::from_str(&text).with_context(|| format!("{}", path.display()));
     }
-    let licence = match (licence, feed.licence.as_deref()) {
-        (Some(given), _) => given.to_string(),
-        (None, Some(named)) if licence_url(named).is_some() => named.to_string(),
-        (None, named) => bail!(
-            "the feed names no licence this site publishes under ({}): pass --licence with an SPDX id, \
-             such as CC-BY-4.0, that the publisher grants",
-            named.map_or("no <podcast:license> or <copyright>".to_string(), |named| format!(
-                "it says `{named}`"
-            ))
-        ),
-    };
-    if licence_url(&licence).is_none() {
-        bail!("`{licence}` is not a licence this site publishes under (docs/quotes.md lists them)");
-    }
-    let show = Show {
-        title: feed.title.clone(),
-        url: feed.link.clone(),
-        description: String::new(),
-        licence,
-        attribution: None,
-    };
-    let problems: Vec<String> = validate_show(&show)
-        .into_iter()
-        .map(|problem| format!("{}: {}", problem.field, problem.reason))
-        .collect();
-    if !problems.is_empty() {
-        bail!("the feed does not make a show record: {}", problems.join("; "));
-    }
-    Ok(show)
+    intake::show_of(feed, licence).map_err(anyhow::Error::msg)
 }
 
 /// The normalised addresses of the episodes the show holds.
@@ -155,7 +153,7 @@ fn import_item(
     let (transcript_url, bytes) = fetcher.get(&link.url, Fetched::Transcript)?;
     let text = String::from_utf8(bytes).with_context(|| format!("{transcript_url} is not UTF-8 text"))?;
     let segments = import(format, &text, None).map_err(|err| anyhow::anyhow!("{transcript_url}: {err}"))?;
-    let run = intake::publisher_run(format, segments, request.kind, &request.created);
+    let run = intake::publisher_run(format, segments, request.to.kind, &request.to.created);
     let episode =
         intake::record_of(feed, item, &run, transcript_url.to_string()).map_err(anyhow::Error::msg)?;
     let folder = write_episode(show_dir, &episode, &run)?;
@@ -184,23 +182,17 @@ pub struct EpisodeRequest {
     pub address: String,
     /// Feeds to look in first (the show's, when it is known).
     pub feeds: Vec<String>,
-    pub content: PathBuf,
-    pub show: String,
-    pub licence: Option<String>,
-    pub kind: RunKind,
-    pub created: String,
+    pub to: Destination,
 }
 
 /// `builder import-episode`: one episode by its address, through `domain`'s intake step machine
 /// (its page, its feed, the publisher's transcript).
 pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
-    if !slug::is_valid(&request.show) {
-        bail!("`{}` is not a show folder name: use lower-case letters, digits and -", request.show);
-    }
+    let show_dir = request.to.show_dir()?;
     let allowance = fetch::allowance()?;
     let fetcher = Fetcher::new(allowance.clone())?;
     let (mut machine, mut step) =
-        Intake::start(&request.address, &request.feeds, &request.created, &allowance);
+        Intake::start(&request.address, &request.feeds, &request.to.created, &allowance);
     let arrived = loop {
         match step {
             Step::Fetch(wanted) => {
@@ -218,15 +210,14 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
             Step::Failed(reason) => bail!("{reason}"),
         }
     };
-    let show_dir = request.content.join("shows").join(&request.show);
-    let show = show_record(&show_dir, &arrived.feed, request.licence.as_deref())?;
+    let show = show_record(&show_dir, &arrived.feed, request.to.licence.as_deref())?;
     let normalised = normalise_source_url(&arrived.episode.source_url);
     if normalised.is_some_and(|address| held_addresses(&show_dir).is_ok_and(|held| held.contains(&address))) {
         eprintln!("held already: {:?} ({})", arrived.episode.title, arrived.episode.source_url);
         return Ok(ExitCode::SUCCESS);
     }
     let mut run = arrived.run;
-    run.kind = request.kind;
+    run.kind = request.to.kind;
     if !show_dir.join("show.json").exists() {
         write_json(&show_dir.join("show.json"), &show)?;
     }
@@ -237,6 +228,6 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
         show_dir.join(&folder).display(),
         arrived.feed_url
     );
-    identify::run(&request.content, identify::Which::One(format!("{}/{folder}", request.show)))?;
+    request.to.identify(&folder)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -107,24 +107,11 @@ enum Command {
         /// The feed's address (http or https).
         #[arg(long)]
         feed: String,
-        /// The content folder (holding shows/).
-        #[arg(long)]
-        content: PathBuf,
-        /// The show's folder name under shows/.
-        #[arg(long)]
-        show: String,
-        /// The licence (SPDX id) the publisher grants, when the feed names none.
-        #[arg(long)]
-        licence: Option<String>,
-        /// How the publisher's transcripts were made: asr, or human-edited when a person reviewed them.
-        #[arg(long, value_parser = parse_kind, default_value = "asr")]
-        kind: domain::quotes::transcript::RunKind,
         /// Only the first N items in the feed's order (most feeds list the newest first).
         #[arg(long)]
         first: Option<usize>,
-        /// When the runs were made, YYYY-MM-DD (default: today).
-        #[arg(long)]
-        created: Option<String>,
+        #[command(flatten)]
+        to: import_feed::Destination,
     },
     /// Import one episode by its address (its page, audio or guid): its feed is found from the page
     /// (or looked in first with --feed), and its publisher transcript becomes a run.
@@ -135,21 +122,8 @@ enum Command {
         /// A feed to look in first, such as the show's (repeatable).
         #[arg(long)]
         feed: Vec<String>,
-        /// The content folder (holding shows/).
-        #[arg(long)]
-        content: PathBuf,
-        /// The show's folder name under shows/.
-        #[arg(long)]
-        show: String,
-        /// The licence (SPDX id) the publisher grants, when the feed names none.
-        #[arg(long)]
-        licence: Option<String>,
-        /// How the publisher's transcript was made: asr, or human-edited when a person reviewed it.
-        #[arg(long, value_parser = parse_kind, default_value = "asr")]
-        kind: domain::quotes::transcript::RunKind,
-        /// When the run was made, YYYY-MM-DD (default: today).
-        #[arg(long)]
-        created: Option<String>,
+        #[command(flatten)]
+        to: import_feed::Destination,
     },
     /// Turn Cooklang files or schema.org recipes (HTML pages or JSON-LD) into content files
     /// DIR/recipes/<slug>.json, listing every problem and what the source could not say.
@@ -249,22 +223,9 @@ fn run(args: Args) -> ExitCode {
             let episode = import::NewEpisode { title, source_url, published };
             import::run(import::Request { format, input, text, out, pipeline, created, only, kind, episode })
         }
-        Command::ImportFeed { feed, content, show, licence, kind, first, created } => {
-            let created = created.unwrap_or_else(import::today);
-            import_feed::run(import_feed::Request { feed, content, show, licence, kind, first, created })
-        }
-        Command::ImportEpisode { address, feed, content, show, licence, kind, created } => {
-            let created = created.unwrap_or_else(import::today);
-            let feeds = feed;
-            import_feed::run_episode(import_feed::EpisodeRequest {
-                address,
-                feeds,
-                content,
-                show,
-                licence,
-                kind,
-                created,
-            })
+        Command::ImportFeed { feed, first, to } => import_feed::run(import_feed::Request { feed, first, to }),
+        Command::ImportEpisode { address, feed, to } => {
+            import_feed::run_episode(import_feed::EpisodeRequest { address, feeds: feed, to })
         }
         Command::ImportRecipe { format, content, lang, files } => {
             import_recipe::run(format, &content, &files, lang)

@@ -701,6 +701,14 @@ fn walk_count(dir: &Path, wanted: impl Fn(&Path) -> bool) -> usize {
     tree(dir).keys().filter(|rel| wanted(&dir.join(rel))).count()
 }
 
+/// A content folder under tests/.work with no recipes and no shows yet.
+fn empty_content(name: &str) -> PathBuf {
+    let content = root().join("tests/.work").join(name);
+    let _ = std::fs::remove_dir_all(&content);
+    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    content
+}
+
 /// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
 /// one transcript address that redirects to the cloud metadata address.
 fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
@@ -775,9 +783,7 @@ fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
 fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_nothing_inside() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let host = feed_host(&runtime);
-    let content = root().join("tests/.work/import-feed");
-    let _ = std::fs::remove_dir_all(&content);
-    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    let content = empty_content("import-feed");
     let feed = format!("http://{}/show", host.addr);
     let content_arg = content.to_string_lossy().to_string();
     let import = |env: &[(&str, &str)]| {
@@ -862,9 +868,7 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
 
 #[test]
 fn import_makes_a_complete_episode_and_a_reviewed_transcripts_voices_are_its_editors_decisions() {
-    let content = root().join("tests/.work/import-episode");
-    let _ = std::fs::remove_dir_all(&content);
-    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    let content = empty_content("import-episode");
     std::fs::create_dir_all(content.join("shows/ledger")).unwrap();
     std::fs::write(content.join("shows/ledger/show.json"), r#"{"title": "Ledger", "licence": "CC-BY-4.0"}"#)
         .unwrap();
@@ -916,9 +920,7 @@ fn import_makes_a_complete_episode_and_a_reviewed_transcripts_voices_are_its_edi
 fn import_episode_finds_an_episode_by_its_page_or_its_audio_and_says_what_an_unknown_audio_needs() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let host = feed_host(&runtime);
-    let content = root().join("tests/.work/import-episode-by-address");
-    let _ = std::fs::remove_dir_all(&content);
-    std::fs::create_dir_all(content.join("recipes")).unwrap();
+    let content = empty_content("import-episode-by-address");
     let content_arg = content.to_string_lossy().to_string();
     let allowed = host.addr.to_string();
     let import = |address: &str, feeds: &[&str]| {

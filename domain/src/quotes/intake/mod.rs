@@ -16,7 +16,8 @@ use crate::quotes::transcript::identify::is_anonymous_label;
 use crate::quotes::transcript::import::{Format, import};
 use crate::quotes::transcript::names::name_key;
 use crate::quotes::transcript::{
-    Episode, Person, Role, Run, RunKind, Segment, licence_url, validate_episode, validate_run,
+    Episode, Person, Role, Run, RunKind, Segment, Show, licence_url, validate_episode, validate_run,
+    validate_show,
 };
 use crate::site::outbound::{self, Allowance, Fetched};
 
@@ -330,6 +331,45 @@ pub fn record_of(feed: &Feed, item: &FeedItem, run: &Run, transcript_url: String
         )
         .collect();
     if problems.is_empty() { Ok(episode) } else { Err(problems.join("; ")) }
+}
+
+/// The show's record from its feed: its title, page and licence — `given` (what the publisher grants,
+/// told by a person), else the feed's own when it is one this site publishes under.
+pub fn show_of(feed: &Feed, given: Option<&str>) -> Result<Show, String> {
+    let licence = match (given, feed.licence.as_deref()) {
+        (Some(given), _) => given.to_string(),
+        (None, Some(named)) if licence_url(named).is_some() => named.to_string(),
+        (None, named) => {
+            let said = named.map_or("no <podcast:license> or <copyright>".to_string(), |named| {
+                format!("it says `{named}`")
+            });
+            return Err(format!(
+                "the feed names no licence this site publishes under ({said}): pass --licence with an SPDX id, \
+                 such as CC-BY-4.0, that the publisher grants"
+            ));
+        }
+    };
+    if licence_url(&licence).is_none() {
+        return Err(format!(
+            "`{licence}` is not a licence this site publishes under (docs/quotes.md lists them)"
+        ));
+    }
+    let show = Show {
+        title: feed.title.clone(),
+        url: feed.link.clone(),
+        description: String::new(),
+        licence,
+        attribution: None,
+    };
+    let problems: Vec<String> = validate_show(&show)
+        .into_iter()
+        .map(|problem| format!("{}: {}", problem.field, problem.reason))
+        .collect();
+    if problems.is_empty() {
+        Ok(show)
+    } else {
+        Err(format!("the feed does not make a show record: {}", problems.join("; ")))
+    }
 }
 
 /// The address an item's episode is known by: its page, unless another item of the feed shares it
