@@ -2,7 +2,7 @@
 # Puts Commonplace live on Cloudflare, the one documented way (docs/deploy.md, "Deploying"):
 #   1. builds the site from the committed content (`builder build --git . --rev HEAD`, incremental when
 #      the last build's DIR and DIR.state are still there) and the Worker;
-#   2. finds or creates the D1 database and the R2 bucket that wrangler.toml names;
+#   2. finds or creates the D1 database, the R2 buckets and the intake's queue that wrangler.toml names;
 #   3. writes .wrangler-deploy.json: wrangler.toml with the real database id, ENVIRONMENT=production and
 #      the operator's vars (never committed; wrangler.toml keeps the placeholder id local runs use);
 #   4. applies the D1 migrations, uploads the R2 objects DIR.r2/objects.txt lists that were not uploaded
@@ -174,11 +174,14 @@ import os, shlex, tomllib
 cfg = tomllib.load(open(os.environ["SOURCE_CONFIG"], "rb"))
 db = next((d for d in cfg.get("d1_databases", []) if d.get("binding") == "DB"), {})
 bucket = next((b for b in cfg.get("r2_buckets", []) if b.get("binding") == "PACKS"), {})
+intake = next((b for b in cfg.get("r2_buckets", []) if b.get("binding") == "INTAKE"), {})
+queue = next((q for q in cfg.get("queues", {}).get("producers", []) if q.get("binding") == "INTAKE_QUEUE"), {})
 assets = cfg.get("assets", {}).get("directory", "")
 # The build writes DIR, DIR.assets and DIR.r2; wrangler.toml names them for --out dist.
 if assets == "dist" or assets.startswith("dist."):
     assets = os.environ["OUT"] + assets[len("dist"):]
 for name, value in [("D1_NAME", db.get("database_name", "")), ("R2_BUCKET", bucket.get("bucket_name", "")),
+                    ("INTAKE_BUCKET", intake.get("bucket_name", "")), ("INTAKE_QUEUE", queue.get("queue", "")),
                     ("ASSETS_DIR", assets)]:
     print(f"{name}={shlex.quote(value)}")
 print(f"PLACEHOLDER_ID={shlex.quote(db.get('database_id', ''))}")
@@ -263,6 +266,18 @@ else
       say "creating the R2 bucket $R2_BUCKET"
       wrangler r2 bucket create "$R2_BUCKET" --no-update-config >&2
       bucket_created=true
+    fi
+  fi
+  # The intake's bucket and queue (episodes taken in by their address).
+  if [ -n "$INTAKE_BUCKET" ] && ! bucket_exists "$INTAKE_BUCKET"; then
+    say "creating the R2 bucket $INTAKE_BUCKET"
+    wrangler r2 bucket create "$INTAKE_BUCKET" --no-update-config >&2
+  fi
+  if [ -n "$INTAKE_QUEUE" ]; then
+    queues=$(wrangler queues list) || die "'wrangler queues list' failed: $account_hint"
+    if ! grep -Eq "(^|[^[:alnum:]_-])$INTAKE_QUEUE([^[:alnum:]_-]|$)" <<<"$queues"; then
+      say "creating the queue $INTAKE_QUEUE"
+      wrangler queues create "$INTAKE_QUEUE" >&2
     fi
   fi
 fi

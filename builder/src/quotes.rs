@@ -12,8 +12,8 @@ use anyhow::Result;
 use domain::Diagnostic;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
 use domain::quotes::transcript::{
-    self, Canonical, Episode, EpisodeRecord, EpisodeRef, EpisodeSummary, Names, Run, Show, ShowSummary,
-    Speaker, canonical_run, episode_id, export, names, normalise_source_url,
+    self, Canonical, Episode, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary, export, names,
+    publish,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -32,14 +32,9 @@ struct EpisodeFiles<'a> {
     runs: Vec<&'a ContentFile>,
 }
 
-/// An episode that passed validation, with everything derived from it.
-pub struct Built {
-    pub record: EpisodeRecord,
-    pub canonical: Canonical,
-    pub summary: EpisodeSummary,
-    /// What the Worker needs to resolve the names again when an editor decides one.
-    pub name_inputs: names::NameInputs,
-}
+/// An episode that passed validation, with everything derived from it (`domain`'s, which the
+/// Worker's intake publishes with too).
+pub use domain::quotes::transcript::publish::Built;
 
 /// What the rest of the build needs from the quote content.
 pub struct Outcome {
@@ -240,15 +235,7 @@ fn load_episode(
     }
     let Some(episode) = episode else { return Err(problems) };
     runs.sort_by(|a, b| a.pipeline.cmp(&b.pipeline));
-    let label_groups: Vec<Vec<String>> = runs
-        .iter()
-        .map(|run| {
-            let mut labels: Vec<String> = run.segments.iter().map(|s| s.speaker.clone()).collect();
-            labels.sort();
-            labels.dedup();
-            labels
-        })
-        .collect();
+    let label_groups = transcript::identify::label_groups(&runs);
     // Names against the runs, also when other files of the episode have problems: all at once.
     if let Some(file) = files.names {
         report(file, names::labels_without_speech(&names, &label_groups), &mut problems);
@@ -262,77 +249,7 @@ fn load_episode(
     if !problems.is_empty() {
         return Err(problems);
     }
-    let canonical_run = canonical_run(&episode, &runs).expect("at least one run").clone();
-
-    let normalised_url = normalise_source_url(&episode.source_url).expect("validated");
-    let id = episode_id(&normalised_url);
-    let licence = episode.licence.clone().unwrap_or_else(|| show.licence.clone());
-    let attribution = episode.attribution.clone().or_else(|| show.attribution.clone());
-    let name_inputs = names::NameInputs { names, runs: label_groups, roster: episode.roster.clone() };
-    let episode_ref = EpisodeRef {
-        id: id.clone(),
-        title: episode.title.clone(),
-        source_url: episode.source_url.clone(),
-        show: show_slug.to_string(),
-        licence: licence.clone(),
-        attribution: attribution.clone(),
-        show_title: Some(show.title.clone()),
-        published: Some(episode.published.clone()),
-        audio_url: episode.audio_url.clone(),
-    };
-    let speakers = reports
-        .iter()
-        .map(|(label, report)| {
-            (label.clone(), Speaker { name: report.name.clone(), name_state: report.name_state })
-        })
-        .collect();
-    let duration_s = runs.iter().flat_map(|run| run.segments.iter().map(|s| s.end_s)).fold(0.0f64, f64::max);
-    let downloads: BTreeMap<String, String> = [
-        ("json", format!("/episodes/{id}/transcript.json")),
-        ("webvtt", format!("/episodes/{id}/transcript.vtt")),
-        ("podcasting20", format!("/episodes/{id}/transcript.p20.json")),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    let summary = EpisodeSummary {
-        id: id.clone(),
-        show: show_slug.to_string(),
-        title: episode.title.clone(),
-        source_url: episode.source_url.clone(),
-        published: episode.published.clone(),
-        licence: licence.clone(),
-        attribution: attribution.clone(),
-        duration_s,
-        pipelines: runs.iter().map(|r| r.pipeline.clone()).collect(),
-        canonical_run: canonical_run.pipeline.clone(),
-        url: format!("/api/episodes/{id}"),
-    };
-    let canonical = Canonical {
-        episode: episode_ref,
-        pipeline: canonical_run.pipeline.clone(),
-        kind: canonical_run.kind,
-        speakers,
-        segments: canonical_run.segments,
-    };
-    let record = EpisodeRecord {
-        id,
-        show: show_slug.to_string(),
-        title: episode.title,
-        source_url: episode.source_url,
-        normalised_url,
-        published: episode.published,
-        roster: episode.roster,
-        licence,
-        attribution,
-        derived_from: episode.derived_from,
-        canonical_run: canonical.pipeline.clone(),
-        duration_s,
-        names: reports,
-        downloads,
-        runs,
-    };
-    Ok(Built { record, canonical, summary, name_inputs })
+    Ok(publish::publish(show_slug, show, episode, names, runs).expect("checked: a run and an address"))
 }
 
 /// A licence that is not an id of the SPDX License List (`Bogus-1.0`, or a name such as `CC BY 4.0`):
@@ -596,6 +513,7 @@ pub fn build_into(source: &Source, out: &Out) -> Result<crate::opendata::LlmsPar
 #[cfg(test)]
 mod tests {
     use super::*;
+    use domain::quotes::transcript::{episode_id, normalise_source_url};
     use expect_test::expect;
 
     /// Every sample episode keeps the normalised URL and id it was published under: ids name the files

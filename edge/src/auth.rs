@@ -22,7 +22,17 @@ pub fn now_s() -> u64 {
 
 /// The current time as ISO 8601 UTC, to the second.
 pub fn now_iso() -> String {
-    let iso = worker::js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    iso_of(worker::js_sys::Date::new_0())
+}
+
+/// The time `seconds` ago as ISO 8601 UTC, to the second.
+pub fn iso_ago(seconds: u64) -> String {
+    let ms = worker::Date::now().as_millis().saturating_sub(seconds * 1000);
+    iso_of(worker::js_sys::Date::new(&worker::wasm_bindgen::JsValue::from_f64(ms as f64)))
+}
+
+fn iso_of(date: worker::js_sys::Date) -> String {
+    let iso = date.to_iso_string().as_string().unwrap_or_default();
     // `2025-01-02T03:04:05.678Z` → `2025-01-02T03:04:05Z`: milliseconds say nothing to a reader.
     match iso.find('.') {
         Some(dot) => format!("{}Z", &iso[..dot]),

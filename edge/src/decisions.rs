@@ -18,22 +18,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use domain::quotes::quote::phrase;
 use domain::quotes::transcript::names::{HumanDecision, LabelReport, NameInputs};
-use domain::quotes::transcript::url::is_episode_id;
 use domain::quotes::transcript::{Canonical, Speaker};
 use serde_json::Value;
 use worker::Env;
 
-use crate::assets::fetch_bytes;
 use crate::error::ApiError;
 use crate::store;
 
-/// What the build resolved an episode's names from (`episodes/<id>/names.json`: the votes, labels
-/// and roster), or `None` for no such episode.
+/// What the build (or the intake) resolved an episode's names from (`episodes/<id>/names.json`: the
+/// votes, labels and roster), or `None` for no such episode.
 pub async fn name_inputs(env: &Env, id: &str) -> Result<Option<NameInputs>, ApiError> {
-    if !is_episode_id(id) {
-        return Ok(None);
-    }
-    let Some(bytes) = fetch_bytes(env, format!("episodes/{id}/names.json")).await? else { return Ok(None) };
+    let Some(bytes) = crate::intake::episode_file(env, id, "/names.json").await? else { return Ok(None) };
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|err| ApiError::Internal(format!("episodes/{id}/names.json: {err}")))

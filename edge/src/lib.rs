@@ -21,6 +21,7 @@ mod headers;
 mod http;
 mod idempotency;
 mod index;
+mod intake;
 mod overlay;
 mod packs;
 mod provider;
@@ -30,10 +31,14 @@ mod waiting;
 
 use domain::api::routes::{Found, Op};
 use domain::api::{self};
-use worker::{Context, Env, Method, Request, Response, event};
+use worker::{
+    Context, Env, MessageBatch, MessageExt, Method, QueueRetryOptionsBuilder, Request, Response, event,
+};
 
 use crate::error::ApiError;
-use crate::routes::{ai, cooking, diet, feed, kitchen, mcp, quotes, recipes, speakers, writes};
+use crate::routes::{
+    ai, cooking, diet, feed, intake as intake_routes, kitchen, mcp, quotes, recipes, speakers, writes,
+};
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
@@ -51,6 +56,23 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let mut response = http::not_modified_if_matched(&method, if_none_match.as_deref(), response);
     headers::every_answer(response.headers_mut());
     Ok(response)
+}
+
+/// The intake's queue: each message is one job (`intake::take_in`). A passing failure of ours (D1,
+/// R2) sends the message back to be tried again 10 s later; everything else ends the job. A message
+/// the queue gives up on leaves its job stalled, and asking for the address again queues it anew.
+#[event(queue)]
+async fn queue(batch: MessageBatch<intake::Message>, env: Env, _ctx: Context) -> worker::Result<()> {
+    for message in batch.messages()? {
+        match intake::take_in(&env, &message.body().job).await {
+            Ok(()) => message.ack(),
+            Err(err) => {
+                worker::console_error!("intake job {}: {err:?}", message.body().job);
+                message.retry_with_options(&QueueRetryOptionsBuilder::new().with_delay_seconds(10).build());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every route of the service: the request is matched against `domain::api::routes::ROUTES` (the
@@ -123,6 +145,9 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             quotes::search(env, http::input::<api::TranscriptSearch>(&req, &params)?, keyed).await
         }
         Op::DecideSpeaker => speakers::decide(req, env, param("episode_id"), param("label")).await,
+        // Episodes by their address: the queue consumer below does the work.
+        Op::RequestEpisode => intake_routes::request(req, env).await,
+        Op::IntakeJob => intake_routes::status(env, param("job_id")).await,
         // Agents: one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,
         Op::Kitchen => kitchen::home(req, env).await,

@@ -709,80 +709,10 @@ fn empty_content(name: &str) -> PathBuf {
     content
 }
 
-/// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
-/// one transcript address that redirects to the cloud metadata address.
-fn feed_host(runtime: &tokio::runtime::Runtime) -> tests::scripted::Listener {
-    use tests::scripted::{listen, read_request, respond};
-    let feed = std::fs::read_to_string(root().join("tests/data/feeds/newsroom.xml")).unwrap();
-    let page = r#"<!doctype html><html><head><title>Budget day</title>
-        <link rel="alternate" type="application/rss+xml" href="/self/feed.xml"></head><body></body></html>"#;
-    let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:06.000\n<v Rosa Quint>Good morning, this is the Morning Ledger.\n\n\
-               00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
-    let srt = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n\n\
-               2\n00:00:05,500 --> 00:00:09,000\nNobody expected the union to hold.\n";
-    runtime
-        .block_on(listen(move |stream| {
-            let (feed, vtt, srt) = (feed.clone(), vtt.to_string(), srt.to_string());
-            async move {
-                let mut stream = tokio::io::BufReader::new(stream);
-                let Ok(Some(request)) = read_request(&mut stream).await else { return };
-                // The same feed with its episodes' pages on this host, for asking by a page.
-                let host = request.headers.get("host").cloned().unwrap_or_default();
-                let own_feed = feed.replace(
-                    "https://ledger.example.org/episodes/",
-                    &format!("http://{host}/self/episodes/"),
-                );
-                let _ = match request.path.as_str() {
-                    "/self/feed.xml" => {
-                        respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &own_feed)
-                            .await
-                    }
-                    "/self/episodes/budget-day" => {
-                        respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
-                    }
-                    "/audio/99.mp3" => {
-                        respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await
-                    }
-                    // A page over the 2 MiB a page may be.
-                    "/big" => {
-                        let big = "<p>a</p>".repeat(300_000);
-                        respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &big).await
-                    }
-                    // Redirects without end: /loop/1 → /loop/2 → …
-                    path if path.starts_with("/loop/") => {
-                        let n: u32 = path["/loop/".len()..].parse().unwrap_or(0);
-                        let to = format!("/loop/{}", n + 1);
-                        respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
-                    }
-                    "/show" => {
-                        respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
-                    }
-                    "/feed.xml" => {
-                        respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed)
-                            .await
-                    }
-                    "/t/42.vtt" => {
-                        respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await
-                    }
-                    "/t/41.srt" => {
-                        respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt)
-                            .await
-                    }
-                    "/t/inside.vtt" => {
-                        let to = [("Location", "http://169.254.169.254/latest/meta-data/")];
-                        respond(&mut stream, "302 Found", &to, "").await
-                    }
-                    _ => respond(&mut stream, "404 Not Found", &[], "").await,
-                };
-            }
-        }))
-        .unwrap()
-}
-
 #[test]
 fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_nothing_inside() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let host = feed_host(&runtime);
+    let host = runtime.block_on(tests::scripted::podcast_host()).unwrap();
     let content = empty_content("import-feed");
     let feed = format!("http://{}/show", host.addr);
     let content_arg = content.to_string_lossy().to_string();
@@ -919,7 +849,7 @@ fn import_makes_a_complete_episode_and_a_reviewed_transcripts_voices_are_its_edi
 #[test]
 fn import_episode_finds_an_episode_by_its_page_or_its_audio_and_says_what_an_unknown_audio_needs() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let host = feed_host(&runtime);
+    let host = runtime.block_on(tests::scripted::podcast_host()).unwrap();
     let content = empty_content("import-episode-by-address");
     let content_arg = content.to_string_lossy().to_string();
     let allowed = host.addr.to_string();

@@ -1,5 +1,6 @@
 //! The loopback listener behind the scripted stand-ins for outside services (GitHub OAuth, an AI
-//! chat endpoint): each connection goes to the service's own handler; dropping it stops accepting.
+//! chat endpoint, a podcast publisher's host: [`podcast_host`]): each connection goes to the
+//! service's own handler; dropping it stops accepting.
 //! One reader and one writer of HTTP/1.1 serve every stand-in.
 
 use std::collections::HashMap;
@@ -96,4 +97,65 @@ pub async fn respond(
     stream.get_mut().write_all(body.as_bytes()).await?;
     stream.get_mut().flush().await?;
     Ok(())
+}
+/// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
+/// one transcript address that redirects to the cloud metadata address.
+pub async fn podcast_host() -> Result<Listener> {
+    let feed = std::fs::read_to_string(crate::root().join("tests/data/feeds/newsroom.xml")).unwrap();
+    let page = r#"<!doctype html><html><head><title>Budget day</title>
+        <link rel="alternate" type="application/rss+xml" href="/self/feed.xml"></head><body></body></html>"#;
+    let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:06.000\n<v Rosa Quint>Good morning, this is the Morning Ledger.\n\n\
+               00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
+    let srt = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n\n\
+               2\n00:00:05,500 --> 00:00:09,000\nNobody expected the union to hold.\n";
+    listen(move |stream| {
+        let (feed, vtt, srt) = (feed.clone(), vtt.to_string(), srt.to_string());
+        async move {
+            let mut stream = tokio::io::BufReader::new(stream);
+            let Ok(Some(request)) = read_request(&mut stream).await else { return };
+            // The same feed with its episodes' pages on this host, for asking by a page.
+            let host = request.headers.get("host").cloned().unwrap_or_default();
+            let own_feed = feed
+                .replace("https://ledger.example.org/episodes/", &format!("http://{host}/self/episodes/"));
+            let _ = match request.path.as_str() {
+                "/self/feed.xml" => {
+                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &own_feed)
+                        .await
+                }
+                path if path.starts_with("/self/episodes/") => {
+                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+                }
+                "/audio/99.mp3" => {
+                    respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await
+                }
+                // A page over the 2 MiB a page may be.
+                "/big" => {
+                    let big = "<p>a</p>".repeat(300_000);
+                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &big).await
+                }
+                // Redirects without end: /loop/1 → /loop/2 → …
+                path if path.starts_with("/loop/") => {
+                    let n: u32 = path["/loop/".len()..].parse().unwrap_or(0);
+                    let to = format!("/loop/{}", n + 1);
+                    respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
+                }
+                "/show" => {
+                    respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
+                }
+                "/feed.xml" => {
+                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
+                }
+                "/t/42.vtt" => respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await,
+                "/t/41.srt" => {
+                    respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt).await
+                }
+                "/t/inside.vtt" => {
+                    let to = [("Location", "http://169.254.169.254/latest/meta-data/")];
+                    respond(&mut stream, "302 Found", &to, "").await
+                }
+                _ => respond(&mut stream, "404 Not Found", &[], "").await,
+            };
+        }
+    })
+    .await
 }

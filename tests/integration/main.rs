@@ -5,6 +5,7 @@ mod addresses;
 mod ai;
 mod cooking;
 mod http;
+mod intake;
 mod kitchen;
 mod layout;
 mod limits;
@@ -70,6 +71,10 @@ fn main() -> std::process::ExitCode {
         quotes::times_estimated_agrees_between_attribute_and_search,
         quotes::a_turn_that_only_touches_the_window_is_not_in_it,
         quotes::speaker_alone_lists_turns_without_searchable_words,
+        // Episodes by their address: each its own worker, allowed to fetch a scripted publisher.
+        intake::an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers,
+        intake::one_job_per_address_and_inside_addresses_are_refused,
+        intake::a_job_that_cannot_make_an_episode_fails_with_its_reason,
         // Addresses readers paste: its own worker, on a build of tests/data/two-licences.
         addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).

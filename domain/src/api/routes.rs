@@ -34,6 +34,8 @@ pub enum Op {
     Speakers,
     PhraseSearch,
     DecideSpeaker,
+    RequestEpisode,
+    IntakeJob,
     Mcp,
     Kitchen,
     KitchenGithubLogin,
@@ -87,7 +89,9 @@ impl Op {
             | Op::Transcript
             | Op::Speakers
             | Op::PhraseSearch
-            | Op::DecideSpeaker => "Quotes",
+            | Op::DecideSpeaker
+            | Op::RequestEpisode
+            | Op::IntakeJob => "Quotes",
             Op::Me
             | Op::Kitchen
             | Op::KitchenGithubLogin
@@ -435,6 +439,34 @@ pub const ROUTES: &[Route] = &[
         &[400],
         "curl -s '{base}/api/episodes?limit=5'",
     ),
+    Route {
+        op: Op::RequestEpisode,
+        method: Method::Post,
+        path: "/api/episodes",
+        summary: "Ask for the episode at an address (its page, or its audio when a feed lists it) to be \
+                  taken in: 202 with the job's Location and Retry-After; the same address asked again \
+                  is the same job (200 once it has finished), and a failed one is tried again",
+        key: true,
+        takes: Takes::Json("EpisodeRequest"),
+        ok: (202, Answer::Json("IntakeJob")),
+        also: &[(200, Answer::Json("IntakeJob"), "the address's job had finished: ready or failed")],
+        errors: &[400, 401, 413, 415, 422, 429],
+        example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' \
+                  --data '{\"source_url\":\"https://example.com/podcast/ep1\"}' {base}/api/episodes",
+    },
+    Route {
+        op: Op::IntakeJob,
+        method: Method::Get,
+        path: "/api/intake/{job_id}",
+        summary: "Where an intake job stands: queued, fetching, transcribing, identifying, ready (with \
+                  the episode) or failed (with a reason); 202 with Retry-After while it runs",
+        key: false,
+        takes: Takes::Nothing,
+        ok: (200, Answer::Json("IntakeJob")),
+        also: &[(202, Answer::Json("IntakeJob"), "the job is still running")],
+        errors: &[404],
+        example: "curl -s {base}/api/intake/in_abcdefghij",
+    },
     read(
         Op::SpeakerDecisions,
         "/api/episodes/changes",
@@ -723,6 +755,8 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         | Op::Episode
         | Op::RecipeCard
         | Op::DecideSpeaker
+        | Op::RequestEpisode
+        | Op::IntakeJob
         | Op::Mcp
         | Op::Kitchen
         | Op::KitchenGithubLogin

@@ -7,6 +7,7 @@ pub mod ai;
 pub mod cooking;
 pub mod diet;
 pub mod feed;
+pub mod intake;
 pub mod kitchen;
 pub mod mcp;
 pub mod quotes;

@@ -13,14 +13,14 @@ use std::rc::Rc;
 use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, views};
-use domain::quotes::transcript::url::is_episode_id;
 use domain::quotes::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
 use worker::{Env, Response};
 
 use crate::assets::fetch_bytes;
 use crate::error::ApiError;
-use crate::{decisions, http, index};
+use crate::routes::intake as intake_routes;
+use crate::{decisions, http, index, intake, store};
 
 /// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
 const TRANSCRIPTS_KEPT: usize = 8;
@@ -62,10 +62,7 @@ async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiError> {
         return Ok(hit);
     }
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-    if !is_episode_id(id) {
-        return Err(not_found());
-    }
-    let bytes = fetch_bytes(env, format!("episodes/{id}/transcript.json")).await?.ok_or_else(not_found)?;
+    let bytes = intake::episode_file(env, id, "/transcript.json").await?.ok_or_else(not_found)?;
     let canonical: Canonical = serde_json::from_slice(&bytes)
         .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
     let prepared = Prepared::new(&canonical.segments);
@@ -99,13 +96,23 @@ pub async fn attribution(
     keyed: bool,
 ) -> Result<Attribution, ApiError> {
     let Some(normalised) = normalised else { return corpus_attribution(env, quote, keyed).await };
-    let id = episode_id(normalised);
-    let loaded = load(env, &id).await.map_err(|err| match err {
-        ApiError::NotFound(_) => ApiError::NotFound(format!("no episode is published at {normalised}")),
-        other => other,
-    })?;
+    let loaded = match load(env, &episode_id(normalised)).await {
+        Err(ApiError::NotFound(_)) => load_taken_in(env, normalised).await?,
+        loaded => loaded?,
+    };
     let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
     Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
+}
+
+/// The episode the intake made of an address it was asked for by another than the episode's own
+/// (its page, when the episode is known by its audio), else 404 saying how to ask for it or where
+/// its job stands.
+async fn load_taken_in(env: &Env, normalised: &str) -> Result<PreparedTranscript, ApiError> {
+    let job = store::job_by_address(&store::db(env)?, normalised).await?;
+    match job.and_then(|job| job.episode_id) {
+        Some(id) => load(env, &id).await,
+        None => Err(ApiError::NotFound(intake_routes::unknown_address(env, normalised).await?)),
+    }
 }
 
 /// "Who said this?" over every episode: `domain`'s [`corpus::Question`] names the places to read in
@@ -144,6 +151,19 @@ pub async fn episode_page(
     let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
     let mut all: Vec<EpisodeSummary> =
         serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
+    // Episodes the intake published and no build has yet, in the build's order.
+    let mut taken_in = Vec::new();
+    for line in store::episode_summaries(&store::db(env)?).await? {
+        let summary: EpisodeSummary = serde_json::from_str(&line)
+            .map_err(|err| ApiError::Internal(format!("intake summary: {err}")))?;
+        if !all.iter().any(|built| built.id == summary.id) {
+            taken_in.push(summary);
+        }
+    }
+    if !taken_in.is_empty() {
+        all.extend(taken_in);
+        all.sort_by(|a, b| b.published.cmp(&a.published).then_with(|| a.id.cmp(&b.id)));
+    }
     if let Some(show) = &show {
         all.retain(|episode| &episode.show == show);
     }
@@ -154,10 +174,7 @@ pub async fn episode_page(
 /// `GET /api/episodes/:id`: the record with every run, as built.
 pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-    if !is_episode_id(id) {
-        return Err(not_found());
-    }
-    let built = fetch_bytes(env, format!("episodes/{id}.json")).await?.ok_or_else(not_found)?;
+    let built = intake::episode_file(env, id, ".json").await?.ok_or_else(not_found)?;
     json_file(decisions::record_with_decisions(env, id, built, keyed).await?, 300)
 }
 

@@ -2,7 +2,8 @@
 //! one file per family of tables — [`accounts`] (accounts, keys, sessions, limit counters),
 //! [`recipes`] (overlay rows and the search rows a write stores), [`search`] (the overlay search
 //! and its sweep), [`changes`] (the change feed), [`diet`] (diet-version claims), [`idempotency`]
-//! (idempotency keys), [`speakers`] (speaker-name decisions) — and here the D1 plumbing they share:
+//! (idempotency keys), [`speakers`] (speaker-name decisions), [`intake`] (episodes taken in by
+//! their address) — and here the D1 plumbing they share:
 //! the binding, bound arguments, and the retry of a passing failure.
 //!
 //! The plumbing is private to this module, so no statement runs from anywhere else; callers write
@@ -13,6 +14,7 @@ mod accounts;
 mod changes;
 mod diet;
 mod idempotency;
+mod intake;
 mod recipes;
 mod search;
 mod speakers;
@@ -28,6 +30,10 @@ pub use diet::{
 pub use idempotency::{
     FirstAnswer, IdempotencyRow, claim_idempotency_key, finish_idempotency_key, idempotency_key,
     release_idempotency_key, retake_idempotency_key,
+};
+pub use intake::{
+    JobRow, NewEpisode, add_job, episode_summaries, finish_with_episode, has_episode, job, job_by_address,
+    move_job, retry_job,
 };
 pub use recipes::{
     NewRow, OverlayRow, Update, adopt_built, insert_recipe, overlay_row, recipes_of, slugs_like,

@@ -11,15 +11,75 @@
 
 use url::Url;
 
+use crate::Diagnostic;
 use crate::quotes::feed::{self, Feed, FeedItem, Person as FeedPerson};
 use crate::quotes::transcript::identify::is_anonymous_label;
 use crate::quotes::transcript::import::{Format, import};
 use crate::quotes::transcript::names::name_key;
 use crate::quotes::transcript::{
-    Episode, Person, Role, Run, RunKind, Segment, Show, licence_url, validate_episode, validate_run,
-    validate_show,
+    Episode, Person, Role, Run, RunKind, Segment, Show, licence_url, normalise_source_url, validate_episode,
+    validate_run, validate_show,
 };
 use crate::site::outbound::{self, Allowance, Fetched};
+
+/// The longest address `POST /api/episodes` takes.
+pub const MAX_ADDRESS_CHARS: usize = 2048;
+
+/// An address asked for (`POST /api/episodes`): as given, and normalised (the key of its one job).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub source_url: String,
+    pub normalised_url: String,
+}
+
+/// The address of `{"source_url": "…"}`, the body of `POST /api/episodes` (no other field), checked
+/// as every fetch will be: every problem at once, each naming its field.
+pub fn asked_from_body(body: &serde_json::Value, allowance: &Allowance) -> Result<Asked, Vec<Diagnostic>> {
+    let Some(object) = body.as_object() else {
+        return Err(vec![Diagnostic::new("(body)", "must be a JSON object {source_url}")]);
+    };
+    let mut problems: Vec<Diagnostic> = object
+        .keys()
+        .filter(|key| key.as_str() != "source_url")
+        .map(|key| Diagnostic::new(key.as_str(), "unknown field; send only source_url"))
+        .collect();
+    let address = match object.get("source_url") {
+        Some(serde_json::Value::String(address)) => address.trim(),
+        Some(_) => {
+            problems
+                .push(Diagnostic::new("source_url", "must be a string: the episode's page or audio address"));
+            ""
+        }
+        None => {
+            problems.push(Diagnostic::new("source_url", "is required: the episode's page or audio address"));
+            ""
+        }
+    };
+    let normalised = if address.is_empty() {
+        None
+    } else if address.chars().count() > MAX_ADDRESS_CHARS {
+        problems
+            .push(Diagnostic::new("source_url", format!("must be at most {MAX_ADDRESS_CHARS} characters")));
+        None
+    } else if let Err(refusal) = outbound::check(address, allowance) {
+        problems.push(Diagnostic::new("source_url", format!("`{address}` cannot be fetched: {refusal}")));
+        None
+    } else {
+        let normalised = normalise_source_url(address);
+        if normalised.is_none() {
+            problems
+                .push(Diagnostic::new("source_url", format!("`{address}` is not an episode's web address")));
+        }
+        normalised
+    };
+    match normalised {
+        Some(normalised_url) if problems.is_empty() => {
+            Ok(Asked { source_url: address.to_string(), normalised_url })
+        }
+        _ if problems.is_empty() => Err(vec![Diagnostic::new("source_url", "must not be empty")]),
+        _ => Err(problems),
+    }
+}
 
 /// What to read next.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,6 +12,7 @@ pub mod import;
 pub mod llm;
 pub mod names;
 pub mod normalise;
+pub mod publish;
 pub mod url;
 pub mod voice;
 

@@ -1,0 +1,246 @@
+//! Episodes taken in by their address, the Worker's side: `POST /api/episodes` makes a job
+//! (`routes::intake`) and queues its id; the queue consumer ([`take_in`]) drives `domain`'s intake
+//! step machine (`domain::quotes::intake::Intake`) with [`fetch`], names the voices, publishes the
+//! episode with the build's own function (`domain::quotes::transcript::publish`) and stores what
+//! the build would write for it in the `INTAKE` bucket, then marks the job `ready` in D1. The quote
+//! routes read an episode's files through [`episode_file`]: the build's when it has them, else the
+//! intake's, so a build that publishes the episode takes over without a seam.
+//!
+//! Every address is untrusted: `domain::site::outbound` checks it and each redirect (followed here
+//! by hand), each answer is bounded in bytes and time by its kind. Names are resolved by
+//! Cloudflare's network, which does not route to private addresses; the check here refuses the
+//! addresses and names that say so outright. Loopback `host:port` pairs are allowed only in a
+//! development run (`ENVIRONMENT=dev`, `FETCH_ALLOW_LOOPBACK`), which is how the tests reach their
+//! scripted hosts.
+
+use std::time::Duration;
+
+use domain::quotes::feed::Feed;
+use domain::quotes::intake::{self, Answer, Arrival, Intake, Step};
+use domain::quotes::transcript::identify::{asr_votes_of, merge};
+use domain::quotes::transcript::publish::{self, Built};
+use domain::quotes::transcript::url::is_episode_id;
+use domain::quotes::transcript::{Episode, Names, Run, Show, VoteSource, episode_id, export};
+use domain::recipes::slug;
+use domain::site::outbound::{self, Allowance, Fetched};
+use futures::StreamExt;
+use futures::future::{Either, select};
+use serde::{Deserialize, Serialize};
+use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
+
+use crate::assets::fetch_bytes;
+use crate::auth::now_iso;
+use crate::error::ApiError;
+use crate::store::{self, NewEpisode};
+
+/// The queue the jobs go through.
+pub const QUEUE: &str = "INTAKE_QUEUE";
+/// The bucket of the episodes the intake published.
+const BUCKET: &str = "INTAKE";
+
+/// A queue message: the job to move along.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Message {
+    pub job: String,
+}
+
+/// The job of a normalised address: one per address, so asking twice finds the first.
+pub fn job_id(normalised_url: &str) -> String {
+    format!("in_{}", &episode_id(normalised_url)["ep_".len()..])
+}
+
+/// The loopback pairs a development run may fetch; none outside one.
+pub fn allowance(env: &Env) -> Allowance {
+    let dev = env.var("ENVIRONMENT").is_ok_and(|value| value.to_string() == "dev");
+    let list = env.var("FETCH_ALLOW_LOOPBACK").map(|value| value.to_string()).unwrap_or_default();
+    if !dev || list.trim().is_empty() {
+        return Allowance::default();
+    }
+    Allowance::parse(&list).unwrap_or_default()
+}
+
+/// Fetches an address of `kind` as untrusted: each redirect checked, the body bounded in bytes and
+/// the whole in time. `Err` is a reason a person can act on.
+pub async fn fetch(address: &str, kind: Fetched, allowance: &Allowance) -> Result<Answer, String> {
+    let mut url = outbound::check(address, allowance).map_err(|refusal| format!("{address}: {refusal}"))?;
+    let limit = Duration::from_millis(kind.timeout_ms());
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let reads = async {
+        for followed in 0.. {
+            let mut init = RequestInit::new();
+            let headers = Headers::new();
+            headers.set("User-Agent", "Commonplace intake (+https://commonplace.example/docs/quotes)").ok();
+            headers.set("Accept-Encoding", "gzip").ok();
+            init.with_method(Method::Get).with_headers(headers).with_redirect(RequestRedirect::Manual);
+            let request =
+                Request::new_with_init(url.as_str(), &init).map_err(|err| format!("{url}: {err}"))?;
+            let mut response = Fetch::Request(request)
+                .send_with_signal(&signal)
+                .await
+                .map_err(|err| format!("{url} could not be reached: {err}"))?;
+            let status = response.status_code();
+            if (300..400).contains(&status) && status != 304 {
+                let location = response.headers().get("Location").ok().flatten();
+                let location = location.ok_or_else(|| format!("{url} redirects nowhere"))?;
+                url = outbound::redirect(&url, &location, followed, allowance)
+                    .map_err(|refusal| format!("{url} redirects to {location}: {refusal}"))?;
+                continue;
+            }
+            let content_type = response.headers().get("Content-Type").ok().flatten().unwrap_or_default();
+            let body = read_bounded(&mut response, kind, url.as_str()).await?;
+            return Ok(Answer { url: url.to_string(), status, content_type, body });
+        }
+        unreachable!("the loop returns")
+    };
+    match select(std::pin::pin!(reads), Delay::from(limit)).await {
+        Either::Left((answer, _)) => answer,
+        Either::Right(((), _)) => {
+            controller.abort();
+            Err(format!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs()))
+        }
+    }
+}
+
+/// The body, refused when it is longer than `kind` allows (told by `Content-Length` or counted).
+async fn read_bounded(response: &mut worker::Response, kind: Fetched, url: &str) -> Result<Vec<u8>, String> {
+    let max = kind.max_bytes();
+    let too_long = || format!("{url}: {} is larger than {} MiB", kind.noun(), max / (1024 * 1024));
+    let told = response.headers().get("Content-Length").ok().flatten().and_then(|n| n.parse::<u64>().ok());
+    if told.is_some_and(|length| length > max as u64) {
+        return Err(too_long());
+    }
+    let mut stream = response.stream().map_err(|err| format!("{url}: {err}"))?;
+    let mut body = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|err| format!("{url}: the answer broke off: {err}"))?;
+        if body.len() + chunk.len() > max {
+            return Err(too_long());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// What `builder sync` writes for an episode the intake published: the content files of its folder.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Content {
+    pub show: String,
+    pub show_record: Show,
+    pub episode: Episode,
+    pub names: Names,
+    pub runs: Vec<Run>,
+}
+
+/// Moves the job `id` along, from its queue message. `Err` only for a passing failure of ours (D1,
+/// R2), after which the message is delivered again; a reason of the episode's ends the job `failed`.
+pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
+    let db = store::db(env)?;
+    let Some(job) = store::job(&db, id).await? else { return Ok(()) };
+    if matches!(job.state.as_str(), "ready" | "failed") {
+        return Ok(());
+    }
+    store::move_job(&db, id, "fetching", None, &now_iso()).await?;
+    let allowance = allowance(env);
+    let created = now_iso()[..10].to_string();
+    let (mut machine, mut step) = Intake::start(&job.source_url, &[], &created, &allowance);
+    let arrival = loop {
+        step = match step {
+            Step::Fetch(wanted) => match fetch(&wanted.url, wanted.kind, &allowance).await {
+                Ok(answer) => machine.give(answer),
+                Err(reason) => machine.unreachable(reason),
+            },
+            Step::Arrived(arrival) => break *arrival,
+            Step::Failed(reason) => {
+                store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
+                return Ok(());
+            }
+        };
+    };
+    store::move_job(&db, id, "identifying", None, &now_iso()).await?;
+    let (content, built) = match publish_arrival(arrival) {
+        Ok(published) => published,
+        Err(reason) => {
+            store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
+            return Ok(());
+        }
+    };
+    store_episode(env, &content, &built).await?;
+    let summary = serde_json::to_string(&built.summary).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let now = now_iso();
+    let episode = NewEpisode {
+        id: &built.record.id,
+        show: &content.show,
+        normalised_url: &built.record.normalised_url,
+        summary: &summary,
+        job_id: id,
+        now: &now,
+    };
+    store::finish_with_episode(&db, episode).await
+}
+
+/// The show's folder name for a feed: its title as a slug.
+fn show_slug(feed: &Feed) -> String {
+    let slug = slug::from_title(&feed.title);
+    if slug.is_empty() { "show".to_string() } else { slug }
+}
+
+/// The episode that arrived, named and published: its content files and what the build would make.
+fn publish_arrival(arrival: Arrival) -> Result<(Content, Built), String> {
+    let Arrival { feed, episode, run, .. } = arrival;
+    let show_record = intake::show_of(&feed, None)?;
+    let show = show_slug(&feed);
+    let runs = vec![run];
+    // Source 1 votes at once; a run without embeddings gives voice match nothing to hear, and
+    // elimination is worked out whenever the names are resolved.
+    let names = merge(&Names::default(), VoteSource::Asr, &asr_votes_of(&runs));
+    let built = publish::publish(&show, &show_record, episode.clone(), names.clone(), runs.clone())
+        .ok_or_else(|| "the episode has no address this site can key it by".to_string())?;
+    Ok((Content { show, show_record, episode, names, runs }, built))
+}
+
+/// Writes the episode's files into the bucket, as the build lays them out.
+async fn store_episode(env: &Env, content: &Content, built: &Built) -> Result<(), ApiError> {
+    let bucket = env.bucket(BUCKET)?;
+    let id = &built.record.id;
+    let files: Vec<(String, Vec<u8>)> = vec![
+        (format!("episodes/{id}/transcript.json"), json(&built.canonical)?),
+        (format!("episodes/{id}/transcript.vtt"), export::to_webvtt(&built.canonical).into_bytes()),
+        (
+            format!("episodes/{id}/transcript.p20.json"),
+            export::to_podcasting20(&built.canonical).to_string().into_bytes(),
+        ),
+        (format!("episodes/{id}/names.json"), json(&built.name_inputs)?),
+        (format!("episodes/{id}/content.json"), json(content)?),
+        (format!("episodes/{id}.json"), json(&built.record)?),
+    ];
+    for (key, bytes) in files {
+        bucket.put(key, bytes).execute().await?;
+    }
+    Ok(())
+}
+
+fn json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(value).map_err(|err| ApiError::Internal(err.to_string()))
+}
+
+/// A file of episode `id` (`name` is `.json` for the record, `/transcript.json` and so on): the
+/// build's, else the intake's once its episode is ready. `None` when neither has it.
+pub async fn episode_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
+    if !is_episode_id(id) {
+        return Ok(None);
+    }
+    let path = format!("episodes/{id}{name}");
+    if let Some(built) = fetch_bytes(env, path.clone()).await? {
+        return Ok(Some(built));
+    }
+    if !store::has_episode(&store::db(env)?, id).await? {
+        return Ok(None);
+    }
+    match env.bucket(BUCKET)?.get(path).execute().await? {
+        Some(object) => Ok(Some(
+            object.body().ok_or_else(|| ApiError::Internal("an empty object".into()))?.bytes().await?,
+        )),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,111 @@
+//! Episodes by their address: `POST /api/episodes` asks for one (with a key) and `GET
+//! /api/intake/{id}` says where its job stands. The work itself is the queue consumer's
+//! (`crate::intake::take_in`); a request never waits for a fetch.
+
+use domain::quotes::intake::asked_from_body;
+use serde_json::{Value, json};
+use worker::{Env, Request, Response};
+
+use crate::auth::{self, now_iso};
+use crate::error::ApiError;
+use crate::http;
+use crate::intake::{self, Message};
+use crate::store::{self, JobRow};
+
+/// Seconds a client is asked to wait before looking at a job again.
+const RETRY_AFTER_S: u32 = 2;
+
+/// A job that has not moved for this long lost its message, and asking again queues it again.
+const STALLED_S: u64 = 15 * 60;
+
+/// The job as the API shows it.
+pub fn job_view(job: &JobRow) -> Value {
+    json!({
+        "id": job.id,
+        "source_url": job.source_url,
+        "state": job.state,
+        "reason": job.reason,
+        "episode_id": job.episode_id,
+        "episode_url": job.episode_id.as_ref().map(|id| format!("/api/episodes/{id}")),
+        "url": format!("/api/intake/{}", job.id),
+        "created_at": job.created_at,
+        "updated_at": job.updated_at,
+    })
+}
+
+fn finished(job: &JobRow) -> bool {
+    matches!(job.state.as_str(), "ready" | "failed")
+}
+
+/// The job's answer: 202 with `Retry-After` while it runs, `status` once it has finished.
+fn job_answer(job: &JobRow, status: u16) -> Result<Response, ApiError> {
+    let mut response = Response::from_bytes(job_view(job).to_string().into_bytes())?;
+    let running = !finished(job);
+    let headers = response.headers_mut();
+    headers.set("Content-Type", "application/json; charset=utf-8")?;
+    headers.set("Cache-Control", "no-store")?;
+    headers.set("Location", &format!("/api/intake/{}", job.id))?;
+    if running {
+        headers.set("Retry-After", &RETRY_AFTER_S.to_string())?;
+    }
+    http::cors(headers);
+    Ok(response.with_status(if running { 202 } else { status }))
+}
+
+/// `POST /api/episodes` with `{source_url}`: the episode at that address is taken in. 202 and the
+/// job's `Location`; the same address asked again (by anyone) is the same job, and a job that
+/// failed, or has not moved for a quarter of an hour, is tried again.
+///
+/// Order of checks: key (401), rate limit (429), body (415, 413, 400, 422).
+pub async fn request(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let caller = auth::caller(&req, env).await?;
+    let rate = auth::count_write(env, &caller).await?;
+    let answer = async {
+        let body = http::json_body(&mut req).await?;
+        let asked = asked_from_body(&body, &intake::allowance(env)).map_err(ApiError::Invalid)?;
+        let db = store::db(env)?;
+        let id = intake::job_id(&asked.normalised_url);
+        let now = now_iso();
+        let made =
+            store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now)
+                .await?;
+        let job =
+            store::job(&db, &id).await?.ok_or_else(|| ApiError::Internal(format!("job {id} vanished")))?;
+        let again = !made && store::retry_job(&db, &id, &now, &auth::iso_ago(STALLED_S)).await?;
+        if made || again {
+            env.queue(intake::QUEUE)?.send(Message { job: id.clone() }).await?;
+        }
+        let job = if again { store::job(&db, &id).await?.unwrap_or(job) } else { job };
+        job_answer(&job, 200)
+    };
+    http::rated(answer.await, &rate, &req.path())
+}
+
+/// `GET /api/intake/{id}`: where a job stands.
+pub async fn status(env: &Env, id: &str) -> Result<Response, ApiError> {
+    let job = store::job(&store::db(env)?, id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no intake job `{id}`")))?;
+    job_answer(&job, 200)
+}
+
+/// What `/api/attribute` says about an address no published episode has: where its job stands, or
+/// how to ask for it.
+pub async fn unknown_address(env: &Env, normalised_url: &str) -> Result<String, ApiError> {
+    let job = store::job_by_address(&store::db(env)?, normalised_url).await?;
+    Ok(match job {
+        Some(job) if job.state == "failed" => format!(
+            "no episode is published at {normalised_url}: taking it in failed ({}); POST /api/episodes \
+             with a key tries again",
+            job.reason.as_deref().unwrap_or("no reason was kept")
+        ),
+        Some(job) => format!(
+            "no episode is published at {normalised_url} yet: it is being taken in ({}; GET /api/intake/{})",
+            job.state, job.id
+        ),
+        None => format!(
+            "no episode is published at {normalised_url}: ask for it with POST /api/episodes \
+             {{\"source_url\": \"…\"}} and an API key (make one on /kitchen)"
+        ),
+    })
+}

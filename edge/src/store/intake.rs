@@ -1,0 +1,151 @@
+//! Episodes taken in by their address: the jobs of `intake_jobs` and the episodes of
+//! `intake_episodes` (`migrations/0008_intake.sql`).
+
+use serde::{Deserialize, Serialize};
+use worker::D1Database;
+
+use super::{Arg, all, batch, first, run, stmt};
+use crate::error::ApiError;
+
+/// One job, as `GET /api/intake/{id}` shows it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct JobRow {
+    pub id: String,
+    pub source_url: String,
+    pub normalised_url: String,
+    pub state: String,
+    pub reason: Option<String>,
+    pub episode_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+const JOB_COLUMNS: &str = "id, source_url, normalised_url, state, reason, episode_id, created_at, updated_at";
+
+/// A new job asked by `account_id`: `true` when this call made it, `false` when the address has
+/// one already (asked before, or at the same moment by someone else).
+pub async fn add_job(
+    db: &D1Database,
+    id: &str,
+    source_url: &str,
+    normalised_url: &str,
+    account_id: i64,
+    now: &str,
+) -> Result<bool, ApiError> {
+    let made = run(
+        db,
+        "INSERT INTO intake_jobs (id, source_url, normalised_url, state, account_id, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?5) ON CONFLICT DO NOTHING",
+        &[
+            Arg::Text(id),
+            Arg::Text(source_url),
+            Arg::Text(normalised_url),
+            Arg::Int(account_id),
+            Arg::Text(now),
+        ],
+    )
+    .await?;
+    Ok(made == 1)
+}
+
+pub async fn job(db: &D1Database, id: &str) -> Result<Option<JobRow>, ApiError> {
+    first(db, &format!("SELECT {JOB_COLUMNS} FROM intake_jobs WHERE id = ?1"), &[Arg::Text(id)]).await
+}
+
+pub async fn job_by_address(db: &D1Database, normalised_url: &str) -> Result<Option<JobRow>, ApiError> {
+    let sql = format!("SELECT {JOB_COLUMNS} FROM intake_jobs WHERE normalised_url = ?1");
+    first(db, &sql, &[Arg::Text(normalised_url)]).await
+}
+
+/// Moves a job that is not finished to `state`; `false` when it had finished (ready or failed),
+/// so a second delivery of its message changes nothing.
+pub async fn move_job(
+    db: &D1Database,
+    id: &str,
+    state: &str,
+    reason: Option<&str>,
+    now: &str,
+) -> Result<bool, ApiError> {
+    let reason = reason.map_or(Arg::Null, Arg::Text);
+    let moved = run(
+        db,
+        "UPDATE intake_jobs SET state = ?2, reason = ?3, updated_at = ?4 \
+         WHERE id = ?1 AND state NOT IN ('ready', 'failed')",
+        &[Arg::Text(id), Arg::Text(state), reason, Arg::Text(now)],
+    )
+    .await?;
+    Ok(moved == 1)
+}
+
+/// Queues a job again when it failed, or when it has not moved since `stalled_before` (its message
+/// was lost): `true` when this call did.
+pub async fn retry_job(db: &D1Database, id: &str, now: &str, stalled_before: &str) -> Result<bool, ApiError> {
+    let moved = run(
+        db,
+        "UPDATE intake_jobs SET state = 'queued', reason = NULL, updated_at = ?2 WHERE id = ?1 \
+         AND (state = 'failed' OR (state <> 'ready' AND updated_at < ?3))",
+        &[Arg::Text(id), Arg::Text(now), Arg::Text(stalled_before)],
+    )
+    .await?;
+    Ok(moved == 1)
+}
+
+/// An episode the intake published, as `intake_episodes` keeps it.
+pub struct NewEpisode<'a> {
+    pub id: &'a str,
+    pub show: &'a str,
+    pub normalised_url: &'a str,
+    pub summary: &'a str,
+    pub job_id: &'a str,
+    pub now: &'a str,
+}
+
+/// Records the episode and makes its job `ready`, in one transaction; an episode another job made
+/// first (the same episode asked by its page and by its audio) is kept as it was.
+pub async fn finish_with_episode(db: &D1Database, episode: NewEpisode<'_>) -> Result<(), ApiError> {
+    let NewEpisode { id, show, normalised_url, summary, job_id, now } = episode;
+    let statements = vec![
+        stmt(
+            db,
+            "INSERT INTO intake_episodes (id, show, normalised_url, summary, job_id, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+            &[
+                Arg::Text(id),
+                Arg::Text(show),
+                Arg::Text(normalised_url),
+                Arg::Text(summary),
+                Arg::Text(job_id),
+                Arg::Text(now),
+            ],
+        )?,
+        stmt(
+            db,
+            "UPDATE intake_jobs SET state = 'ready', reason = NULL, episode_id = ?2, updated_at = ?3 \
+             WHERE id = ?1",
+            &[Arg::Text(job_id), Arg::Text(id), Arg::Text(now)],
+        )?,
+    ];
+    batch(db, statements).await?;
+    Ok(())
+}
+
+/// Whether the intake published the episode `id`.
+pub async fn has_episode(db: &D1Database, id: &str) -> Result<bool, ApiError> {
+    #[derive(Deserialize)]
+    struct Found {
+        #[allow(dead_code)]
+        id: String,
+    }
+    Ok(first::<Found>(db, "SELECT id FROM intake_episodes WHERE id = ?1", &[Arg::Text(id)]).await?.is_some())
+}
+
+/// The lines (`EpisodeSummary` JSON) of every episode the intake published, newest first.
+pub async fn episode_summaries(db: &D1Database) -> Result<Vec<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Line {
+        summary: String,
+    }
+    let lines: Vec<Line> =
+        all(db, "SELECT summary FROM intake_episodes ORDER BY created_at DESC, id", &[]).await?;
+    Ok(lines.into_iter().map(|line| line.summary).collect())
+}

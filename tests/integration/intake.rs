@@ -1,0 +1,192 @@
+//! Episodes taken in by their address through the real Worker: `POST /api/episodes`, the job on
+//! the local queue, the fetches to a scripted publisher's host (`tests::scripted::podcast_host`,
+//! the only loopback pair the worker may fetch), and every quote route answering for the episode
+//! once it is ready.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, ensure};
+use futures::future::join_all;
+use serde_json::{Value, json};
+use tests::kitchen::key_for;
+use tests::scripted::{Listener, podcast_host};
+use tests::{Config, Worker};
+
+/// A worker allowed to fetch the scripted podcast host, and that host.
+struct IntakeSite {
+    worker: Worker,
+    host: Listener,
+    client: reqwest::Client,
+    key: String,
+}
+
+impl IntakeSite {
+    async fn start() -> Result<IntakeSite> {
+        let host = podcast_host().await?;
+        let worker = Worker::start_with(Config {
+            vars: vec![("FETCH_ALLOW_LOOPBACK".into(), host.addr.to_string())],
+            ..Config::default()
+        })
+        .await?;
+        let key = key_for(&worker, "newsdesk").await?;
+        Ok(IntakeSite { worker, host, client: reqwest::Client::new(), key })
+    }
+
+    fn on_host(&self, path: &str) -> String {
+        format!("http://{}{path}", self.host.addr)
+    }
+
+    /// `POST /api/episodes` for `source_url`: status, `Location`, `Retry-After` and the body.
+    async fn ask(&self, source_url: &str) -> Result<(u16, Option<String>, Option<String>, Value)> {
+        let response = self
+            .client
+            .post(self.worker.url("/api/episodes"))
+            .bearer_auth(&self.key)
+            .json(&json!({ "source_url": source_url }))
+            .send()
+            .await?;
+        let header =
+            |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(String::from);
+        let (location, retry_after) = (header("location"), header("retry-after"));
+        Ok((response.status().as_u16(), location, retry_after, response.json().await?))
+    }
+
+    /// The job at `location` once it has finished (ready or failed), within a minute.
+    async fn finished(&self, location: &str) -> Result<Value> {
+        let start = Instant::now();
+        loop {
+            let job: Value = self.client.get(self.worker.url(location)).send().await?.json().await?;
+            if matches!(job["state"].as_str(), Some("ready" | "failed")) {
+                return Ok(job);
+            }
+            ensure!(start.elapsed() < Duration::from_secs(60), "the job did not finish in a minute: {job}");
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    async fn get(&self, path: &str) -> Result<(u16, Value)> {
+        let response = self.client.get(self.worker.url(path)).send().await?;
+        Ok((response.status().as_u16(), response.json().await?))
+    }
+}
+
+fn query(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+/// Asked for by its page, an episode comes in through the page's feed and the publisher's
+/// transcript, and then every quote route answers for it: attribution by the page's address and by
+/// the episode's own, the record, the transcript, the speakers and the list of episodes.
+pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let site = IntakeSite::start().await?;
+    let page = site.on_host("/self/episodes/budget-day");
+    let quote = "the harbour vote was never about the harbour";
+    let (status, body) =
+        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
+    ensure!(status == 404, "an address nobody asked for is 404, not {status}: {body}");
+    ensure!(
+        body["detail"].as_str().is_some_and(|d| d.contains("POST /api/episodes")),
+        "the 404 says how to ask for it: {body}"
+    );
+
+    let (status, location, retry_after, job) = site.ask(&page).await?;
+    ensure!(status == 202, "asking is 202 Accepted, not {status}: {job}");
+    let location = location.context("a Location")?;
+    ensure!(location == format!("/api/intake/{}", job["id"].as_str().unwrap_or_default()), "{location}");
+    ensure!(retry_after.is_some_and(|s| s.parse::<u32>().is_ok()), "a Retry-After in seconds");
+
+    let job = site.finished(&location).await?;
+    ensure!(job["state"] == "ready", "the job is ready: {job}");
+    let episode = job["episode_id"].as_str().context("the ready job names its episode")?.to_string();
+    let (status, again, _, same) = site.ask(&page).await?;
+    ensure!(status == 200 && same["id"] == job["id"], "asked again, the same finished job: {status} {same}");
+    ensure!(again.as_deref() == Some(location.as_str()), "…at the same Location");
+
+    let (status, attribution) =
+        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
+    ensure!(status == 200, "attributed by the page's address: {status} {attribution}");
+    ensure!(attribution["found"] == true && attribution["exact"] == true, "{attribution}");
+    ensure!(attribution["name"] == "Ines Varga", "the voice tag names her: {attribution}");
+    ensure!(attribution["start_s"].as_f64().is_some_and(|s| (6.0..12.0).contains(&s)), "{attribution}");
+    ensure!(attribution["episode"]["licence"] == "CC-BY-4.0", "the feed's licence: {attribution}");
+
+    let (status, record) = site.get(&format!("/api/episodes/{episode}")).await?;
+    ensure!(status == 200 && record["id"] == episode.as_str(), "the record: {status} {record}");
+    ensure!(
+        record["runs"][0]["pipeline"] == "publisher-webvtt",
+        "the publisher's transcript is the run: {record}"
+    );
+    let (status, transcript) = site.get(&format!("/api/episodes/{episode}/transcript")).await?;
+    ensure!(status == 200 && transcript["segments"].as_array().is_some_and(|s| s.len() == 2), "{transcript}");
+    let (status, speakers) = site.get(&format!("/api/episodes/{episode}/speakers")).await?;
+    ensure!(status == 200, "speakers: {status} {speakers}");
+    let (status, list) = site.get("/api/episodes?limit=100").await?;
+    let listed =
+        list["items"].as_array().is_some_and(|items| items.iter().any(|e| e["id"] == episode.as_str()));
+    ensure!(status == 200 && listed, "the episode is listed: {list}");
+    Ok(())
+}
+
+/// One address asked at the same moment by several requests is one job; each refused address
+/// (inside a network, or the cloud's metadata) is a 422 naming `source_url`, and nothing is queued.
+pub async fn one_job_per_address_and_inside_addresses_are_refused(_w: Arc<Worker>) -> Result<()> {
+    let site = IntakeSite::start().await?;
+    let page = site.on_host("/self/episodes/rail-strike");
+    let asks = join_all((0..5).map(|_| site.ask(&page))).await;
+    let mut ids = Vec::new();
+    for asked in asks {
+        let (status, _, _, job) = asked?;
+        ensure!(matches!(status, 200 | 202), "{status} {job}");
+        ids.push(job["id"].as_str().unwrap_or_default().to_string());
+    }
+    ids.dedup();
+    ensure!(ids.len() == 1, "one job for one address: {ids:?}");
+    let rows = site.worker.d1_query("SELECT COUNT(*) AS n FROM intake_jobs")?;
+    ensure!(rows[0]["n"] == 1, "one row: {rows:?}");
+
+    for inside in [
+        "http://127.0.0.1:9/episode",
+        "http://10.0.0.7/episode",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]/episode",
+        "http://localhost/episode",
+        "ftp://example.org/episode",
+        "https://user:secret@example.org/episode",
+    ] {
+        let (status, _, _, problem) = site.ask(inside).await?;
+        ensure!(status == 422, "{inside}: 422, not {status}: {problem}");
+        ensure!(problem["errors"][0]["field"] == "source_url", "{inside}: names the field: {problem}");
+    }
+    let rows = site.worker.d1_query("SELECT COUNT(*) AS n FROM intake_jobs")?;
+    ensure!(rows[0]["n"] == 1, "nothing queued for a refused address: {rows:?}");
+    Ok(())
+}
+
+/// A job that cannot make an episode ends `failed` with a reason a person can act on, and the 404
+/// of `/api/attribute` for its address says so: a transcript that redirects inside the network, an
+/// audio file no feed lists (no transcription service is configured), a page that answers 404.
+pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason(_w: Arc<Worker>) -> Result<()> {
+    let site = IntakeSite::start().await?;
+    let cases = [
+        ("/self/episodes/inside", "169.254.169.254"),
+        ("/audio/99.mp3", "TRANSCRIBE_PROVIDER"),
+        ("/nowhere", "HTTP 404"),
+    ];
+    for (path, says) in cases {
+        let address = site.on_host(path);
+        let (status, location, _, job) = site.ask(&address).await?;
+        ensure!(status == 202, "{path}: {status} {job}");
+        let job = site.finished(&location.context("a Location")?).await?;
+        ensure!(job["state"] == "failed", "{path}: failed: {job}");
+        let reason = job["reason"].as_str().unwrap_or_default();
+        ensure!(reason.contains(says), "{path}: the reason says {says:?}: {reason}");
+        let (status, body) =
+            site.get(&format!("/api/attribute?source_url={}&quote=anything", query(&address))).await?;
+        let detail = body["detail"].as_str().unwrap_or_default();
+        ensure!(status == 404 && detail.contains("failed"), "{path}: the 404 tells where it stands: {body}");
+    }
+    Ok(())
+}
