@@ -18,9 +18,11 @@ CREATE TABLE intake_jobs (
 -- Episodes the intake published, until a build publishes them from git (`builder sync` commits
 -- them): their files are in the INTAKE bucket under `episodes/<id>…`, as the build lays them out,
 -- beside `episodes/<id>/content.json`, the content files `builder sync` writes (show.json,
--- episode.json, names.json, runs). `summary` is the episode's line in `GET /api/episodes`.
+-- episode.json, names.json, runs). `summary` is the episode's line in `GET /api/episodes`; `seq`
+-- orders the public feed of these episodes (`GET /api/intake/episodes`) that `builder sync` commits.
 CREATE TABLE intake_episodes (
-  id             TEXT    PRIMARY KEY,
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             TEXT    NOT NULL UNIQUE,
   show           TEXT    NOT NULL,
   normalised_url TEXT    NOT NULL UNIQUE,
   summary        TEXT    NOT NULL,

@@ -10,11 +10,17 @@
 //! Speaker names set by editors come from a second feed, `/api/episodes/changes`: each
 //! decision is one commit writing the label's `human` entry into `shows/<show>/<episode>/names.json`
 //! (the episode found by its id), authored by the editor, with its own position in `.sync-state`.
+//!
+//! Episodes the Worker took in by their address come from a third feed, `/api/intake/episodes`: each
+//! is one commit writing its folder `shows/<show>/<episode>/` (`episode.json`, `names.json`,
+//! `runs/<pipeline>.json`, and the show's `show.json` when the show is new), authored by whoever
+//! asked for it. An episode the content already holds (the same id) is passed over.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use domain::quotes::intake::{TakenIn, TakenInPage};
 use domain::quotes::transcript::names::{Names, SpeakerChange, SpeakerChangePage};
 use domain::quotes::transcript::{Episode, episode_id, normalise_source_url};
 use domain::recipes::recipe::{Recipe, ServerFields};
@@ -30,6 +36,9 @@ struct State {
     /// The last speaker decision synced (absent until the first one).
     #[serde(default, skip_serializing_if = "is_zero")]
     speaker_last_seq: u64,
+    /// The last episode taken in by its address synced (absent until the first one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    intake_last_seq: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -110,7 +119,81 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
         }
     }
     eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {since}");
+
+    let mut since = state.intake_last_seq;
+    let mut n_episodes = 0;
+    let mut held = episode_folders(&workdir, content)?;
+    loop {
+        let page: TakenInPage = fetch_page(&runtime, &client, api, "intake/episodes", since)?;
+        for item in &page.items {
+            if item.seq <= since {
+                bail!("the intake feed went backwards: seq {} after {since}", item.seq);
+            }
+            since = item.seq;
+            if held.iter().any(|(id, _)| id == &item.episode) {
+                continue;
+            }
+            state.intake_last_seq = item.seq;
+            let folder = commit_episode(&repo, &workdir, content, &state_rel, item, state)?;
+            held.push((item.episode.clone(), folder));
+            n_episodes += 1;
+        }
+        match page.next_since {
+            Some(next) if !page.items.is_empty() => since = since.max(next),
+            _ => break,
+        }
+    }
+    eprintln!("synced {n_episodes} episode(s) taken in from {api}; last seq {since}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A content file's text: pretty JSON with a final newline, as `builder import` writes.
+fn pretty(value: &impl Serialize) -> Result<String> {
+    Ok(serde_json::to_string_pretty(value)? + "\n")
+}
+
+/// One commit: an episode taken in, as a new folder of its show (and the show's record when the show
+/// is new). Answers the folder, relative to the work tree.
+fn commit_episode(
+    repo: &git2::Repository,
+    workdir: &Path,
+    content: &str,
+    state_rel: &str,
+    item: &TakenIn,
+    state: State,
+) -> Result<String> {
+    let taken = &item.content;
+    if !domain::recipes::slug::is_valid(&taken.show) {
+        bail!("intake episode {} names the show folder `{}`, which is not a slug", item.seq, taken.show);
+    }
+    let show_rel = format!("{content}/shows/{}", taken.show);
+    let base = domain::recipes::slug::from_title(&taken.episode.title);
+    let base = if base.is_empty() { "episode".to_string() } else { base };
+    let name = domain::recipes::slug::first_free(&base, |taken| workdir.join(&show_rel).join(taken).exists());
+    let folder = format!("{show_rel}/{name}");
+    let mut files: Vec<(String, String)> = vec![(format!("{folder}/episode.json"), pretty(&taken.episode)?)];
+    if !taken.names.labels.is_empty() {
+        files.push((format!("{folder}/names.json"), pretty(&taken.names)?));
+    }
+    for run in &taken.runs {
+        if !domain::recipes::slug::is_valid(&run.pipeline) {
+            bail!("intake episode {} has a run named `{}`, which is not a file name", item.seq, run.pipeline);
+        }
+        files.push((format!("{folder}/runs/{}.json", run.pipeline), pretty(run)?));
+    }
+    if !workdir.join(&show_rel).join("show.json").exists() {
+        files.push((format!("{show_rel}/show.json"), pretty(&taken.show_record)?));
+    }
+    files.push((state_rel.to_string(), pretty(&state)?));
+    let message = format!(
+        "Take in {} ({})\n\nCommonplace-Intake: {}\nCommonplace-Episode: {}\n",
+        taken.episode.title, taken.episode.source_url, item.seq, item.episode
+    );
+    let borrowed: Vec<(&str, &[u8])> =
+        files.iter().map(|(rel, text)| (rel.as_str(), text.as_bytes())).collect();
+    commit_files(repo, workdir, &borrowed, &item.by, &item.at, &message)
+        .with_context(|| format!("intake episode {}", item.seq))?;
+    Ok(folder)
 }
 
 /// (episode id, `<content>/shows/<show>/<episode>` relative to the work tree) for every episode.

@@ -16,11 +16,11 @@
 use std::time::Duration;
 
 use domain::quotes::feed::Feed;
-use domain::quotes::intake::{self, Answer, Arrival, Intake, Step};
+use domain::quotes::intake::{self, Answer, Arrival, Content, Intake, Step};
 use domain::quotes::transcript::identify::{asr_votes_of, merge};
 use domain::quotes::transcript::publish::{self, Built};
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Episode, Names, Run, Show, VoteSource, episode_id, export};
+use domain::quotes::transcript::{Names, VoteSource, episode_id, export};
 use domain::recipes::slug;
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
@@ -122,16 +122,6 @@ async fn read_bounded(response: &mut worker::Response, kind: Fetched, url: &str)
     Ok(body)
 }
 
-/// What `builder sync` writes for an episode the intake published: the content files of its folder.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Content {
-    pub show: String,
-    pub show_record: Show,
-    pub episode: Episode,
-    pub names: Names,
-    pub runs: Vec<Run>,
-}
-
 /// Moves the job `id` along, from its queue message. `Err` only for a passing failure of ours (D1,
 /// R2), after which the message is delivered again; a reason of the episode's ends the job `failed`.
 pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
@@ -224,23 +214,59 @@ fn json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(value).map_err(|err| ApiError::Internal(err.to_string()))
 }
 
+/// The content files of an episode the intake published (`episodes/<id>/content.json`).
+pub async fn content(env: &Env, id: &str) -> Result<Option<Vec<u8>>, ApiError> {
+    let object = env.bucket(BUCKET)?.get(format!("episodes/{id}/content.json")).execute().await?;
+    match object {
+        Some(object) => Ok(Some(body_bytes(object).await?)),
+        None => Ok(None),
+    }
+}
+
+async fn body_bytes(object: worker::Object) -> Result<Vec<u8>, ApiError> {
+    Ok(object.body().ok_or_else(|| ApiError::Internal("an R2 object without a body".into()))?.bytes().await?)
+}
+
 /// A file of episode `id` (`name` is `.json` for the record, `/transcript.json` and so on): the
 /// build's, else the intake's once its episode is ready. `None` when neither has it.
 pub async fn episode_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
     if !is_episode_id(id) {
         return Ok(None);
     }
-    let path = format!("episodes/{id}{name}");
-    if let Some(built) = fetch_bytes(env, path.clone()).await? {
-        return Ok(Some(built));
+    match fetch_bytes(env, format!("episodes/{id}{name}")).await? {
+        Some(built) => Ok(Some(built)),
+        None => taken_in_file(env, id, name).await,
     }
+}
+
+/// A file of episode `id` as the intake stored it, once D1 lists the episode as ready.
+async fn taken_in_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
     if !store::has_episode(&store::db(env)?, id).await? {
         return Ok(None);
     }
-    match env.bucket(BUCKET)?.get(path).execute().await? {
-        Some(object) => Ok(Some(
-            object.body().ok_or_else(|| ApiError::Internal("an empty object".into()))?.bytes().await?,
-        )),
+    match env.bucket(BUCKET)?.get(format!("episodes/{id}{name}")).execute().await? {
+        Some(object) => Ok(Some(body_bytes(object).await?)),
         None => Ok(None),
     }
+}
+
+/// A download of an episode the intake published and no build has (`/episodes/<id>.json`,
+/// `/episodes/<id>/transcript.{json,vtt,p20.json}`), as the build would serve it.
+pub async fn download(env: &Env, path: &str) -> Result<Option<worker::Response>, ApiError> {
+    let Some(rest) = path.strip_prefix("/episodes/") else { return Ok(None) };
+    let (id, name) = match rest.split_once('/') {
+        Some((id, file)) => (id, format!("/{file}")),
+        None => (rest.trim_end_matches(".json"), ".json".to_string()),
+    };
+    let downloads = [".json", "/transcript.json", "/transcript.vtt", "/transcript.p20.json"];
+    if !is_episode_id(id) || !downloads.contains(&name.as_str()) {
+        return Ok(None);
+    }
+    let Some(bytes) = taken_in_file(env, id, &name).await? else { return Ok(None) };
+    let mut response = worker::Response::from_bytes(bytes)?;
+    let headers = response.headers_mut();
+    headers.set("Content-Type", domain::site::layout::content_type(path))?;
+    headers.set("Cache-Control", "public, max-age=300")?;
+    crate::http::cors(headers);
+    Ok(Some(response))
 }

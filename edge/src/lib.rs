@@ -98,7 +98,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
                 ApiError::NotFound(format!("nothing at {path}"))
             });
         }
-        Found::None => return assets::serve(req, env).await,
+        Found::None => return built_file(req, env).await,
     };
     let param = |name: &str| params.iter().find(|(n, _)| *n == name).map_or("", |(_, value)| value.as_str());
     let keyed = auth::keyed(&req)?;
@@ -148,6 +148,9 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         // Episodes by their address: the queue consumer below does the work.
         Op::RequestEpisode => intake_routes::request(req, env).await,
         Op::IntakeJob => intake_routes::status(env, param("job_id")).await,
+        Op::IntakeEpisodes => {
+            intake_routes::taken_in(env, http::input::<api::FeedQuery>(&req, &params)?).await
+        }
         // Agents: one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,
         Op::Kitchen => kitchen::home(req, env).await,
@@ -163,6 +166,18 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         // Recipes in from Cooklang or schema.org.
         Op::KitchenImport => kitchen::import(req, env).await,
         Op::KitchenSaveDraft => kitchen::save_draft(req, env).await,
-        Op::BuiltFile => assets::serve(req, env).await,
+        Op::BuiltFile => built_file(req, env).await,
+    }
+}
+
+/// A built file; under `/episodes/`, an episode the intake published and no build has yet answers as
+/// the build would (`intake::download`).
+async fn built_file(req: Request, env: &Env) -> Result<Response, ApiError> {
+    let path = req.path();
+    match assets::serve(req, env).await {
+        Err(ApiError::NotFound(detail)) if path.starts_with("/episodes/") => {
+            intake::download(env, &path).await?.ok_or(ApiError::NotFound(detail))
+        }
+        answer => answer,
     }
 }

@@ -127,6 +127,47 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     let listed =
         list["items"].as_array().is_some_and(|items| items.iter().any(|e| e["id"] == episode.as_str()));
     ensure!(status == 200 && listed, "the episode is listed: {list}");
+
+    // Downloads, as the build lays them out.
+    let download = |path: String| {
+        let client = site.client.clone();
+        let url = site.worker.url(&path);
+        async move {
+            let response = client.get(url).send().await?;
+            ensure!(response.status() == 200, "{path}: {}", response.status());
+            Ok::<_, anyhow::Error>(response.bytes().await?.to_vec())
+        }
+    };
+    let vtt = download(format!("/episodes/{episode}/transcript.vtt")).await?;
+    ensure!(String::from_utf8_lossy(&vtt).contains("<v Ines Varga>"), "the WebVTT download keeps the voices");
+    let served_record = download(format!("/episodes/{episode}.json")).await?;
+    let served_transcript = download(format!("/episodes/{episode}/transcript.json")).await?;
+
+    // `builder sync` commits it to a content repo, authored by whoever asked, once; a build of that
+    // repo publishes the very bytes the intake served.
+    let dir = tests::root().join(format!("tests/.work/intake-sync-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let repo = dir.join("repo");
+    crate::sync::init_repo(&repo)?;
+    let repo_arg = repo.to_string_lossy().to_string();
+    crate::sync::builder(&["sync", "--api", &site.worker.base, "--repo", &repo_arg])?;
+    let commits = crate::sync::log(&repo)?;
+    ensure!(commits.len() == 2, "one commit for the episode: {}", commits.len());
+    ensure!(
+        commits[0].author == "newsdesk" && commits[0].summary.starts_with("Take in Budget day"),
+        "{}",
+        commits[0].summary
+    );
+    crate::sync::builder(&["sync", "--api", &site.worker.base, "--repo", &repo_arg])?;
+    ensure!(crate::sync::log(&repo)?.len() == 2, "a second sync commits nothing");
+    let out = dir.join("dist");
+    let out_arg = out.to_string_lossy().to_string();
+    crate::sync::builder(&["build", "--git", &repo_arg, "--rev", "HEAD", "--out", &out_arg])?;
+    let built_record = std::fs::read(out.join(format!("episodes/{episode}.json")))?;
+    ensure!(built_record == served_record, "the built record differs from the served one");
+    let built_transcript = std::fs::read(out.join(format!("episodes/{episode}/transcript.json")))?;
+    ensure!(built_transcript == served_transcript, "the built transcript differs from the served one");
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use tests::kitchen::key_for;
 
 use crate::recipes_write::{Api, recipe};
 
-fn builder(args: &[&str]) -> Result<String> {
+pub fn builder(args: &[&str]) -> Result<String> {
     let bin = tests::root().join("target/release/builder");
     let output =
         Command::new(&bin).args(args).output().with_context(|| format!("running {}", bin.display()))?;
@@ -21,7 +21,7 @@ fn builder(args: &[&str]) -> Result<String> {
 }
 
 /// A content repo with one commit holding the built hummus recipe; returns that commit.
-fn init_repo(repo_dir: &Path) -> Result<String> {
+pub fn init_repo(repo_dir: &Path) -> Result<String> {
     std::fs::create_dir_all(repo_dir.join("content/recipes"))?;
     let repo = git2::Repository::init(repo_dir)?;
     std::fs::copy(
@@ -37,14 +37,14 @@ fn init_repo(repo_dir: &Path) -> Result<String> {
     Ok(repo.commit(Some("HEAD"), &sig, &sig, "Add hummus", &tree, &[])?.to_string())
 }
 
-struct Entry {
-    id: String,
-    author: String,
-    summary: String,
+pub struct Entry {
+    pub id: String,
+    pub author: String,
+    pub summary: String,
 }
 
 /// The repo's commits, newest first.
-fn log(repo_dir: &Path) -> Result<Vec<Entry>> {
+pub fn log(repo_dir: &Path) -> Result<Vec<Entry>> {
     let repo = git2::Repository::open(repo_dir)?;
     let mut walk = repo.revwalk()?;
     walk.push_head()?;

@@ -35,6 +35,7 @@ pub enum Op {
     PhraseSearch,
     DecideSpeaker,
     RequestEpisode,
+    IntakeEpisodes,
     IntakeJob,
     Mcp,
     Kitchen,
@@ -91,6 +92,7 @@ impl Op {
             | Op::PhraseSearch
             | Op::DecideSpeaker
             | Op::RequestEpisode
+            | Op::IntakeEpisodes
             | Op::IntakeJob => "Quotes",
             Op::Me
             | Op::Kitchen
@@ -454,6 +456,16 @@ pub const ROUTES: &[Route] = &[
         example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' \
                   --data '{\"source_url\":\"https://example.com/podcast/ep1\"}' {base}/api/episodes",
     },
+    read(
+        Op::IntakeEpisodes,
+        "/api/intake/episodes",
+        "The public feed of episodes taken in by their address, oldest first, each with the content \
+         files `builder sync` commits",
+        Takes::Query,
+        "Object",
+        &[400],
+        "curl -s '{base}/api/intake/episodes?since=0'",
+    ),
     Route {
         op: Op::IntakeJob,
         method: Method::Get,
@@ -741,7 +753,7 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         Op::ForkRecipe | Op::ChangeRecipe | Op::AiChange => schema::<RecipeSlug>(settings),
         Op::DietVersion => schema::<DietVersion>(settings),
         Op::RecipeHistory => schema::<HistoryQuery>(settings),
-        Op::Changes | Op::SpeakerDecisions => schema::<FeedQuery>(settings),
+        Op::Changes | Op::SpeakerDecisions | Op::IntakeEpisodes => schema::<FeedQuery>(settings),
         Op::Attribute => schema::<QuoteAttribution>(settings),
         Op::Episodes => schema::<EpisodeList>(settings),
         Op::Transcript => schema::<TranscriptQuery>(settings),

@@ -2,7 +2,8 @@
 //! /api/intake/{id}` says where its job stands. The work itself is the queue consumer's
 //! (`crate::intake::take_in`); a request never waits for a fetch.
 
-use domain::quotes::intake::asked_from_body;
+use domain::api::FeedAsked;
+use domain::quotes::intake::{Content, TakenIn, TakenInPage, asked_from_body};
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
@@ -108,4 +109,32 @@ pub async fn unknown_address(env: &Env, normalised_url: &str) -> Result<String, 
              {{\"source_url\": \"…\"}} and an API key (make one on /kitchen)"
         ),
     })
+}
+
+/// `GET /api/intake/episodes?since=<seq>&limit=<n>`: every episode the intake published after
+/// `since`, oldest first, each with the content files `builder sync` commits; at most `limit` and
+/// 1 MiB of them a page (`domain::paging`; a page holds at least one).
+pub async fn taken_in(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result<Response, ApiError> {
+    let rows = store::taken_in_since(&store::db(env)?, since, limit).await?;
+    let listed = rows.len();
+    let mut items = Vec::new();
+    let mut bytes = 0;
+    for row in rows {
+        if bytes >= domain::paging::PAGE_BYTES {
+            break;
+        }
+        let stored = intake::content(env, &row.id)
+            .await?
+            .ok_or_else(|| ApiError::Internal(format!("episode {} has no content.json", row.id)))?;
+        bytes += stored.len();
+        let content: Content = serde_json::from_slice(&stored)
+            .map_err(|err| ApiError::Internal(format!("episodes/{}/content.json: {err}", row.id)))?;
+        items.push(TakenIn { seq: row.seq, episode: row.id, by: row.handle, at: row.created_at, content });
+    }
+    domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);
+    let more = domain::paging::more_after(items.len(), listed, limit as usize);
+    let next_since = if more { items.last().map(|item| item.seq) } else { None };
+    let body = serde_json::to_value(TakenInPage { items, next_since })
+        .map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&body, 0)
 }

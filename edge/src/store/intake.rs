@@ -149,3 +149,25 @@ pub async fn episode_summaries(db: &D1Database) -> Result<Vec<String>, ApiError>
         all(db, "SELECT summary FROM intake_episodes ORDER BY created_at DESC, id", &[]).await?;
     Ok(lines.into_iter().map(|line| line.summary).collect())
 }
+
+/// An episode of the public feed of episodes the intake published.
+#[derive(Debug, Deserialize)]
+pub struct TakenInRow {
+    pub seq: u64,
+    pub id: String,
+    pub created_at: String,
+    /// The handle of the account that asked for it.
+    pub handle: String,
+}
+
+/// The episodes the intake published after `since`, oldest first, at most `limit`.
+pub async fn taken_in_since(db: &D1Database, since: u64, limit: u32) -> Result<Vec<TakenInRow>, ApiError> {
+    all(
+        db,
+        "SELECT e.seq, e.id, e.created_at, a.handle FROM intake_episodes e \
+         JOIN intake_jobs j ON j.id = e.job_id JOIN accounts a ON a.id = j.account_id \
+         WHERE e.seq > ?1 ORDER BY e.seq LIMIT ?2",
+        &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
+    )
+    .await
+}

@@ -33,7 +33,7 @@ pub use idempotency::{
 };
 pub use intake::{
     JobRow, NewEpisode, add_job, episode_summaries, finish_with_episode, has_episode, job, job_by_address,
-    move_job, retry_job,
+    move_job, retry_job, taken_in_since,
 };
 pub use recipes::{
     NewRow, OverlayRow, Update, adopt_built, insert_recipe, overlay_row, recipes_of, slugs_like,

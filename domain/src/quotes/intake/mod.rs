@@ -9,6 +9,7 @@
 //! item whose page is this one; an audio file that no followed feed lists, or an episode whose feed
 //! has no transcript, needs a transcription service, which is said in the failure.
 
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::Diagnostic;
@@ -17,8 +18,8 @@ use crate::quotes::transcript::identify::is_anonymous_label;
 use crate::quotes::transcript::import::{Format, import};
 use crate::quotes::transcript::names::name_key;
 use crate::quotes::transcript::{
-    Episode, Person, Role, Run, RunKind, Segment, Show, licence_url, normalise_source_url, validate_episode,
-    validate_run, validate_show,
+    Episode, Names, Person, Role, Run, RunKind, Segment, Show, licence_url, normalise_source_url,
+    validate_episode, validate_run, validate_show,
 };
 use crate::site::outbound::{self, Allowance, Fetched};
 
@@ -79,6 +80,38 @@ pub fn asked_from_body(body: &serde_json::Value, allowance: &Allowance) -> Resul
         _ if problems.is_empty() => Err(vec![Diagnostic::new("source_url", "must not be empty")]),
         _ => Err(problems),
     }
+}
+
+/// An episode the Worker's intake published, as the content repo will hold it: what `builder sync`
+/// writes into `shows/<show>/` (the show's record only when the folder has none yet).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Content {
+    /// The show's folder name.
+    pub show: String,
+    pub show_record: Show,
+    pub episode: Episode,
+    pub names: Names,
+    pub runs: Vec<Run>,
+}
+
+/// One item of the public feed of episodes the intake published (`GET /api/intake/episodes`), oldest
+/// first: what `builder sync` commits, one commit an episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TakenIn {
+    pub seq: u64,
+    /// The episode's id.
+    pub episode: String,
+    /// Who asked for it (the account's handle): the commit's author.
+    pub by: String,
+    pub at: String,
+    pub content: Content,
+}
+
+/// A page of that feed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TakenInPage {
+    pub items: Vec<TakenIn>,
+    pub next_since: Option<u64>,
 }
 
 /// What to read next.
