@@ -97,6 +97,8 @@ pub fn openapi() -> Value {
     name("TranscriptView", generator.subschema_for::<views::TranscriptView>());
     name("SpeakersView", generator.subschema_for::<views::SpeakersView>());
     name("QuoteSearch", generator.subschema_for::<phrase::Answer>());
+    name("EpisodeRequest", generator.subschema_for::<api::EpisodeRequest>());
+    name("IntakeJob", generator.subschema_for::<api::IntakeJob>());
     name("AiWrite", generator.subschema_for::<api::AiWrite>());
     let mut components: Map<String, Value> = generator.take_definitions(true).into_iter().collect();
     // Names a route refers to that are not a type's own name get an alias.
@@ -140,29 +142,6 @@ pub fn openapi() -> Value {
     );
     components.insert("Object".into(), json!({"type": "object"}));
     components.insert("Array".into(), json!({"type": "array", "items": {}}));
-    components.insert(
-        "EpisodeRequest".into(),
-        json!({"type": "object", "required": ["source_url"], "additionalProperties": false, "properties": {
-            "source_url": {"type": "string", "minLength": 1, "maxLength": domain::quotes::intake::MAX_ADDRESS_CHARS,
-                "pattern": "^\\s*[Hh][Tt][Tt][Pp][Ss]?://",
-                "description": "the episode's page, or its audio when a feed lists it: http or https, no \
-                    credentials, not a private or loopback address"}}}),
-    );
-    components.insert(
-        "IntakeJob".into(),
-        json!({"type": "object", "additionalProperties": false,
-            "required": ["id", "source_url", "state", "reason", "episode_id", "episode_url", "url", "created_at", "updated_at"],
-            "properties": {
-                "id": {"type": "string", "pattern": "^in_[a-z2-7]{10}$"},
-                "source_url": {"type": "string", "description": "the address as it was first asked for"},
-                "state": {"enum": ["queued", "fetching", "transcribing", "identifying", "ready", "failed"]},
-                "reason": {"type": ["string", "null"], "description": "why it failed, in words a person can act on"},
-                "episode_id": {"type": ["string", "null"], "description": "the episode, once ready"},
-                "episode_url": {"type": ["string", "null"]},
-                "url": {"type": "string", "description": "where the job stands: GET it again"},
-                "created_at": {"type": "string", "format": "date-time"},
-                "updated_at": {"type": "string", "format": "date-time"}}}),
-    );
     components.insert(
         "SpeakerDecision".into(),
         json!({"type": "object", "required": ["name"], "properties": {

@@ -50,6 +50,7 @@ const words = transcript.structuredContent.segments[0].text.split(/\s+/).slice(0
 await call("attribute_quote", { source_url: episode.source_url, quote: words });
 await call("search_transcripts", { q: words.split(" ").slice(0, 2).join(" ") });
 await call("speaker_stats", { episode_id: episode.id });
+await call("request_episode", { source_url: "https://podcasts.example.org/ts-sdk/episode-1" });
 await client.close();
 
 // Refusals: no key, an unknown key, someone else's recipe.

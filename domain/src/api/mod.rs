@@ -23,8 +23,8 @@ pub mod routes;
 pub use cooking::{CooklangAsked, RecipeAsked, RecipeCooklang, RecipeView};
 pub use input::{Input, from_json, from_query};
 pub use quotes::{
-    EpisodeAsked, EpisodeList, EpisodePage, EpisodesAsked, QuoteAsked, QuoteAttribution, SpeakerStats,
-    TranscriptQuery, TranscriptSearch,
+    EpisodeAsked, EpisodeList, EpisodePage, EpisodeRequest, EpisodesAsked, IntakeJob, JobState, QuoteAsked,
+    QuoteAttribution, SpeakerStats, TranscriptQuery, TranscriptSearch,
 };
 pub use recipes::{
     AiChange, AiChangeAsked, AiWrite, CreateRecipe, DietAsked, DietVersion, FeedAsked, FeedQuery,

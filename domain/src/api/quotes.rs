@@ -1,5 +1,5 @@
 //! The quote operations' inputs and answers (seed 001): attribution, phrase search, transcripts,
-//! speaker statistics and the episode list.
+//! speaker statistics, the episode list, and episodes asked for by their address.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
 use super::{Input, done, limit, offset, required};
 use crate::Diagnostic;
+#[cfg(feature = "schema")]
+use crate::quotes::intake::MAX_ADDRESS_CHARS;
 #[cfg(feature = "schema")]
 use crate::quotes::quote::MAX_QUOTE_CHARS;
 use crate::quotes::quote::views::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Page};
@@ -236,4 +238,104 @@ pub struct EpisodePage {
     pub items: Vec<crate::quotes::transcript::EpisodeSummary>,
     pub total: usize,
     pub next_cursor: Option<String>,
+}
+
+/// What an address must start with (any case; the rest is checked as every fetch is).
+#[cfg(feature = "schema")]
+const ADDRESS_PATTERN: &str = "^\\s*[Hh][Tt][Tt][Pp][Ss]?://";
+
+/// `POST /api/episodes`'s body and the `request_episode` tool's arguments.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodeRequest {
+    /// The episode's page, or its audio when a feed lists it: http or https, no user name or
+    /// password, not an address inside a network (loopback, private, link-local, metadata).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_ADDRESS_CHARS), regex(pattern = ADDRESS_PATTERN)))]
+    pub source_url: String,
+}
+
+impl Input for EpisodeRequest {
+    /// The address, trimmed; `crate::quotes::intake::asked` checks it as a fetch would.
+    type Valid = String;
+
+    fn validate(self) -> Result<String, Vec<Diagnostic>> {
+        let address = self.source_url.trim().to_string();
+        if address.is_empty() {
+            return Err(vec![Diagnostic::new(
+                "source_url",
+                "must not be empty: the episode's page or audio",
+            )]);
+        }
+        Ok(address)
+    }
+}
+
+/// Where an intake job stands: `queued`, `fetching`, `transcribing`, `identifying`, then `ready` or
+/// `failed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    Queued,
+    Fetching,
+    Transcribing,
+    Identifying,
+    Ready,
+    Failed,
+}
+
+impl JobState {
+    pub const ALL: [JobState; 6] = [
+        JobState::Queued,
+        JobState::Fetching,
+        JobState::Transcribing,
+        JobState::Identifying,
+        JobState::Ready,
+        JobState::Failed,
+    ];
+
+    /// The state's name, as stored and answered.
+    pub fn code(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Fetching => "fetching",
+            JobState::Transcribing => "transcribing",
+            JobState::Identifying => "identifying",
+            JobState::Ready => "ready",
+            JobState::Failed => "failed",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<JobState> {
+        JobState::ALL.into_iter().find(|state| state.code() == code)
+    }
+
+    /// Whether the job has finished (ready or failed).
+    pub fn finished(self) -> bool {
+        matches!(self, JobState::Ready | JobState::Failed)
+    }
+}
+
+/// An intake job: the answer of `POST /api/episodes`, `GET /api/intake/{job_id}` and
+/// `request_episode`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct IntakeJob {
+    /// `in_` and ten characters: one job per normalised address.
+    pub id: String,
+    /// The address as it was first asked for.
+    pub source_url: String,
+    pub state: JobState,
+    /// Why it failed, in words a person can act on.
+    pub reason: Option<String>,
+    /// The episode, once ready.
+    pub episode_id: Option<String>,
+    /// Its record (`/api/episodes/{id}`), once ready.
+    pub episode_url: Option<String>,
+    /// Where the job stands: GET it again.
+    pub url: String,
+    pub created_at: String,
+    pub updated_at: String,
 }

@@ -110,14 +110,14 @@ fn stateless_requests_carry_their_version_and_get_the_new_envelope() {
         &format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#),
         &stateless_header(),
         expect![[
-            r#"200 {"id":2,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"commonplace","title":"Commonplace","version":"test"}},"cacheScope":"public","resultType":"complete","tools":"13 tools","ttlMs":3600000}}"#
+            r#"200 {"id":2,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"commonplace","title":"Commonplace","version":"test"}},"cacheScope":"public","resultType":"complete","tools":"14 tools","ttlMs":3600000}}"#
         ]],
     );
     // The handshake era gets the old shape: a 2025-11-25 client may reject fields it does not know.
     check(
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
         &Headers { protocol_version: Some("2025-11-25".into()), method: None },
-        expect![[r#"200 {"id":2,"jsonrpc":"2.0","result":{"tools":"13 tools"}}"#]],
+        expect![[r#"200 {"id":2,"jsonrpc":"2.0","result":{"tools":"14 tools"}}"#]],
     );
     // `ping` and `initialize` are gone from the stateless revision.
     check(

@@ -212,6 +212,17 @@ tools! {
         "Published podcast episodes with their ids, source URLs and licences, optionally of one show, one \
          page at a time. Same as GET /api/episodes.",
     ),
+    RequestEpisode(api::EpisodeRequest => api::IntakeJob) = write(
+        "request_episode",
+        "Take in an episode by its address",
+        "Ask for the podcast episode at an address this service does not hold yet (its page, or its audio \
+         when a feed lists it) to be taken in: its page's feed and the publisher's transcript are read, and \
+         the voices named. Returns the job; call again with the same address (or GET its `url`) until \
+         `state` is `ready` (then attribute_quote answers for the episode) or `failed` (with a `reason`). \
+         One address is one job, so calling again costs nothing. Needs an API key. Same as POST \
+         /api/episodes.",
+        WriteHints { destructive: false, idempotent: true, open_world: true },
+    ),
 }
 
 pub fn tool(name: &str) -> Option<&'static ToolSpec> {

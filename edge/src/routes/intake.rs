@@ -2,16 +2,15 @@
 //! /api/intake/{id}` says where its job stands. The work itself is the queue consumer's
 //! (`crate::intake::take_in`); a request never waits for a fetch.
 
-use domain::api::FeedAsked;
-use domain::quotes::intake::{Content, TakenIn, TakenInPage, asked_from_body};
-use serde_json::{Value, json};
+use domain::api::{self, EpisodeRequest, FeedAsked, IntakeJob, JobState};
+use domain::quotes::intake::{Content, TakenIn, TakenInPage};
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, now_iso};
 use crate::error::ApiError;
 use crate::http;
 use crate::intake::{self, Message};
-use crate::store::{self, JobRow};
+use crate::store::{self, JobRow, KeyOwner};
 
 /// Seconds a client is asked to wait before looking at a job again.
 const RETRY_AFTER_S: u32 = 2;
@@ -20,37 +19,36 @@ const RETRY_AFTER_S: u32 = 2;
 const STALLED_S: u64 = 15 * 60;
 
 /// The job as the API shows it.
-pub fn job_view(job: &JobRow) -> Value {
-    json!({
-        "id": job.id,
-        "source_url": job.source_url,
-        "state": job.state,
-        "reason": job.reason,
-        "episode_id": job.episode_id,
-        "episode_url": job.episode_id.as_ref().map(|id| format!("/api/episodes/{id}")),
-        "url": format!("/api/intake/{}", job.id),
-        "created_at": job.created_at,
-        "updated_at": job.updated_at,
+pub fn job_view(job: &JobRow) -> Result<IntakeJob, ApiError> {
+    let state = JobState::from_code(&job.state)
+        .ok_or_else(|| ApiError::Internal(format!("job {} has the state `{}`", job.id, job.state)))?;
+    Ok(IntakeJob {
+        id: job.id.clone(),
+        source_url: job.source_url.clone(),
+        state,
+        reason: job.reason.clone(),
+        episode_id: job.episode_id.clone(),
+        episode_url: job.episode_id.as_ref().map(|id| format!("/api/episodes/{id}")),
+        url: format!("/api/intake/{}", job.id),
+        created_at: job.created_at.clone(),
+        updated_at: job.updated_at.clone(),
     })
 }
 
-fn finished(job: &JobRow) -> bool {
-    matches!(job.state.as_str(), "ready" | "failed")
-}
-
-/// The job's answer: 202 with `Retry-After` while it runs, `status` once it has finished.
-fn job_answer(job: &JobRow, status: u16) -> Result<Response, ApiError> {
-    let mut response = Response::from_bytes(job_view(job).to_string().into_bytes())?;
-    let running = !finished(job);
+/// The job's answer: 202 with `Retry-After` while it runs, 200 once it has finished.
+fn job_answer(job: &IntakeJob) -> Result<Response, ApiError> {
+    let body = serde_json::to_vec(job).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let mut response = Response::from_bytes(body)?;
+    let running = !job.state.finished();
     let headers = response.headers_mut();
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", "no-store")?;
-    headers.set("Location", &format!("/api/intake/{}", job.id))?;
+    headers.set("Location", &job.url)?;
     if running {
         headers.set("Retry-After", &RETRY_AFTER_S.to_string())?;
     }
     http::cors(headers);
-    Ok(response.with_status(if running { 202 } else { status }))
+    Ok(response.with_status(if running { 202 } else { 200 }))
 }
 
 /// `POST /api/episodes` with `{source_url}`: the episode at that address is taken in. 202 and the
@@ -63,23 +61,27 @@ pub async fn request(mut req: Request, env: &Env) -> Result<Response, ApiError> 
     let rate = auth::count_write(env, &caller).await?;
     let answer = async {
         let body = http::json_body(&mut req).await?;
-        let asked = asked_from_body(&body, &intake::allowance(env)).map_err(ApiError::Invalid)?;
-        let db = store::db(env)?;
-        let id = intake::job_id(&asked.normalised_url);
-        let now = now_iso();
-        let made =
-            store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now)
-                .await?;
-        let job =
-            store::job(&db, &id).await?.ok_or_else(|| ApiError::Internal(format!("job {id} vanished")))?;
-        let again = !made && store::retry_job(&db, &id, &now, &auth::iso_ago(STALLED_S)).await?;
-        if made || again {
-            env.queue(intake::QUEUE)?.send(Message { job: id.clone() }).await?;
-        }
-        let job = if again { store::job(&db, &id).await?.unwrap_or(job) } else { job };
-        job_answer(&job, 200)
+        let address = api::from_json::<EpisodeRequest>(&body).map_err(ApiError::Invalid)?;
+        job_answer(&request_episode(env, &caller, &address).await?)
     };
     http::rated(answer.await, &rate, &req.path())
+}
+
+/// The job of the episode at `address`, asked for by `caller`: made and queued when the address has
+/// none, queued again when its job failed or stalled; also the `request_episode` tool.
+pub async fn request_episode(env: &Env, caller: &KeyOwner, address: &str) -> Result<IntakeJob, ApiError> {
+    let asked = domain::quotes::intake::asked(address, &intake::allowance(env)).map_err(ApiError::Invalid)?;
+    let db = store::db(env)?;
+    let id = intake::job_id(&asked.normalised_url);
+    let now = now_iso();
+    let made =
+        store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now).await?;
+    let again = !made && store::retry_job(&db, &id, &now, &auth::iso_ago(STALLED_S)).await?;
+    if made || again {
+        env.queue(intake::QUEUE)?.send(Message { job: id.clone() }).await?;
+    }
+    let job = store::job(&db, &id).await?.ok_or_else(|| ApiError::Internal(format!("job {id} vanished")))?;
+    job_view(&job)
 }
 
 /// `GET /api/intake/{id}`: where a job stands.
@@ -87,7 +89,7 @@ pub async fn status(env: &Env, id: &str) -> Result<Response, ApiError> {
     let job = store::job(&store::db(env)?, id)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no intake job `{id}`")))?;
-    job_answer(&job, 200)
+    job_answer(&job_view(&job)?)
 }
 
 /// What `/api/attribute` says about an address no published episode has: where its job stands, or

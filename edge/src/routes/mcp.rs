@@ -13,7 +13,7 @@ use serde_json::Value;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
-use crate::routes::{ai, diet, quotes, recipes, writes};
+use crate::routes::{ai, diet, intake, quotes, recipes, writes};
 use crate::store::KeyOwner;
 use crate::{auth, http, overlay, store};
 
@@ -176,5 +176,9 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
         ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input, keyed).await?),
         ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input, keyed).await?),
         ToolInput::ListEpisodes(input) => structured(quotes::episode_page(env, input.clone()).await?),
+        ToolInput::RequestEpisode(address) => {
+            let caller = writer(req, env).await?;
+            structured(intake::request_episode(env, &caller, address).await?)
+        }
     }
 }

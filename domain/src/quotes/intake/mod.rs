@@ -33,52 +33,19 @@ pub struct Asked {
     pub normalised_url: String,
 }
 
-/// The address of `{"source_url": "…"}`, the body of `POST /api/episodes` (no other field), checked
-/// as every fetch will be: every problem at once, each naming its field.
-pub fn asked_from_body(body: &serde_json::Value, allowance: &Allowance) -> Result<Asked, Vec<Diagnostic>> {
-    let Some(object) = body.as_object() else {
-        return Err(vec![Diagnostic::new("(body)", "must be a JSON object {source_url}")]);
-    };
-    let mut problems: Vec<Diagnostic> = object
-        .keys()
-        .filter(|key| key.as_str() != "source_url")
-        .map(|key| Diagnostic::new(key.as_str(), "unknown field; send only source_url"))
-        .collect();
-    let address = match object.get("source_url") {
-        Some(serde_json::Value::String(address)) => address.trim(),
-        Some(_) => {
-            problems
-                .push(Diagnostic::new("source_url", "must be a string: the episode's page or audio address"));
-            ""
-        }
-        None => {
-            problems.push(Diagnostic::new("source_url", "is required: the episode's page or audio address"));
-            ""
-        }
-    };
-    let normalised = if address.is_empty() {
-        None
-    } else if address.chars().count() > MAX_ADDRESS_CHARS {
-        problems
-            .push(Diagnostic::new("source_url", format!("must be at most {MAX_ADDRESS_CHARS} characters")));
-        None
-    } else if let Err(refusal) = outbound::check(address, allowance) {
-        problems.push(Diagnostic::new("source_url", format!("`{address}` cannot be fetched: {refusal}")));
-        None
-    } else {
-        let normalised = normalise_source_url(address);
-        if normalised.is_none() {
-            problems
-                .push(Diagnostic::new("source_url", format!("`{address}` is not an episode's web address")));
-        }
-        normalised
-    };
-    match normalised {
-        Some(normalised_url) if problems.is_empty() => {
-            Ok(Asked { source_url: address.to_string(), normalised_url })
-        }
-        _ if problems.is_empty() => Err(vec![Diagnostic::new("source_url", "must not be empty")]),
-        _ => Err(problems),
+/// The address `POST /api/episodes` and `request_episode` ask for (`crate::api::EpisodeRequest`,
+/// trimmed), checked as every fetch will be; each problem names `source_url`.
+pub fn asked(address: &str, allowance: &Allowance) -> Result<Asked, Vec<Diagnostic>> {
+    let problem = |reason: String| Err(vec![Diagnostic::new("source_url", reason)]);
+    if address.chars().count() > MAX_ADDRESS_CHARS {
+        return problem(format!("must be at most {MAX_ADDRESS_CHARS} characters"));
+    }
+    if let Err(refusal) = outbound::check(address, allowance) {
+        return problem(format!("`{address}` cannot be fetched: {refusal}"));
+    }
+    match normalise_source_url(address) {
+        Some(normalised_url) => Ok(Asked { source_url: address.to_string(), normalised_url }),
+        None => problem(format!("`{address}` is not an episode's web address")),
     }
 }
 
