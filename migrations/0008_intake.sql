@@ -11,8 +11,21 @@ CREATE TABLE intake_jobs (
   reason         TEXT,
   account_id     INTEGER NOT NULL REFERENCES accounts (id),
   episode_id     TEXT,
+  -- A job the cron made from a followed feed: the show's folder and its feed, looked in first.
+  show           TEXT,
+  feed_url       TEXT,
   created_at     TEXT    NOT NULL,
   updated_at     TEXT    NOT NULL
+);
+
+-- Feeds the site follows (`show.json`'s `feed_url`): the validators of the last answer, so the next
+-- read is a conditional GET (`If-None-Match`, `If-Modified-Since`) that a feed without news answers
+-- with 304.
+CREATE TABLE followed_feeds (
+  url           TEXT PRIMARY KEY,
+  etag          TEXT,
+  last_modified TEXT,
+  checked_at    TEXT NOT NULL
 );
 
 -- Episodes the intake published, until a build publishes them from git (`builder sync` commits

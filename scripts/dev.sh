@@ -29,5 +29,6 @@ if ! grep -qs '^ENVIRONMENT=' .dev.vars; then
   echo 'ENVIRONMENT=dev' >> .dev.vars
 fi
 npx wrangler d1 migrations apply DB --local --persist-to "$STATE" >/dev/null
+# `--test-scheduled`: GET /__scheduled runs the cron (the followed feeds) at once.
 exec npx wrangler dev --local --ip 127.0.0.1 --port "${PORT:-8787}" --persist-to "$STATE" \
-  --assets "$OUT.assets" --show-interactive-dev-session=false
+  --assets "$OUT.assets" --show-interactive-dev-session=false --test-scheduled

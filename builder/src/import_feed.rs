@@ -79,7 +79,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let fetcher = Fetcher::new(fetch::allowance()?)?;
     let (feed_url, bytes) = fetcher.get(&request.feed, Fetched::Feed)?;
     let feed = feed::parse(&bytes, &feed_url).map_err(|err| anyhow::anyhow!("{feed_url}: {err}"))?;
-    let show = show_record(&show_dir, &feed, request.to.licence.as_deref())?;
+    let show = show_record(&show_dir, &feed, feed_url.as_str(), request.to.licence.as_deref())?;
     let mut held = held_addresses(&show_dir)?;
     let mut imported = Vec::new();
     let items = feed.items.iter().take(request.first.unwrap_or(usize::MAX));
@@ -105,14 +105,16 @@ pub fn run(request: Request) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The show's record: the one the folder holds, else one from the feed.
-fn show_record(show_dir: &Path, feed: &Feed, licence: Option<&str>) -> Result<Show> {
+/// The show's record: the one the folder holds, else one from the feed, which the site then follows.
+fn show_record(show_dir: &Path, feed: &Feed, feed_url: &str, licence: Option<&str>) -> Result<Show> {
     let path = show_dir.join("show.json");
     if path.exists() {
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         return serde_json::from_str(&text).with_context(|| format!("{}", path.display()));
     }
-    intake::show_of(feed, licence).map_err(anyhow::Error::msg)
+    let mut show = intake::show_of(feed, licence).map_err(anyhow::Error::msg)?;
+    show.feed_url = Some(feed_url.to_string());
+    Ok(show)
 }
 
 /// The normalised addresses of the episodes the show holds.
@@ -210,7 +212,7 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
             Step::Failed(reason) => bail!("{reason}"),
         }
     };
-    let show = show_record(&show_dir, &arrived.feed, request.to.licence.as_deref())?;
+    let show = show_record(&show_dir, &arrived.feed, &arrived.feed_url, request.to.licence.as_deref())?;
     let normalised = normalise_source_url(&arrived.episode.source_url);
     if normalised.is_some_and(|address| held_addresses(&show_dir).is_ok_and(|held| held.contains(&address))) {
         eprintln!("held already: {:?} ({})", arrived.episode.title, arrived.episode.source_url);

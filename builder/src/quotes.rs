@@ -318,6 +318,7 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
             licence: show.licence.clone(),
             attribution: show.attribution.clone(),
             episode_count: episodes.iter().filter(|e| &e.record.show == slug).count(),
+            feed_url: show.feed_url.clone(),
         })
         .collect();
     out.write("shows.json", serde_json::to_string(&show_summaries)?.as_bytes())?;

@@ -20,7 +20,9 @@ use domain::quotes::intake::{self, Answer, Arrival, Content, Intake, Step};
 use domain::quotes::transcript::identify::{asr_votes_of, merge};
 use domain::quotes::transcript::publish::{self, Built};
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Names, VoteSource, episode_id, export};
+use domain::quotes::transcript::{
+    Names, Show, ShowSummary, VoteSource, episode_id, export, normalise_source_url,
+};
 use domain::recipes::slug;
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
@@ -31,18 +33,24 @@ use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, Reque
 use crate::assets::fetch_bytes;
 use crate::auth::now_iso;
 use crate::error::ApiError;
-use crate::store::{self, NewEpisode};
+use crate::store::{self, FeedJob, FeedValidators, NewEpisode};
 
 /// The queue the jobs go through.
 pub const QUEUE: &str = "INTAKE_QUEUE";
 /// The bucket of the episodes the intake published.
 const BUCKET: &str = "INTAKE";
 
-/// A queue message: the job to move along.
+/// A queue message: a job to move along, or a followed feed to read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Message {
-    pub job: String,
+#[serde(rename_all = "lowercase")]
+pub enum Message {
+    Job(String),
+    Feed { show: String, url: String },
 }
+
+/// The newest items of a followed feed looked at each time it changes: a show's back catalogue is not
+/// taken in all at once, only what it publishes from now on and its latest episodes.
+const FEED_ITEMS_PER_READ: usize = 20;
 
 /// The job of a normalised address: one per address, so asking twice finds the first.
 pub fn job_id(normalised_url: &str) -> String {
@@ -62,6 +70,17 @@ pub fn allowance(env: &Env) -> Allowance {
 /// Fetches an address of `kind` as untrusted: each redirect checked, the body bounded in bytes and
 /// the whole in time. `Err` is a reason a person can act on.
 pub async fn fetch(address: &str, kind: Fetched, allowance: &Allowance) -> Result<Answer, String> {
+    fetch_if_changed(address, kind, allowance, &FeedValidators::default()).await.map(|(answer, _)| answer)
+}
+
+/// [`fetch`], conditional on `known` (a 304 answers when nothing changed), with the answer's own
+/// validators.
+async fn fetch_if_changed(
+    address: &str,
+    kind: Fetched,
+    allowance: &Allowance,
+    known: &FeedValidators,
+) -> Result<(Answer, FeedValidators), String> {
     let mut url = outbound::check(address, allowance).map_err(|refusal| format!("{address}: {refusal}"))?;
     let limit = Duration::from_millis(kind.timeout_ms());
     let controller = AbortController::default();
@@ -72,6 +91,12 @@ pub async fn fetch(address: &str, kind: Fetched, allowance: &Allowance) -> Resul
             let headers = Headers::new();
             headers.set("User-Agent", "Commonplace intake (+https://commonplace.example/docs/quotes)").ok();
             headers.set("Accept-Encoding", "gzip").ok();
+            if let Some(etag) = &known.etag {
+                headers.set("If-None-Match", etag).ok();
+            }
+            if let Some(date) = &known.last_modified {
+                headers.set("If-Modified-Since", date).ok();
+            }
             init.with_method(Method::Get).with_headers(headers).with_redirect(RequestRedirect::Manual);
             let request =
                 Request::new_with_init(url.as_str(), &init).map_err(|err| format!("{url}: {err}"))?;
@@ -87,9 +112,11 @@ pub async fn fetch(address: &str, kind: Fetched, allowance: &Allowance) -> Resul
                     .map_err(|refusal| format!("{url} redirects to {location}: {refusal}"))?;
                 continue;
             }
-            let content_type = response.headers().get("Content-Type").ok().flatten().unwrap_or_default();
+            let header = |name: &str| response.headers().get(name).ok().flatten();
+            let validators = FeedValidators { etag: header("ETag"), last_modified: header("Last-Modified") };
+            let content_type = header("Content-Type").unwrap_or_default();
             let body = read_bounded(&mut response, kind, url.as_str()).await?;
-            return Ok(Answer { url: url.to_string(), status, content_type, body });
+            return Ok((Answer { url: url.to_string(), status, content_type, body }, validators));
         }
         unreachable!("the loop returns")
     };
@@ -133,7 +160,8 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
     store::move_job(&db, id, "fetching", None, &now_iso()).await?;
     let allowance = allowance(env);
     let created = now_iso()[..10].to_string();
-    let (mut machine, mut step) = Intake::start(&job.source_url, &[], &created, &allowance);
+    let followed: Vec<String> = job.feed_url.iter().cloned().collect();
+    let (mut machine, mut step) = Intake::start(&job.source_url, &followed, &created, &allowance);
     let arrival = loop {
         step = match step {
             Step::Fetch(wanted) => match fetch(&wanted.url, wanted.kind, &allowance).await {
@@ -148,7 +176,11 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
         };
     };
     store::move_job(&db, id, "identifying", None, &now_iso()).await?;
-    let (content, built) = match publish_arrival(arrival) {
+    let show = match &job.show {
+        Some(slug) => followed_show(env, slug).await?,
+        None => None,
+    };
+    let (content, built) = match publish_arrival(arrival, show) {
         Ok(published) => published,
         Err(reason) => {
             store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
@@ -169,6 +201,104 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
     store::finish_with_episode(&db, episode).await
 }
 
+/// A published show's folder and record, from `shows.json`.
+async fn followed_show(env: &Env, slug: &str) -> Result<Option<(String, Show)>, ApiError> {
+    let shows = published_shows(env).await?;
+    Ok(shows.into_iter().find(|show| show.id == slug).map(|show| {
+        let record = Show {
+            title: show.title,
+            url: show.url,
+            description: show.description,
+            licence: show.licence,
+            attribution: show.attribution,
+            feed_url: show.feed_url,
+        };
+        (show.id, record)
+    }))
+}
+
+async fn published_shows(env: &Env) -> Result<Vec<ShowSummary>, ApiError> {
+    let Some(bytes) = fetch_bytes(env, "shows.json".into()).await? else { return Ok(Vec::new()) };
+    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("shows.json: {err}")))
+}
+
+/// The cron: every followed feed (a published show's `feed_url`) goes on the queue as its own message,
+/// so no invocation reads more than one feed whatever their number.
+pub async fn follow_all(env: &Env) -> Result<usize, ApiError> {
+    let messages: Vec<Message> = published_shows(env)
+        .await?
+        .into_iter()
+        .filter_map(|show| show.feed_url.map(|url| Message::Feed { show: show.id, url }))
+        .collect();
+    let queue = env.queue(QUEUE)?;
+    // A batch holds at most 100 messages.
+    for chunk in messages.chunks(100) {
+        queue.send_batch(chunk.iter().cloned().map(worker::SendMessage::from).collect::<Vec<_>>()).await?;
+    }
+    Ok(messages.len())
+}
+
+/// Reads one followed feed, conditionally: when it changed, each of its newest items no published
+/// episode or job has becomes a job, made by the site's account and queued.
+pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
+    let db = store::db(env)?;
+    let allowance = allowance(env);
+    let known = store::feed_validators(&db, url).await?;
+    let (answer, validators) = match fetch_if_changed(url, Fetched::Feed, &allowance, &known).await {
+        Ok(read) => read,
+        Err(reason) => {
+            worker::console_warn!("followed feed {url}: {reason}");
+            return store::feed_checked(&db, url, None, &now_iso()).await;
+        }
+    };
+    if answer.status == 304 || !(200..300).contains(&answer.status) {
+        return store::feed_checked(&db, url, None, &now_iso()).await;
+    }
+    let base = worker::Url::parse(&answer.url).map_err(|err| ApiError::Internal(err.to_string()))?;
+    let feed = match domain::quotes::feed::parse(&answer.body, &base) {
+        Ok(feed) => feed,
+        Err(err) => {
+            worker::console_warn!("followed feed {url}: {err}");
+            return store::feed_checked(&db, url, None, &now_iso()).await;
+        }
+    };
+    let published = published_ids(env).await?;
+    let mut jobs = Vec::new();
+    for item in feed.items.iter().take(FEED_ITEMS_PER_READ) {
+        let Some(address) = intake::episode_address(&feed, item) else { continue };
+        let Some(normalised) = normalise_source_url(&address) else { continue };
+        if published.contains(&episode_id(&normalised)) {
+            continue;
+        }
+        jobs.push(FeedJob {
+            id: job_id(&normalised),
+            source_url: address,
+            normalised_url: normalised,
+            show,
+            feed_url: url,
+        });
+    }
+    let now = now_iso();
+    let made = store::add_feed_jobs(&db, &jobs, store::site_account(&db).await?, &now).await?;
+    let queue = env.queue(QUEUE)?;
+    for chunk in made.chunks(100) {
+        let messages: Vec<worker::SendMessage<Message>> =
+            chunk.iter().map(|id| Message::Job(id.clone()).into()).collect();
+        queue.send_batch(messages).await?;
+    }
+    store::feed_checked(&db, url, Some(&validators), &now).await
+}
+
+/// The ids of the published episodes.
+async fn published_ids(env: &Env) -> Result<std::collections::HashSet<String>, ApiError> {
+    let Some(bytes) = fetch_bytes(env, "episodes/by-url.json".into()).await? else {
+        return Ok(Default::default());
+    };
+    let by_url: std::collections::BTreeMap<String, String> = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("episodes/by-url.json: {err}")))?;
+    Ok(by_url.into_values().collect())
+}
+
 /// The show's folder name for a feed: its title as a slug.
 fn show_slug(feed: &Feed) -> String {
     let slug = slug::from_title(&feed.title);
@@ -176,10 +306,14 @@ fn show_slug(feed: &Feed) -> String {
 }
 
 /// The episode that arrived, named and published: its content files and what the build would make.
-fn publish_arrival(arrival: Arrival) -> Result<(Content, Built), String> {
+/// `followed` is the show it belongs to when it came from a followed feed (its folder and record);
+/// else the show is the feed's own.
+fn publish_arrival(arrival: Arrival, followed: Option<(String, Show)>) -> Result<(Content, Built), String> {
     let Arrival { feed, episode, run, .. } = arrival;
-    let show_record = intake::show_of(&feed, None)?;
-    let show = show_slug(&feed);
+    let (show, show_record) = match followed {
+        Some(followed) => followed,
+        None => (show_slug(&feed), intake::show_of(&feed, None)?),
+    };
     let runs = vec![run];
     // Source 1 votes at once; a run without embeddings gives voice match nothing to hear, and
     // elimination is worked out whenever the names are resolved.

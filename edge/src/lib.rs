@@ -32,7 +32,8 @@ mod waiting;
 use domain::api::routes::{Found, Op};
 use domain::api::{self};
 use worker::{
-    Context, Env, MessageBatch, MessageExt, Method, QueueRetryOptionsBuilder, Request, Response, event,
+    Context, Env, MessageBatch, MessageExt, Method, QueueRetryOptionsBuilder, Request, Response,
+    ScheduleContext, ScheduledEvent, event,
 };
 
 use crate::error::ApiError;
@@ -64,15 +65,29 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
 #[event(queue)]
 async fn queue(batch: MessageBatch<intake::Message>, env: Env, _ctx: Context) -> worker::Result<()> {
     for message in batch.messages()? {
-        match intake::take_in(&env, &message.body().job).await {
+        let done = match message.body() {
+            intake::Message::Job(id) => intake::take_in(&env, id).await,
+            intake::Message::Feed { show, url } => intake::follow(&env, show, url).await,
+        };
+        match done {
             Ok(()) => message.ack(),
             Err(err) => {
-                worker::console_error!("intake job {}: {err:?}", message.body().job);
+                worker::console_error!("intake {:?}: {err:?}", message.body());
                 message.retry_with_options(&QueueRetryOptionsBuilder::new().with_delay_seconds(10).build());
             }
         }
     }
     Ok(())
+}
+
+/// The cron (every 15 minutes, `[triggers]` in `wrangler.toml`): each followed feed goes on the
+/// intake's queue (`intake::follow_all`).
+#[event(scheduled)]
+async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    match intake::follow_all(&env).await {
+        Ok(n) => worker::console_log!("queued {n} followed feed(s)"),
+        Err(err) => worker::console_error!("following feeds: {err:?}"),
+    }
 }
 
 /// Every route of the service: the request is matched against `domain::api::routes::ROUTES` (the

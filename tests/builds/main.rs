@@ -324,7 +324,8 @@ fn deploy_dry_run_does_every_step_locally_and_needs_no_account() {
 }
 
 /// A real deploy against a stand-in wrangler that keeps the account's state in files: the first run
-/// creates the database and the bucket and uploads every object, the second creates and uploads nothing.
+/// creates the database, the buckets and the intake's queue and uploads every object, the second creates
+/// and uploads nothing.
 #[test]
 fn deploy_creates_what_is_missing_once_and_uploads_each_object_once() {
     let _lock = DEPLOY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -344,9 +345,16 @@ case "$1 $2" in
   "d1 create") touch "$account/d1" ;;
   "r2 bucket")
     case "$3" in
-      list) echo "Listing buckets..."; [ ! -e "$account/r2" ] || printf 'name:           commonplace-packs\ncreation_date:  2026-01-01\n' ;;
-      create) touch "$account/r2" ;;
+      list)
+        echo "Listing buckets..."
+        for made in "$account"/r2-*; do
+          [ ! -e "$made" ] || printf 'name:           %s\ncreation_date:  2026-01-01\n' "${made##*/r2-}"
+        done ;;
+      create) touch "$account/r2-$4" ;;
     esac ;;
+  "queues list")
+    for made in "$account"/queue-*; do [ ! -e "$made" ] || printf '│ %s │ 0 │ 1 │\n' "${made##*/queue-}"; done ;;
+  "queues create") touch "$account/queue-$3" ;;
   "deploy --config")
     # The check before anything is sent: wrangler's bindings table for the generated config.
     if [[ " $* " == *" --dry-run "* ]]; then
@@ -378,12 +386,18 @@ esac
         d1 list --json
         r2 bucket list
         r2 bucket create commonplace-packs --no-update-config
+        r2 bucket list
+        r2 bucket create commonplace-intake --no-update-config
+        queues list
+        queues create commonplace-intake
         d1 migrations apply DB --remote --config .wrangler-deploy.json
         r2 bulk put commonplace-packs --filename WORK/state/r2-pending.json --force --remote --config .wrangler-deploy.json
         deploy --config .wrangler-deploy.json --env-file /dev/null --secrets-file WORK/state/secrets.json
         deploy --config .wrangler-deploy.json --dry-run --outdir WORK/state/deploy-check --env-file /dev/null
         d1 list --json
         r2 bucket list
+        r2 bucket list
+        queues list
         d1 migrations apply DB --remote --config .wrangler-deploy.json
         deploy --config .wrangler-deploy.json --env-file /dev/null --secrets-file WORK/state/secrets.json
     "#]].assert_eq(&calls);
@@ -673,7 +687,7 @@ fn check_counts_episodes_and_flags_licences_labels_and_roster_names() {
     let output = run(&["check", "--content", "tests/data/bad-shows"]);
     assert!(!output.status.success());
     expect_test::expect![[r#"
-        tests/data/bad-shows/shows/extra-field/show.json:4:10: (json): unknown field `colour`, expected one of `title`, `url`, `description`, `licence`, `attribution`
+        tests/data/bad-shows/shows/extra-field/show.json:4:10: (json): unknown field `colour`, expected one of `title`, `url`, `description`, `licence`, `attribution`, `feed_url`
         tests/data/bad-shows/shows/made-up-licence/show.json:3:3: licence: `Bogus-1.0` is not an id of the SPDX License List (spdx.org/licenses), such as CC-BY-SA-4.0, CC0-1.0 or MIT
         tests/data/bad-shows/shows/open-kitchen/mixed-up/episode.json:5:3: licence: `CC BY 4.0` is not an id of the SPDX License List (spdx.org/licenses), such as CC-BY-SA-4.0, CC0-1.0 or MIT
         tests/data/bad-shows/shows/open-kitchen/mixed-up/episode.json:8:6: roster[1].name: Zed Nobody never speaks: no speaker label of any run resolves to this name
@@ -756,6 +770,8 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
         serde_json::from_str(&std::fs::read_to_string(show.join(path)).unwrap()).unwrap()
     };
     assert_eq!(read("show.json")["licence"], "CC-BY-4.0");
+    let followed = read("show.json")["feed_url"].as_str().unwrap_or_default().to_string();
+    assert!(followed.ends_with("/feed.xml"), "the show follows its feed, where it answered: {followed}");
     let budget = read("budget-day-the-harbour-vote/episode.json");
     assert_eq!(budget["source_url"], "https://ledger.example.org/episodes/budget-day");
     assert_eq!(budget["published"], "2026-11-02");

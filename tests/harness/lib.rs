@@ -146,6 +146,8 @@ impl Worker {
             "--inspector-port",
             &inspector_arg,
             "--live-reload=false",
+            // `/__scheduled` runs the cron, as the platform would every 15 minutes.
+            "--test-scheduled",
         ];
         let out = config.out.clone().unwrap_or_else(|| root().join("dist"));
         fill_local_r2(&out, &state)?;

@@ -98,6 +98,12 @@ pub async fn respond(
     stream.get_mut().flush().await?;
     Ok(())
 }
+/// The entity tag of [`podcast_host`]'s own feed (`/self/feed.xml`).
+pub const FEED_ETAG: &str = "\"ledger-v1\"";
+
+/// How many conditional reads of that feed [`podcast_host`] answered with 304, in this process.
+pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
 /// one transcript address that redirects to the cloud metadata address.
 pub async fn podcast_host() -> Result<Listener> {
@@ -118,9 +124,16 @@ pub async fn podcast_host() -> Result<Listener> {
             let own_feed = feed
                 .replace("https://ledger.example.org/episodes/", &format!("http://{host}/self/episodes/"));
             let _ = match request.path.as_str() {
+                // A conditional GET that names this version is answered 304 (and counted).
+                "/self/feed.xml"
+                    if request.headers.get("if-none-match").map(String::as_str) == Some(FEED_ETAG) =>
+                {
+                    FEED_NOT_MODIFIED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    respond(&mut stream, "304 Not Modified", &[("ETag", FEED_ETAG)], "").await
+                }
                 "/self/feed.xml" => {
-                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &own_feed)
-                        .await
+                    let headers = [("Content-Type", "application/rss+xml"), ("ETag", FEED_ETAG)];
+                    respond(&mut stream, "200 OK", &headers, &own_feed).await
                 }
                 path if path.starts_with("/self/episodes/") => {
                     respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await

@@ -231,3 +231,93 @@ pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason(_w: Arc<Wor
     }
     Ok(())
 }
+
+/// A show that names its feed is followed: the cron (`/__scheduled`) reads the feed,
+/// each of its items with a publisher transcript comes in as an episode of that show, each item that
+/// cannot fails with its reason, and the next run's read is a conditional GET the host answers 304,
+/// which makes no job.
+pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let host = podcast_host().await?;
+    let work = tests::root().join(format!("tests/.work/followed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let content = work.join("content");
+    std::fs::create_dir_all(content.join("recipes"))?;
+    std::fs::create_dir_all(content.join("shows/morning-ledger"))?;
+    let feed_url = format!("http://{}/self/feed.xml", host.addr);
+    let show = json!({"title": "The Morning Ledger", "licence": "CC-BY-4.0", "feed_url": feed_url});
+    std::fs::write(content.join("shows/morning-ledger/show.json"), show.to_string())?;
+    let out = work.join("dist");
+    let built = tokio::process::Command::new(tests::root().join("target/release/builder"))
+        .args([
+            "build",
+            "--content",
+            content.to_str().unwrap_or_default(),
+            "--out",
+            out.to_str().unwrap_or_default(),
+        ])
+        .current_dir(tests::root())
+        .output()
+        .await?;
+    ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let worker = Worker::start_with(Config {
+        vars: vec![("FETCH_ALLOW_LOOPBACK".into(), host.addr.to_string())],
+        out: Some(out),
+        ..Config::default()
+    })
+    .await?;
+    let client = reqwest::Client::new();
+    let jobs = |worker: &Worker| {
+        worker.d1_query("SELECT source_url, state, reason, episode_id, show FROM intake_jobs")
+    };
+
+    let cron = client.get(worker.url("/__scheduled")).send().await?;
+    ensure!(cron.status().is_success(), "the cron ran: {}", cron.status());
+    let start = Instant::now();
+    let rows = loop {
+        let rows = jobs(&worker)?;
+        let finished =
+            rows.iter().filter(|row| matches!(row["state"].as_str(), Some("ready" | "failed"))).count();
+        if rows.len() == 4 && finished == 4 {
+            break rows;
+        }
+        ensure!(start.elapsed() < Duration::from_secs(90), "the feed's four items did not finish: {rows:?}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let ready: Vec<&Value> = rows.iter().filter(|row| row["state"] == "ready").collect();
+    ensure!(ready.len() == 2, "the two items with a publisher transcript came in: {rows:?}");
+    ensure!(ready.iter().all(|row| row["show"] == "morning-ledger"), "into the followed show: {rows:?}");
+    let trailer = rows.iter().find(|row| row["source_url"].as_str().is_some_and(|u| u.ends_with("/trailer")));
+    let reason = trailer.and_then(|row| row["reason"].as_str()).unwrap_or_default();
+    ensure!(reason.contains("no transcript"), "the trailer says why: {rows:?}");
+
+    let episode = ready.iter().find_map(|row| {
+        row["source_url"].as_str().filter(|u| u.ends_with("/rail-strike")).and(row["episode_id"].as_str())
+    });
+    let episode = episode.context("the rail strike episode")?;
+    let record: Value =
+        client.get(worker.url(&format!("/api/episodes/{episode}"))).send().await?.json().await?;
+    ensure!(record["show"] == "morning-ledger" && record["licence"] == "CC-BY-4.0", "{record}");
+    let quote = "nobody expected the union to hold";
+    let source = record["source_url"].as_str().unwrap_or_default();
+    let answer: Value = client
+        .get(worker.url(&format!("/api/attribute?source_url={}&quote={}", query(source), query(quote))))
+        .send()
+        .await?
+        .json()
+        .await?;
+    ensure!(answer["found"] == true && answer["exact"] == true, "{answer}");
+
+    let before = tests::scripted::FEED_NOT_MODIFIED.load(std::sync::atomic::Ordering::SeqCst);
+    client.get(worker.url("/__scheduled")).send().await?;
+    let start = Instant::now();
+    while tests::scripted::FEED_NOT_MODIFIED.load(std::sync::atomic::Ordering::SeqCst) == before {
+        ensure!(start.elapsed() < Duration::from_secs(30), "the second read was not conditional");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    ensure!(jobs(&worker)?.len() == 4, "a 304 makes no job");
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}

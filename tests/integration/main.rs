@@ -75,6 +75,7 @@ fn main() -> std::process::ExitCode {
         intake::an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers,
         intake::one_job_per_address_and_inside_addresses_are_refused,
         intake::a_job_that_cannot_make_an_episode_fails_with_its_reason,
+        intake::a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally,
         // Addresses readers paste: its own worker, on a build of tests/data/two-licences.
         addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).

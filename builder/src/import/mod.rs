@@ -250,6 +250,7 @@ fn changelog_show_record(folder: &str) -> Show {
         description: "Human-edited transcripts from the Changelog family of podcasts.".into(),
         licence: CHANGELOG_LICENCE.into(),
         attribution: Some(CHANGELOG_ATTRIBUTION.into()),
+        feed_url: None,
     }
 }
 

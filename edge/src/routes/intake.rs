@@ -78,7 +78,7 @@ pub async fn request_episode(env: &Env, caller: &KeyOwner, address: &str) -> Res
         store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now).await?;
     let again = !made && store::retry_job(&db, &id, &now, &auth::iso_ago(STALLED_S)).await?;
     if made || again {
-        env.queue(intake::QUEUE)?.send(Message { job: id.clone() }).await?;
+        env.queue(intake::QUEUE)?.send(Message::Job(id.clone())).await?;
     }
     let job = store::job(&db, &id).await?.ok_or_else(|| ApiError::Internal(format!("job {id} vanished")))?;
     job_view(&job)

@@ -16,11 +16,15 @@ pub struct JobRow {
     pub state: String,
     pub reason: Option<String>,
     pub episode_id: Option<String>,
+    /// The show's folder and feed, for a job the cron made from a followed feed.
+    pub show: Option<String>,
+    pub feed_url: Option<String>,
     pub created_at: String,
     pub updated_at: String,
 }
 
-const JOB_COLUMNS: &str = "id, source_url, normalised_url, state, reason, episode_id, created_at, updated_at";
+const JOB_COLUMNS: &str =
+    "id, source_url, normalised_url, state, reason, episode_id, show, feed_url, created_at, updated_at";
 
 /// A new job asked by `account_id`: `true` when this call made it, `false` when the address has
 /// one already (asked before, or at the same moment by someone else).
@@ -170,4 +174,91 @@ pub async fn taken_in_since(db: &D1Database, since: u64, limit: u32) -> Result<V
         &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
     )
     .await
+}
+
+/// A job the cron makes for a new item of a followed feed.
+pub struct FeedJob<'a> {
+    pub id: String,
+    pub source_url: String,
+    pub normalised_url: String,
+    pub show: &'a str,
+    pub feed_url: &'a str,
+}
+
+/// Makes the jobs of a followed feed's items in one transaction, each unless its address has one
+/// already; answers the ids of those made.
+pub async fn add_feed_jobs(
+    db: &D1Database,
+    jobs: &[FeedJob<'_>],
+    account_id: i64,
+    now: &str,
+) -> Result<Vec<String>, ApiError> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut statements = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        statements.push(stmt(
+            db,
+            "INSERT INTO intake_jobs (id, source_url, normalised_url, state, account_id, show, feed_url, \
+             created_at, updated_at) VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?7) ON CONFLICT DO NOTHING",
+            &[
+                Arg::Text(&job.id),
+                Arg::Text(&job.source_url),
+                Arg::Text(&job.normalised_url),
+                Arg::Int(account_id),
+                Arg::Text(job.show),
+                Arg::Text(job.feed_url),
+                Arg::Text(now),
+            ],
+        )?);
+    }
+    let changed = batch(db, statements).await?;
+    Ok(jobs.iter().zip(changed).filter(|(_, n)| *n == 1).map(|(job, _)| job.id.clone()).collect())
+}
+
+/// The validators of a followed feed's last answer.
+#[derive(Debug, Default, Deserialize)]
+pub struct FeedValidators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+pub async fn feed_validators(db: &D1Database, url: &str) -> Result<FeedValidators, ApiError> {
+    let sql = "SELECT etag, last_modified FROM followed_feeds WHERE url = ?1";
+    Ok(first(db, sql, &[Arg::Text(url)]).await?.unwrap_or_default())
+}
+
+/// Records a followed feed's read: its new validators, or (`None`, after a 304) the ones it had.
+pub async fn feed_checked(
+    db: &D1Database,
+    url: &str,
+    validators: Option<&FeedValidators>,
+    now: &str,
+) -> Result<(), ApiError> {
+    match validators {
+        Some(new) => {
+            run(
+                db,
+                "INSERT INTO followed_feeds (url, etag, last_modified, checked_at) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (url) DO UPDATE SET etag = ?2, last_modified = ?3, checked_at = ?4",
+                &[
+                    Arg::Text(url),
+                    optional(new.etag.as_deref()),
+                    optional(new.last_modified.as_deref()),
+                    Arg::Text(now),
+                ],
+            )
+            .await?
+        }
+        None => {
+            let sql = "UPDATE followed_feeds SET checked_at = ?2 WHERE url = ?1";
+            run(db, sql, &[Arg::Text(url), Arg::Text(now)]).await?
+        }
+    };
+    Ok(())
+}
+
+fn optional(text: Option<&str>) -> Arg<'_> {
+    text.map_or(Arg::Null, Arg::Text)
 }

@@ -32,8 +32,9 @@ pub use idempotency::{
     release_idempotency_key, retake_idempotency_key,
 };
 pub use intake::{
-    JobRow, NewEpisode, add_job, episode_summaries, finish_with_episode, has_episode, job, job_by_address,
-    move_job, retry_job, taken_in_since,
+    FeedJob, FeedValidators, JobRow, NewEpisode, add_feed_jobs, add_job, episode_summaries, feed_checked,
+    feed_validators, finish_with_episode, has_episode, job, job_by_address, move_job, retry_job,
+    taken_in_since,
 };
 pub use recipes::{
     NewRow, OverlayRow, Update, adopt_built, insert_recipe, overlay_row, recipes_of, slugs_like,

@@ -420,6 +420,7 @@ pub fn show_of(feed: &Feed, given: Option<&str>) -> Result<Show, String> {
         description: String::new(),
         licence,
         attribution: None,
+        feed_url: None,
     };
     let problems: Vec<String> = validate_show(&show)
         .into_iter()

@@ -58,6 +58,9 @@ pub struct Show {
     /// The credit line the licence asks for, such as `© Changelog Media LLC`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
+    /// The show's RSS feed, which the site follows: new items are taken in as they appear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feed_url: Option<String>,
 }
 
 /// Whether a person hosts or visits.
@@ -210,6 +213,10 @@ pub fn validate_show(show: &Show) -> Vec<Diagnostic> {
     problems.extend(clean::check("description", &show.description, TextKind::Prose));
     for (field, text) in [("url", &show.url), ("attribution", &show.attribution)] {
         problems.extend(text.as_deref().and_then(|text| clean::check(field, text, TextKind::Line)));
+    }
+    let web = |url: &str| ::url::Url::parse(url).is_ok_and(|url| matches!(url.scheme(), "http" | "https"));
+    if show.feed_url.as_deref().is_some_and(|url| !web(url)) {
+        problems.push(Diagnostic::new("feed_url", "must be the http(s) address of the show's RSS feed"));
     }
     problems
 }
@@ -452,6 +459,9 @@ pub struct ShowSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
     pub episode_count: usize,
+    /// The feed the site follows for this show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feed_url: Option<String>,
 }
 
 /// The licence's deed, for links in llms.txt and datapackage.json.
@@ -524,6 +534,7 @@ mod tests {
             description: "Talk \u{202E}about food.".into(),
             licence: "CC0-1.0".into(),
             attribution: Some("\u{200B}Us".into()),
+            feed_url: Some("feed:kitchen-table".into()),
         };
         let mut episode = episode(None);
         episode.title = "\u{2067}Soup\u{2069}".into();
@@ -548,6 +559,7 @@ mod tests {
                 "title: character 8 is the control character U+0000; a single line takes none",
                 "description: the bidirectional control U+202E at character 6 is not closed by U+202C in the same line",
                 "attribution: character 1 is the invisible U+200B; leave it out",
+                "feed_url: must be the http(s) address of the show's RSS feed",
                 "title: character 1 is the bidirectional control U+2067; leave it out: the page isolates this text already",
                 "roster[0].name: character 4 is the control character U+001B; a single line takes none",
                 "segments[0].speaker: the variation selector U+FE0F at character 8 follows no character it can modify",
