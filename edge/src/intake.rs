@@ -15,15 +15,10 @@
 
 use std::time::Duration;
 
-use domain::quotes::feed::Feed;
-use domain::quotes::intake::{self, Answer, Arrival, Content, Intake, Step};
-use domain::quotes::transcript::identify::{asr_votes_of, merge};
-use domain::quotes::transcript::publish::{self, Built};
+use domain::quotes::intake::{self, Answer, Content, Intake, Step};
+use domain::quotes::transcript::publish::Built;
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{
-    Names, Show, ShowSummary, VoteSource, episode_id, export, normalise_source_url,
-};
-use domain::recipes::slug;
+use domain::quotes::transcript::{Show, ShowSummary, export};
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
 use futures::future::{Either, select};
@@ -46,15 +41,6 @@ const BUCKET: &str = "INTAKE";
 pub enum Message {
     Job(String),
     Feed { show: String, url: String },
-}
-
-/// The newest items of a followed feed looked at each time it changes: a show's back catalogue is not
-/// taken in all at once, only what it publishes from now on and its latest episodes.
-const FEED_ITEMS_PER_READ: usize = 20;
-
-/// The job of a normalised address: one per address, so asking twice finds the first.
-pub fn job_id(normalised_url: &str) -> String {
-    format!("in_{}", &episode_id(normalised_url)["ep_".len()..])
 }
 
 /// The loopback pairs a development run may fetch; none outside one.
@@ -180,7 +166,7 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
         Some(slug) => followed_show(env, slug).await?,
         None => None,
     };
-    let (content, built) = match publish_arrival(arrival, show) {
+    let (content, built) = match intake::publish_arrival(arrival, show) {
         Ok(published) => published,
         Err(reason) => {
             store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
@@ -204,17 +190,7 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
 /// A published show's folder and record, from `shows.json`.
 async fn followed_show(env: &Env, slug: &str) -> Result<Option<(String, Show)>, ApiError> {
     let shows = published_shows(env).await?;
-    Ok(shows.into_iter().find(|show| show.id == slug).map(|show| {
-        let record = Show {
-            title: show.title,
-            url: show.url,
-            description: show.description,
-            licence: show.licence,
-            attribution: show.attribution,
-            feed_url: show.feed_url,
-        };
-        (show.id, record)
-    }))
+    Ok(shows.into_iter().find(|show| show.id == slug).map(|show| (show.id.clone(), show.record())))
 }
 
 async fn published_shows(env: &Env) -> Result<Vec<ShowSummary>, ApiError> {
@@ -263,21 +239,16 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
         }
     };
     let published = published_ids(env).await?;
-    let mut jobs = Vec::new();
-    for item in feed.items.iter().take(FEED_ITEMS_PER_READ) {
-        let Some(address) = intake::episode_address(&feed, item) else { continue };
-        let Some(normalised) = normalise_source_url(&address) else { continue };
-        if published.contains(&episode_id(&normalised)) {
-            continue;
-        }
-        jobs.push(FeedJob {
-            id: job_id(&normalised),
-            source_url: address,
-            normalised_url: normalised,
+    let jobs: Vec<FeedJob> = intake::new_items(&feed, &|id| published.contains(id))
+        .into_iter()
+        .map(|item| FeedJob {
+            id: intake::job_id(&item.normalised_url),
+            source_url: item.source_url,
+            normalised_url: item.normalised_url,
             show,
             feed_url: url,
-        });
-    }
+        })
+        .collect();
     let now = now_iso();
     let made = store::add_feed_jobs(&db, &jobs, store::site_account(&db).await?, &now).await?;
     let queue = env.queue(QUEUE)?;
@@ -297,30 +268,6 @@ async fn published_ids(env: &Env) -> Result<std::collections::HashSet<String>, A
     let by_url: std::collections::BTreeMap<String, String> = serde_json::from_slice(&bytes)
         .map_err(|err| ApiError::Internal(format!("episodes/by-url.json: {err}")))?;
     Ok(by_url.into_values().collect())
-}
-
-/// The show's folder name for a feed: its title as a slug.
-fn show_slug(feed: &Feed) -> String {
-    let slug = slug::from_title(&feed.title);
-    if slug.is_empty() { "show".to_string() } else { slug }
-}
-
-/// The episode that arrived, named and published: its content files and what the build would make.
-/// `followed` is the show it belongs to when it came from a followed feed (its folder and record);
-/// else the show is the feed's own.
-fn publish_arrival(arrival: Arrival, followed: Option<(String, Show)>) -> Result<(Content, Built), String> {
-    let Arrival { feed, episode, run, .. } = arrival;
-    let (show, show_record) = match followed {
-        Some(followed) => followed,
-        None => (show_slug(&feed), intake::show_of(&feed, None)?),
-    };
-    let runs = vec![run];
-    // Source 1 votes at once; a run without embeddings gives voice match nothing to hear, and
-    // elimination is worked out whenever the names are resolved.
-    let names = merge(&Names::default(), VoteSource::Asr, &asr_votes_of(&runs));
-    let built = publish::publish(&show, &show_record, episode.clone(), names.clone(), runs.clone())
-        .ok_or_else(|| "the episode has no address this site can key it by".to_string())?;
-    Ok((Content { show, show_record, episode, names, runs }, built))
 }
 
 /// Writes the episode's files into the bucket, as the build lays them out.

@@ -72,7 +72,7 @@ pub async fn request(mut req: Request, env: &Env) -> Result<Response, ApiError> 
 pub async fn request_episode(env: &Env, caller: &KeyOwner, address: &str) -> Result<IntakeJob, ApiError> {
     let asked = domain::quotes::intake::asked(address, &intake::allowance(env)).map_err(ApiError::Invalid)?;
     let db = store::db(env)?;
-    let id = intake::job_id(&asked.normalised_url);
+    let id = domain::quotes::intake::job_id(&asked.normalised_url);
     let now = now_iso();
     let made =
         store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now).await?;

@@ -8,19 +8,25 @@
 //! or `guid`); else the page's own feed (`<link rel="alternate" type="application/rss+xml">`) and the
 //! item whose page is this one; an audio file that no followed feed lists, or an episode whose feed
 //! has no transcript, needs a transcription service, which is said in the failure.
+//!
+//! Around the machine, what the Worker's intake decides without IO: the job of an address ([`job_id`]),
+//! the new items of a followed feed ([`new_items`]), and an arrival named and published
+//! ([`publish_arrival`]).
 
 use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::Diagnostic;
 use crate::quotes::feed::{self, Feed, FeedItem, Person as FeedPerson};
-use crate::quotes::transcript::identify::is_anonymous_label;
+use crate::quotes::transcript::identify::{asr_votes_of, is_anonymous_label, merge};
 use crate::quotes::transcript::import::{Format, import};
 use crate::quotes::transcript::names::name_key;
+use crate::quotes::transcript::publish::{Built, publish};
 use crate::quotes::transcript::{
     Episode, Names, Person, Role, Run, RunKind, Segment, Show, licence_url, normalise_source_url,
     validate_episode, validate_run, validate_show,
 };
+use crate::quotes::transcript::{VoteSource, episode_id};
 use crate::site::outbound::{self, Allowance, Fetched};
 
 /// The longest address `POST /api/episodes` takes.
@@ -391,6 +397,61 @@ pub fn record_of(feed: &Feed, item: &FeedItem, run: &Run, transcript_url: String
         )
         .collect();
     if problems.is_empty() { Ok(episode) } else { Err(problems.join("; ")) }
+}
+
+/// The id of the one job of a normalised address (`in_` and the address's hash, as an episode id
+/// is `ep_` and the same hash).
+pub fn job_id(normalised_url: &str) -> String {
+    format!("in_{}", &episode_id(normalised_url)["ep_".len()..])
+}
+
+/// The newest items of a followed feed looked at each time it changes: a show's back catalogue is not
+/// taken in all at once, only what it publishes from now on and its latest episodes.
+pub const FEED_ITEMS_PER_READ: usize = 20;
+
+/// An item of a followed feed to take in: its address as given and normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewItem {
+    pub source_url: String,
+    pub normalised_url: String,
+}
+
+/// The items of `feed` (its [`FEED_ITEMS_PER_READ`] newest) with an address whose episode is not
+/// `published` (by episode id).
+pub fn new_items(feed: &Feed, published: &dyn Fn(&str) -> bool) -> Vec<NewItem> {
+    feed.items
+        .iter()
+        .take(FEED_ITEMS_PER_READ)
+        .filter_map(|item| {
+            let source_url = episode_address(feed, item)?;
+            let normalised_url = normalise_source_url(&source_url)?;
+            (!published(&episode_id(&normalised_url))).then_some(NewItem { source_url, normalised_url })
+        })
+        .collect()
+}
+
+/// An episode that arrived, named and published: its content files and what the build would make.
+/// `followed` is the show it belongs to when it came from a followed feed (its folder and record);
+/// else the show is the feed's own, in the folder its title names.
+pub fn publish_arrival(
+    arrival: Arrival,
+    followed: Option<(String, Show)>,
+) -> Result<(Content, Built), String> {
+    let Arrival { feed, episode, run, .. } = arrival;
+    let (show, show_record) = match followed {
+        Some(followed) => followed,
+        None => {
+            let slug = crate::recipes::slug::from_title(&feed.title);
+            (if slug.is_empty() { "show".to_string() } else { slug }, show_of(&feed, None)?)
+        }
+    };
+    let runs = vec![run];
+    // Source 1 votes at once; a run without embeddings gives voice match nothing to hear, and
+    // elimination is worked out whenever the names are resolved.
+    let names = merge(&Names::default(), VoteSource::Asr, &asr_votes_of(&runs));
+    let built = publish(&show, &show_record, episode.clone(), names.clone(), runs.clone())
+        .ok_or_else(|| "the episode has no address this site can key it by".to_string())?;
+    Ok((Content { show, show_record, episode, names, runs }, built))
 }
 
 /// The show's record from its feed: its title, page and licence — `given` (what the publisher grants,

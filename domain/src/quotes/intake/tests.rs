@@ -242,3 +242,17 @@ fn an_asked_address_is_checked_as_every_fetch_is() {
     assert!(asked("http://127.0.0.1:8080/ep", &loopback).is_ok(), "a development run's allowed pair");
     assert!(asked("http://127.0.0.1:8081/ep", &loopback).is_err(), "only that pair");
 }
+
+#[test]
+fn a_followed_feeds_new_items_are_those_no_published_episode_has_each_keyed_once() {
+    let feed = feed::parse(FEED, &Url::parse("https://ledger.example.org/feed.xml").unwrap()).unwrap();
+    let all = new_items(&feed, &|_| false);
+    assert_eq!(all.len(), feed.items.len(), "every item of the fixture has an address");
+    let budget_day = normalise_source_url("https://ledger.example.org/episodes/budget-day").unwrap();
+    let published = episode_id(&budget_day);
+    let fresh = new_items(&feed, &|id| id == published);
+    assert_eq!(fresh.len(), all.len() - 1);
+    assert!(fresh.iter().all(|item| item.normalised_url != budget_day));
+    assert_eq!(job_id(&budget_day)[3..], published[3..], "a job and its episode share the address's hash");
+    assert!(job_id(&budget_day).starts_with("in_"));
+}

@@ -464,6 +464,20 @@ pub struct ShowSummary {
     pub feed_url: Option<String>,
 }
 
+impl ShowSummary {
+    /// The show's record (`show.json`) this summary was made from.
+    pub fn record(self) -> Show {
+        Show {
+            title: self.title,
+            url: self.url,
+            description: self.description,
+            licence: self.licence,
+            attribution: self.attribution,
+            feed_url: self.feed_url,
+        }
+    }
+}
+
 /// The licence's deed, for links in llms.txt and datapackage.json.
 pub fn licence_url(spdx: &str) -> Option<&'static str> {
     match spdx {
