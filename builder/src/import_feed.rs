@@ -210,6 +210,8 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
             }
             Step::Arrived(arrived) => break *arrived,
             Step::Failed(reason) => bail!("{reason}"),
+            // The builder's machine is given no service, so it never asks for a transcription.
+            Step::Transcribe(audio) => bail!("{} has no transcript to take", audio.title),
         }
     };
     let show = show_record(&show_dir, &arrived.feed, &arrived.feed_url, request.to.licence.as_deref())?;

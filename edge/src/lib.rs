@@ -163,6 +163,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         // Episodes by their address: the queue consumer below does the work.
         Op::RequestEpisode => intake_routes::request(req, env).await,
         Op::IntakeJob => intake_routes::status(env, param("job_id")).await,
+        Op::IntakeTranscribed => intake::transcription::callback_route(req, env, param("job_id")).await,
         Op::IntakeEpisodes => {
             intake_routes::taken_in(env, http::input::<api::FeedQuery>(&req, &params)?).await
         }

@@ -22,6 +22,7 @@ pub mod oauth;
 pub mod openai;
 pub mod runner;
 pub mod scripted;
+pub mod transcribers;
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -75,7 +76,8 @@ fn wrangler(args: &[&str]) -> Command {
     cmd
 }
 
-/// Extra settings for one worker: `--var NAME:VALUE` pairs, a build to serve instead of `dist` (the
+/// Extra settings for one worker: `--var NAME:VALUE` pairs (`{base}` in a value is the worker's own
+/// address), a build to serve instead of `dist` (the
 /// `--out` folder of `builder build`, whose production layout `<out>.assets` and `<out>.r2` is served),
 /// and the local D1 state of an earlier worker to carry on from (see
 /// [`Worker::stop_keeping_state`]) instead of a fresh one.
@@ -166,7 +168,10 @@ impl Worker {
         let dev_vars_arg = dev_vars.to_string_lossy().to_string();
         args.push("--env-file");
         args.push(&dev_vars_arg);
-        let vars: Vec<String> = config.vars.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        // `{base}` in a value is this worker's own address (`SITE_URL`, say).
+        let base = format!("http://127.0.0.1:{port}");
+        let vars: Vec<String> =
+            config.vars.iter().map(|(k, v)| format!("{k}:{}", v.replace("{base}", &base))).collect();
         for var in &vars {
             args.push("--var");
             args.push(var);
@@ -179,14 +184,7 @@ impl Worker {
         // If this test process dies abruptly, the kernel stops wrangler too.
         unsafe_free_parent_death_signal(&mut cmd);
         let child = cmd.spawn().context("starting wrangler dev")?;
-        let worker = Worker {
-            base: format!("http://127.0.0.1:{port}"),
-            child,
-            state,
-            keep_state: false,
-            log,
-            dev_vars,
-        };
+        let worker = Worker { base, child, state, keep_state: false, log, dev_vars };
         worker.wait_ready().await?;
         Ok(worker)
     }

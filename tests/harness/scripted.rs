@@ -88,13 +88,23 @@ pub async fn respond(
     headers: &[(&str, &str)],
     body: &str,
 ) -> Result<()> {
+    respond_bytes(stream, status, headers, body.as_bytes()).await
+}
+
+/// [`respond`] with a body of bytes.
+pub async fn respond_bytes(
+    stream: &mut BufReader<TcpStream>,
+    status: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Result<()> {
     let mut head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
     stream.get_mut().write_all(head.as_bytes()).await?;
-    stream.get_mut().write_all(body.as_bytes()).await?;
+    stream.get_mut().write_all(body).await?;
     stream.get_mut().flush().await?;
     Ok(())
 }
@@ -104,8 +114,74 @@ pub const FEED_ETAG: &str = "\"ledger-v1\"";
 /// How many conditional reads of that feed [`podcast_host`] answered with 304, in this process.
 pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// The episodes of [`podcast_host`]'s feed without transcripts (`/tx/feed.xml`): each one's name, as
+/// its page (`/tx/episodes/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
+/// length in minutes. The name tells the scripted transcription services
+/// (`tests::transcribers`) how to behave: `twice` calls back twice, `quiet` never calls back,
+/// `gone`'s audio answers 404.
+pub const UNTRANSCRIBED: [(&str, u32); 7] =
+    [("clean", 10), ("twice", 10), ("quiet", 10), ("gone", 10), ("long", 180), ("big", 40), ("fill", 30)];
+
+/// The feed of [`UNTRANSCRIBED`] on `host`: the show's people, its licence, and no transcripts.
+fn untranscribed_feed(host: &str) -> String {
+    let items: String = UNTRANSCRIBED
+        .iter()
+        .enumerate()
+        .map(|(n, (name, minutes))| {
+            format!(
+                "<item><title>Harbour diary: {name}</title><link>http://{host}/tx/episodes/{name}</link>\
+                 <guid isPermaLink=\"false\">diary-{name}</guid>\
+                 <pubDate>Mon, {day:02} Nov 2026 06:00:00 +0000</pubDate>\
+                 <itunes:duration>{hh:02}:{mm:02}:00</itunes:duration>\
+                 <enclosure url=\"http://{host}/audio/{name}-{seconds}.wav\" length=\"{bytes}\" type=\"audio/wav\"/>\
+                 <podcast:person role=\"guest\">Ines Varga</podcast:person></item>",
+                day = n + 1,
+                hh = minutes / 60,
+                mm = minutes % 60,
+                seconds = minutes * 60,
+                bytes = 44 + minutes * 60 * 8000,
+            )
+        })
+        .collect();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
+         <rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\" \
+         xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
+         <title>Harbour Diary</title><link>http://{host}/tx/</link>\
+         <podcast:license>CC-BY-4.0</podcast:license>\
+         <podcast:person role=\"host\">Rosa Quint</podcast:person>{items}</channel></rss>"
+    )
+}
+
+/// A WAV file (8 kHz, 8-bit, mono) whose header says it lasts `seconds`, with at most its first two
+/// seconds of a 440 Hz tone: what a service reads the length of, without a long download.
+pub fn wav(seconds: u32) -> Vec<u8> {
+    let rate = 8000u32;
+    let declared = seconds * rate;
+    let samples = seconds.min(2) * rate;
+    let mut out = Vec::with_capacity(44 + samples as usize);
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + declared).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&rate.to_le_bytes());
+    out.extend_from_slice(&rate.to_le_bytes()); // bytes a second
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&8u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&declared.to_le_bytes());
+    for n in 0..samples {
+        let phase = f64::from(n) * 440.0 * std::f64::consts::TAU / f64::from(rate);
+        out.push((128.0 + 60.0 * phase.sin()) as u8);
+    }
+    out
+}
+
 /// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
-/// one transcript address that redirects to the cloud metadata address.
+/// one transcript address that redirects to the cloud metadata address; and a show whose episodes
+/// have no transcript ([`UNTRANSCRIBED`]), with their pages and audio.
 pub async fn podcast_host() -> Result<Listener> {
     let feed = std::fs::read_to_string(crate::root().join("tests/data/feeds/newsroom.xml")).unwrap();
     let page = r#"<!doctype html><html><head><title>Budget day</title>
@@ -137,6 +213,21 @@ pub async fn podcast_host() -> Result<Listener> {
                 }
                 path if path.starts_with("/self/episodes/") => {
                     respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+                }
+                "/tx/feed.xml" => {
+                    let body = untranscribed_feed(&host);
+                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
+                }
+                path if path.starts_with("/tx/episodes/") => {
+                    let page = r#"<!doctype html><html><head><title>Harbour diary</title>
+                        <link rel="alternate" type="application/rss+xml" href="/tx/feed.xml"></head></html>"#;
+                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+                }
+                path if path.starts_with("/audio/") && path.ends_with(".wav") && !path.contains("gone") => {
+                    let seconds =
+                        path.trim_end_matches(".wav").rsplit('-').next().and_then(|s| s.parse().ok());
+                    let body = wav(seconds.unwrap_or(3));
+                    respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body).await
                 }
                 "/audio/99.mp3" => {
                     respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await

@@ -11,6 +11,7 @@ use futures::future::join_all;
 use serde_json::{Value, json};
 use tests::kitchen::key_for;
 use tests::scripted::{Listener, podcast_host};
+use tests::transcribers::{self, KEY};
 use tests::{Config, Worker};
 
 /// A worker allowed to fetch the scripted podcast host, and that host.
@@ -23,12 +24,15 @@ struct IntakeSite {
 
 impl IntakeSite {
     async fn start() -> Result<IntakeSite> {
+        IntakeSite::start_with(&[]).await
+    }
+
+    /// A site with more settings (`{base}` is its own address).
+    async fn start_with(settings: &[(&str, &str)]) -> Result<IntakeSite> {
         let host = podcast_host().await?;
-        let worker = Worker::start_with(Config {
-            vars: vec![("FETCH_ALLOW_LOOPBACK".into(), host.addr.to_string())],
-            ..Config::default()
-        })
-        .await?;
+        let mut vars = vec![("FETCH_ALLOW_LOOPBACK".to_string(), host.addr.to_string())];
+        vars.extend(settings.iter().map(|(name, value)| (name.to_string(), value.to_string())));
+        let worker = Worker::start_with(Config { vars, ..Config::default() }).await?;
         let key = key_for(&worker, "newsdesk").await?;
         Ok(IntakeSite { worker, host, client: reqwest::Client::new(), key })
     }
@@ -319,5 +323,227 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     tokio::time::sleep(Duration::from_secs(1)).await;
     ensure!(jobs(&worker)?.len() == 4, "a 304 makes no job");
     let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// The settings of a site that buys transcriptions from `service` (`assemblyai`, `deepgram`) at
+/// `base`, polling every second.
+fn transcribing(service: &'static str, base: &str) -> Vec<(String, String)> {
+    let base_setting = if service == "assemblyai" { "ASSEMBLYAI_BASE_URL" } else { "DEEPGRAM_BASE_URL" };
+    let key_setting = if service == "assemblyai" { "ASSEMBLYAI_API_KEY" } else { "DEEPGRAM_API_KEY" };
+    [
+        ("TRANSCRIBE_PROVIDER", service),
+        (base_setting, base),
+        (key_setting, KEY),
+        ("SITE_URL", "{base}"),
+        ("INTAKE_POLL_SECONDS", "1"),
+    ]
+    .iter()
+    .map(|(name, value)| (name.to_string(), value.to_string()))
+    .collect()
+}
+
+impl IntakeSite {
+    /// Asks for the untranscribed episode `name` (`tests::scripted::UNTRANSCRIBED`) by its page and
+    /// waits for its job to finish.
+    async fn take_in(&self, name: &str) -> Result<Value> {
+        let (status, location, _, job) = self.ask(&self.on_host(&format!("/tx/episodes/{name}"))).await?;
+        ensure!(status == 202, "{name}: asking is 202, not {status}: {job}");
+        self.finished(&location.context("a Location")?).await
+    }
+
+    /// The charges of the day's transcriptions: job, state and seconds.
+    fn charges(&self) -> Result<Vec<(String, String, i64)>> {
+        let rows = self.worker.d1_query(
+            "SELECT j.source_url, t.state, t.seconds FROM intake_transcriptions t \
+             JOIN intake_jobs j ON j.id = t.job_id ORDER BY j.source_url",
+        )?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                let url = row["source_url"].as_str().unwrap_or_default();
+                let name = url.rsplit('/').next().unwrap_or_default().to_string();
+                (
+                    name,
+                    row["state"].as_str().unwrap_or_default().to_string(),
+                    row["seconds"].as_i64().unwrap_or(-1),
+                )
+            })
+            .collect())
+    }
+}
+
+/// The callbacks the service made for the transcription of the episode `name`, with the Worker's
+/// answers (`callback <id> <status> <body>`).
+fn callbacks_of(events: &[String], name: &str) -> Vec<String> {
+    let id = events.iter().find_map(|event| {
+        let mut words = event.strip_prefix("submitted ")?.split(' ');
+        let id = words.next()?;
+        words.next().filter(|audio| audio.contains(&format!("/{name}-"))).map(|_| id.to_string())
+    });
+    let Some(id) = id else { return Vec::new() };
+    events.iter().filter(|event| event.starts_with(&format!("callback {id} "))).cloned().collect()
+}
+
+/// Through the scripted AssemblyAI: episodes whose feed has no transcript are transcribed from their
+/// audio and named by the service's speaker identification; a webhook delivered twice is one
+/// transcription, one that never comes is made up for by polling, an audio link that is dead fails
+/// the job with the service's reason and costs nothing; the day's budget refuses what would pass it
+/// and, once spent, refuses asking at all with 429 and the `RateLimit` headers.
+pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let service = transcribers::assemblyai().await?;
+    let mut settings = transcribing("assemblyai", &service.base());
+    settings.push(("INTAKE_HOURS_PER_ACCOUNT_PER_DAY".into(), "1".into()));
+    settings.push(("INTAKE_MAX_AUDIO_HOURS".into(), "2".into()));
+    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let site = IntakeSite::start_with(&settings).await?;
+
+    let names = ["clean", "twice", "quiet", "gone"];
+    let jobs = join_all(names.iter().map(|name| site.take_in(name))).await;
+    let jobs: Vec<Value> = jobs.into_iter().collect::<Result<_>>()?;
+    for (name, job) in names.iter().zip(&jobs).take(3) {
+        ensure!(job["state"] == "ready", "{name} was transcribed: {job}");
+    }
+    let reason = jobs[3]["reason"].as_str().unwrap_or_default();
+    ensure!(jobs[3]["state"] == "failed" && reason.contains("Download error"), "gone: {}", jobs[3]);
+
+    // Named by the service, kept as its labels with the names beside them, and attributable.
+    let episode = jobs[0]["episode_id"].as_str().context("clean's episode")?;
+    let (_, record) = site.get(&format!("/api/episodes/{episode}")).await?;
+    ensure!(record["runs"][0]["pipeline"] == "assemblyai-universal-2", "the service's run: {record}");
+    ensure!(record["runs"][0]["imported_from"] == "assemblyai", "{record}");
+    let page = site.on_host("/tx/episodes/clean");
+    let quote = "it was about clean";
+    let (status, answer) =
+        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
+    ensure!(status == 200 && answer["found"] == true && answer["exact"] == true, "{status} {answer}");
+    ensure!(answer["speaker"] == "B" && answer["name"] == "Ines Varga", "named by the service: {answer}");
+    ensure!(answer["episode"]["licence"] == "CC-BY-4.0", "the feed's licence: {answer}");
+
+    let events = service.events();
+    let submitted = |name: &str| {
+        events.iter().filter(|e| e.starts_with("submitted ") && e.contains(&format!("/{name}-"))).count()
+    };
+    ensure!(submitted("twice") == 1 && submitted("clean") == 1, "one submission an episode: {events:?}");
+    let twice = callbacks_of(&events, "twice");
+    ensure!(twice.len() == 2, "the webhook came twice: {events:?}");
+    ensure!(
+        twice[0].contains("200")
+            && twice[0].contains("\"accepted\":true")
+            && twice[1].contains("\"accepted\":false"),
+        "the second delivery changed nothing: {twice:?}"
+    );
+    ensure!(callbacks_of(&events, "quiet").is_empty(), "no webhook for quiet: {events:?}");
+    ensure!(events.iter().any(|e| e.starts_with("poll ") && e.ends_with("completed")), "polled: {events:?}");
+
+    // Charged once each, by the length the service measured; the dead link costs nothing.
+    let charges = site.charges()?;
+    let expected: Vec<(String, String, i64)> = [
+        ("clean", "completed", 600),
+        ("gone", "failed", 0),
+        ("quiet", "completed", 600),
+        ("twice", "completed", 600),
+    ]
+    .iter()
+    .map(|(n, s, c)| (n.to_string(), s.to_string(), *c))
+    .collect();
+    ensure!(charges == expected, "{charges:?}");
+    let (status, _, _, again) = site.ask(&page).await?;
+    ensure!(status == 200 && again["state"] == "ready", "asked again: the same job, {status} {again}");
+    ensure!(site.charges()? == expected, "asking again charges nothing");
+
+    // Over the longest audio, and over the day's budget: failed with reasons, nothing charged.
+    let long = site.take_in("long").await?;
+    let reason = long["reason"].as_str().unwrap_or_default();
+    ensure!(long["state"] == "failed" && reason.contains("INTAKE_MAX_AUDIO_HOURS"), "{long}");
+    let big = site.take_in("big").await?;
+    let reason = big["reason"].as_str().unwrap_or_default();
+    ensure!(big["state"] == "failed" && reason.contains("INTAKE_HOURS_PER_ACCOUNT_PER_DAY"), "{big}");
+    ensure!(site.charges()?.len() == 4, "nothing charged for either: {:?}", site.charges()?);
+    let fill = site.take_in("fill").await?;
+    ensure!(fill["state"] == "ready", "half an hour fits the hour: {fill}");
+
+    // The hour is spent: asking is refused at once, with the budget's headers.
+    let response = site
+        .client
+        .post(site.worker.url("/api/episodes"))
+        .bearer_auth(&site.key)
+        .json(&json!({ "source_url": site.on_host("/self/episodes/budget-day") }))
+        .send()
+        .await?;
+    ensure!(response.status() == 429, "past the budget: {}", response.status());
+    let header = |name: &str| {
+        response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
+    };
+    ensure!(
+        header("ratelimit-policy") == "\"transcribed-hours\";q=1;w=86400",
+        "{}",
+        header("ratelimit-policy")
+    );
+    ensure!(header("ratelimit").starts_with("\"transcribed-hours\";r=0;t="), "{}", header("ratelimit"));
+    let problem: Value = response.json().await?;
+    ensure!(
+        problem["status"] == 429 && problem["title"].as_str().is_some_and(|t| t.contains("budget")),
+        "{problem}"
+    );
+    Ok(())
+}
+
+/// Through the scripted Deepgram, which answers only by calling back: the callback brings the
+/// episode in, a second one changes nothing, one without the job's token is refused, and a callback
+/// that never comes fails the job at its deadline.
+pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let service = transcribers::deepgram().await?;
+    let mut settings = transcribing("deepgram", &service.base());
+    settings.push(("TRANSCRIBE_TIMEOUT_SECONDS".into(), "3".into()));
+    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let site = IntakeSite::start_with(&settings).await?;
+
+    let names = ["clean", "twice", "quiet", "gone"];
+    let jobs: Vec<Value> =
+        join_all(names.iter().map(|name| site.take_in(name))).await.into_iter().collect::<Result<_>>()?;
+    ensure!(jobs[0]["state"] == "ready" && jobs[1]["state"] == "ready", "{jobs:?}");
+    let quiet = jobs[2]["reason"].as_str().unwrap_or_default();
+    ensure!(jobs[2]["state"] == "failed" && quiet.contains("callback never came"), "{}", jobs[2]);
+    let gone = jobs[3]["reason"].as_str().unwrap_or_default();
+    ensure!(
+        jobs[3]["state"] == "failed" && gone.contains("Deepgram") && gone.contains("HTTP 404"),
+        "{}",
+        jobs[3]
+    );
+
+    let episode = jobs[0]["episode_id"].as_str().context("clean's episode")?;
+    let (_, record) = site.get(&format!("/api/episodes/{episode}")).await?;
+    ensure!(record["runs"][0]["pipeline"] == "deepgram-nova-3", "{record}");
+    let page = site.on_host("/tx/episodes/clean");
+    let (status, answer) = site
+        .get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query("it was about clean")))
+        .await?;
+    ensure!(
+        status == 200 && answer["found"] == true && answer["speaker"] == "speaker_1",
+        "{status} {answer}"
+    );
+
+    let events = service.events();
+    let twice = callbacks_of(&events, "twice");
+    ensure!(twice.len() == 2 && twice[1].contains("\"accepted\":false"), "{events:?}");
+
+    // A callback must carry the job's token, and be about the job's transcription.
+    let job = jobs[0]["id"].as_str().unwrap_or_default();
+    for (path, expected) in [
+        (format!("/api/intake/{job}/transcribed"), 401),
+        (format!("/api/intake/{job}/transcribed?token=forged"), 401),
+        ("/api/intake/in_nobodyasked/transcribed?token=x".to_string(), 404),
+    ] {
+        let response = site.client.post(site.worker.url(&path)).json(&json!({"results": {}})).send().await?;
+        ensure!(response.status() == expected, "{path}: {}", response.status());
+    }
+    let charges = site.charges()?;
+    let quiet_charge = charges.iter().find(|(name, _, _)| name == "quiet");
+    ensure!(quiet_charge.is_some_and(|(_, state, _)| state == "failed"), "{charges:?}");
     Ok(())
 }

@@ -76,6 +76,8 @@ fn main() -> std::process::ExitCode {
         intake::one_job_per_address_and_inside_addresses_are_refused,
         intake::a_job_that_cannot_make_an_episode_fails_with_its_reason,
         intake::a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally,
+        intake::assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget,
+        intake::deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job,
         // Addresses readers paste: its own worker, on a build of tests/data/two-licences.
         addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).

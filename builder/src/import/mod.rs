@@ -129,6 +129,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
         imported_from: Some(request.format.code().to_string()),
         segments,
         speaker_embeddings: None,
+        speaker_names: None,
     };
     let problems: Vec<String> = validate_run(&run)
         .into_iter()
@@ -404,6 +405,7 @@ fn import_corpus(
                     imported_from: Some(Format::ChangelogMd.code().into()),
                     segments,
                     speaker_embeddings: None,
+                    speaker_names: None,
                 };
                 write_json(&episode_dir.join("runs").join(format!("{pipeline}.json")), &run)?;
                 write_changelog_records(&episode_dir, &corpus_path, &run, file_date(file))

@@ -37,6 +37,7 @@ pub enum Op {
     RequestEpisode,
     IntakeEpisodes,
     IntakeJob,
+    IntakeTranscribed,
     Mcp,
     Kitchen,
     KitchenGithubLogin,
@@ -93,7 +94,8 @@ impl Op {
             | Op::DecideSpeaker
             | Op::RequestEpisode
             | Op::IntakeEpisodes
-            | Op::IntakeJob => "Quotes",
+            | Op::IntakeJob
+            | Op::IntakeTranscribed => "Quotes",
             Op::Me
             | Op::Kitchen
             | Op::KitchenGithubLogin
@@ -479,6 +481,20 @@ pub const ROUTES: &[Route] = &[
         errors: &[404],
         example: "curl -s {base}/api/intake/in_abcdefghij",
     },
+    Route {
+        op: Op::IntakeTranscribed,
+        method: Method::Post,
+        path: "/api/intake/{job_id}/transcribed",
+        summary: "The transcription service's callback for a job (AssemblyAI's webhook, Deepgram's \
+                  callback), carrying the job's token (`?token=`): the first delivery moves the job \
+                  along, a later one changes nothing (`accepted: false`)",
+        key: false,
+        takes: Takes::Json("Object"),
+        ok: (200, Answer::Json("Object")),
+        also: &[],
+        errors: &[401, 404, 413, 422],
+        example: "",
+    },
     read(
         Op::SpeakerDecisions,
         "/api/episodes/changes",
@@ -769,6 +785,7 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         | Op::DecideSpeaker
         | Op::RequestEpisode
         | Op::IntakeJob
+        | Op::IntakeTranscribed
         | Op::Mcp
         | Op::Kitchen
         | Op::KitchenGithubLogin

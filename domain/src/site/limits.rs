@@ -70,6 +70,27 @@ pub const NEW_KEYS: Policy = Policy {
     refusal: "Too many new keys",
 };
 
+/// Hours of audio transcribed a day, per account (the intake's paid transcription). Not counted in the
+/// counters' table: the charges are the intake's own rows (`intake_transcriptions`), one per episode.
+pub const TRANSCRIBED_HOURS: Policy = Policy {
+    name: "transcribed-hours",
+    window_s: 86_400,
+    quota: 4,
+    setting: "INTAKE_HOURS_PER_ACCOUNT_PER_DAY",
+    counts: "hours of audio transcribed a day (UTC) for one account",
+    refusal: "This account's transcription budget for today is spent",
+};
+
+/// Hours of audio transcribed a day for the whole site, counted as [`TRANSCRIBED_HOURS`] is.
+pub const SITE_TRANSCRIBED_HOURS: Policy = Policy {
+    name: "site-transcribed-hours",
+    window_s: 86_400,
+    quota: 24,
+    setting: "INTAKE_HOURS_PER_DAY",
+    counts: "hours of audio transcribed a day (UTC) for the whole site",
+    refusal: "The site's transcription budget for today is spent",
+};
+
 /// The most live (unrevoked) keys one account may hold; making another is refused until one is revoked.
 pub const LIVE_KEYS_PER_ACCOUNT: u32 = 20;
 

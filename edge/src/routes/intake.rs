@@ -64,19 +64,31 @@ pub async fn request(mut req: Request, env: &Env) -> Result<Response, ApiError> 
         let address = api::from_json::<EpisodeRequest>(&body).map_err(ApiError::Invalid)?;
         job_answer(&request_episode(env, &caller, &address).await?)
     };
-    http::rated(answer.await, &rate, &req.path())
+    let answer = answer.await;
+    // A refusal for the transcription budget carries that budget's headers, not the write limit's.
+    let rate = match &answer {
+        Err(ApiError::RateLimited(budget)) => budget.clone(),
+        _ => rate,
+    };
+    http::rated(answer, &rate, &req.path())
 }
 
 /// The job of the episode at `address`, asked for by `caller`: made and queued when the address has
 /// none, queued again when its job failed or stalled; also the `request_episode` tool.
 pub async fn request_episode(env: &Env, caller: &KeyOwner, address: &str) -> Result<IntakeJob, ApiError> {
     let asked = domain::quotes::intake::asked(address, &intake::allowance(env)).map_err(ApiError::Invalid)?;
+    // Past the day's transcription budget, nothing more is taken in today: whether an episode needs
+    // transcribing is known only once its feed is read.
+    crate::intake::transcription::admit(env, caller.account_id).await?;
     let db = store::db(env)?;
     let id = domain::quotes::intake::job_id(&asked.normalised_url);
     let now = now_iso();
     let made =
         store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now).await?;
     let again = !made && store::retry_job(&db, &id, &now, &auth::iso_ago(STALLED_S)).await?;
+    if again {
+        store::forget_failed_transcription(&db, &id).await?;
+    }
     if made || again {
         env.queue(intake::QUEUE)?.send(Message::Job(id.clone())).await?;
     }

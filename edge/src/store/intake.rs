@@ -19,12 +19,14 @@ pub struct JobRow {
     /// The show's folder and feed, for a job the cron made from a followed feed.
     pub show: Option<String>,
     pub feed_url: Option<String>,
+    /// Who asked for it (the site's own account for a followed feed's item).
+    pub account_id: i64,
     pub created_at: String,
     pub updated_at: String,
 }
 
-const JOB_COLUMNS: &str =
-    "id, source_url, normalised_url, state, reason, episode_id, show, feed_url, created_at, updated_at";
+const JOB_COLUMNS: &str = "id, source_url, normalised_url, state, reason, episode_id, show, feed_url, \
+                           account_id, created_at, updated_at";
 
 /// A new job asked by `account_id`: `true` when this call made it, `false` when the address has
 /// one already (asked before, or at the same moment by someone else).
@@ -261,4 +263,138 @@ pub async fn feed_checked(
 
 fn optional(text: Option<&str>) -> Arg<'_> {
     text.map_or(Arg::Null, Arg::Text)
+}
+
+/// A job's transcription, as `intake_transcriptions` keeps it (`migrations/0009_transcriptions.sql`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct TranscriptionRow {
+    pub service: String,
+    pub remote_id: Option<String>,
+    pub token_hash: String,
+    /// `charged`, `submitted`, `completed` or `failed`.
+    pub state: String,
+    pub reason: Option<String>,
+    pub created_at: String,
+}
+
+pub async fn transcription(db: &D1Database, job_id: &str) -> Result<Option<TranscriptionRow>, ApiError> {
+    first(
+        db,
+        "SELECT service, remote_id, token_hash, state, reason, created_at FROM intake_transcriptions \
+         WHERE job_id = ?1",
+        &[Arg::Text(job_id)],
+    )
+    .await
+}
+
+/// A charge against the day's budgets: the site's and the account's, in seconds of audio.
+pub struct Charge<'a> {
+    pub job_id: &'a str,
+    pub service: &'a str,
+    pub token_hash: &'a str,
+    pub account_id: i64,
+    pub day: &'a str,
+    pub seconds: i64,
+    pub site_budget: i64,
+    pub account_budget: i64,
+    pub now: &'a str,
+}
+
+/// Charges a job's transcription, in one statement, only while the day's budgets have room for it:
+/// `false` when they have not (or the job was charged already).
+pub async fn charge(db: &D1Database, charge: Charge<'_>) -> Result<bool, ApiError> {
+    let made = run(
+        db,
+        "INSERT INTO intake_transcriptions (job_id, service, token_hash, state, account_id, day, seconds, \
+         created_at, updated_at) \
+         SELECT ?1, ?2, ?3, 'charged', ?4, ?5, ?6, ?9, ?9 \
+         WHERE (SELECT COALESCE(SUM(seconds), 0) FROM intake_transcriptions WHERE day = ?5) + ?6 <= ?7 \
+         AND (SELECT COALESCE(SUM(seconds), 0) FROM intake_transcriptions WHERE day = ?5 AND account_id = ?4) \
+         + ?6 <= ?8 ON CONFLICT DO NOTHING",
+        &[
+            Arg::Text(charge.job_id),
+            Arg::Text(charge.service),
+            Arg::Text(charge.token_hash),
+            Arg::Int(charge.account_id),
+            Arg::Text(charge.day),
+            Arg::Int(charge.seconds),
+            Arg::Int(charge.site_budget),
+            Arg::Int(charge.account_budget),
+            Arg::Text(charge.now),
+        ],
+    )
+    .await?;
+    Ok(made == 1)
+}
+
+/// The seconds of audio charged on `day`: the site's and the account's.
+pub async fn charged_on(db: &D1Database, day: &str, account_id: i64) -> Result<(i64, i64), ApiError> {
+    #[derive(Deserialize)]
+    struct Sums {
+        site: Option<f64>,
+        account: Option<f64>,
+    }
+    let sums: Option<Sums> = first(
+        db,
+        "SELECT SUM(seconds) AS site, SUM(CASE WHEN account_id = ?2 THEN seconds ELSE 0 END) AS account \
+         FROM intake_transcriptions WHERE day = ?1",
+        &[Arg::Text(day), Arg::Int(account_id)],
+    )
+    .await?;
+    let sums = sums.unwrap_or(Sums { site: None, account: None });
+    Ok((sums.site.unwrap_or(0.0) as i64, sums.account.unwrap_or(0.0) as i64))
+}
+
+/// Moves a job's transcription from `from` to `state`: `true` when this call did.
+pub async fn move_transcription(
+    db: &D1Database,
+    job_id: &str,
+    from: &str,
+    state: &str,
+    remote_id: Option<&str>,
+    reason: Option<&str>,
+    now: &str,
+) -> Result<bool, ApiError> {
+    let moved = run(
+        db,
+        "UPDATE intake_transcriptions SET state = ?3, remote_id = COALESCE(?4, remote_id), reason = ?5, \
+         updated_at = ?6 WHERE job_id = ?1 AND state = ?2",
+        &[
+            Arg::Text(job_id),
+            Arg::Text(from),
+            Arg::Text(state),
+            optional(remote_id),
+            optional(reason),
+            Arg::Text(now),
+        ],
+    )
+    .await?;
+    Ok(moved == 1)
+}
+
+/// Settles a transcription's charge to the seconds the service measured (or none, when it
+/// transcribed nothing).
+pub async fn settle_transcription(db: &D1Database, job_id: &str, seconds: i64) -> Result<(), ApiError> {
+    let sql = "UPDATE intake_transcriptions SET seconds = ?2 WHERE job_id = ?1";
+    run(db, sql, &[Arg::Text(job_id), Arg::Int(seconds)]).await?;
+    Ok(())
+}
+
+/// Records the service's callback: `true` for its first delivery, `false` for any later one.
+pub async fn transcription_notified(db: &D1Database, job_id: &str, now: &str) -> Result<bool, ApiError> {
+    let changed = run(
+        db,
+        "UPDATE intake_transcriptions SET notified_at = ?2 WHERE job_id = ?1 AND notified_at IS NULL",
+        &[Arg::Text(job_id), Arg::Text(now)],
+    )
+    .await?;
+    Ok(changed == 1)
+}
+
+/// Forgets a transcription that failed (its seconds were given back), so asking for the job again
+/// may buy one anew.
+pub async fn forget_failed_transcription(db: &D1Database, job_id: &str) -> Result<(), ApiError> {
+    let sql = "DELETE FROM intake_transcriptions WHERE job_id = ?1 AND state = 'failed'";
+    run(db, sql, &[Arg::Text(job_id)]).await?;
+    Ok(())
 }

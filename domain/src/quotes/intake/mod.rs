@@ -29,6 +29,10 @@ use crate::quotes::transcript::{
 use crate::quotes::transcript::{VoteSource, episode_id};
 use crate::site::outbound::{self, Allowance, Fetched};
 
+pub mod transcribe;
+
+use transcribe::Service;
+
 /// The longest address `POST /api/episodes` takes.
 pub const MAX_ADDRESS_CHARS: usize = 2048;
 
@@ -108,9 +112,24 @@ pub struct Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     Fetch(Fetch),
+    /// The episode has no transcript to take: its audio is to be transcribed, and the run handed
+    /// back with [`Intake::transcribed`].
+    Transcribe(Box<Audio>),
     Arrived(Box<Arrival>),
     /// A reason a person can act on.
     Failed(String),
+}
+
+/// An episode's audio to transcribe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Audio {
+    /// Checked as every address is.
+    pub audio_url: String,
+    pub title: String,
+    /// What it is charged before the service measures it ([`transcribe::estimated_hours`]).
+    pub hours: f64,
+    /// The people the feed names (the show's, then the episode's), for a service that names voices.
+    pub known_names: Vec<String>,
 }
 
 /// An episode that came in: its show as its feed describes it, its record and its run.
@@ -128,6 +147,7 @@ pub struct Intake {
     address: String,
     allowance: Allowance,
     created: String,
+    service: Option<Service>,
     state: State,
 }
 
@@ -150,6 +170,12 @@ enum State {
         item: Box<FeedItem>,
         format: Format,
     },
+    /// Waiting for the item's audio to be transcribed.
+    Audio {
+        feed_url: String,
+        feed: Box<Feed>,
+        item: Box<FeedItem>,
+    },
     Done,
 }
 
@@ -161,6 +187,7 @@ impl Intake {
             address: address.trim().to_string(),
             allowance: allowance.clone(),
             created: created.to_string(),
+            service: None,
             state: State::Done,
         };
         let step = match followed.split_first() {
@@ -174,6 +201,13 @@ impl Intake {
         (intake, step)
     }
 
+    /// Has an episode with no transcript of its own transcribed by `service` ([`Step::Transcribe`])
+    /// rather than failing.
+    pub fn with_service(mut self, service: Option<Service>) -> Intake {
+        self.service = service;
+        self
+    }
+
     /// The step after `answer`, the answer to the last [`Step::Fetch`].
     pub fn give(&mut self, answer: Answer) -> Step {
         match std::mem::replace(&mut self.state, State::Done) {
@@ -184,7 +218,21 @@ impl Intake {
             State::Transcript { feed_url, feed, item, format } => {
                 self.transcript_read(feed_url, *feed, *item, format, answer)
             }
-            State::Done => Step::Failed("the intake had finished: nothing was asked".into()),
+            State::Audio { .. } | State::Done => {
+                Step::Failed("the intake was not reading anything: nothing was asked".into())
+            }
+        }
+    }
+
+    /// The step after the audio of [`Step::Transcribe`] was transcribed as `run`.
+    pub fn transcribed(&mut self, run: Run) -> Step {
+        let State::Audio { feed_url, feed, item } = std::mem::replace(&mut self.state, State::Done) else {
+            return Step::Failed("the intake was not waiting for a transcription".into());
+        };
+        let audio_url = item.audio_url.clone().unwrap_or_default();
+        match arrival(feed_url, *feed, &item, audio_url, run) {
+            Ok(arrived) => Step::Arrived(Box::new(arrived)),
+            Err(reason) => Step::Failed(reason),
         }
     }
 
@@ -194,7 +242,9 @@ impl Intake {
     pub fn unreachable(&mut self, reason: String) -> Step {
         match std::mem::replace(&mut self.state, State::Done) {
             State::Feed { rest, then_address, page, .. } => self.next_feed(rest, then_address, page, reason),
-            State::Address | State::Transcript { .. } | State::Done => Step::Failed(reason),
+            State::Address | State::Transcript { .. } | State::Audio { .. } | State::Done => {
+                Step::Failed(reason)
+            }
         }
     }
 
@@ -244,6 +294,14 @@ impl Intake {
             return Step::Failed(format!("{} answered HTTP {}", self.address, answer.status));
         }
         let kind = answer.content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        if (kind.starts_with("audio/") || kind.starts_with("video/")) && self.service.is_some() {
+            return Step::Failed(format!(
+                "{} is an audio file that no followed feed lists: without its feed, its show and its \
+                 licence are unknown, so it cannot be published; ask for it by its episode's page, or \
+                 follow its show's feed",
+                self.address
+            ));
+        }
         if kind.starts_with("audio/") || kind.starts_with("video/") {
             return Step::Failed(format!(
                 "{} is an audio file that no followed feed lists: taking it in needs a transcription \
@@ -299,6 +357,9 @@ impl Intake {
         };
         let Some((link, format)) = item.transcript_to_take().map(|(link, format)| (link.url.clone(), format))
         else {
+            if self.service.is_some() {
+                return self.audio_to_transcribe(answer.url, parsed, item);
+            }
             return Step::Failed(format!(
                 "\"{}\" has no transcript in its feed (<podcast:transcript> in WebVTT, Podcasting 2.0 JSON or \
                  SRT), and no transcription service is configured (TRANSCRIBE_PROVIDER)",
@@ -314,6 +375,34 @@ impl Intake {
             }
             Err(reason) => Step::Failed(format!("the transcript of \"{}\": {reason}", item.title)),
         }
+    }
+
+    /// The item's audio to transcribe, once checked.
+    fn audio_to_transcribe(&mut self, feed_url: String, feed: Feed, item: FeedItem) -> Step {
+        let Some(audio) = item.audio_url.clone() else {
+            return Step::Failed(format!(
+                "\"{}\" has neither a transcript nor audio in its feed: there is nothing to transcribe",
+                item.title
+            ));
+        };
+        let audio_url = match self.checked(&audio, Fetched::Page) {
+            Ok(checked) => checked.url,
+            Err(reason) => return Step::Failed(format!("the audio of \"{}\": {reason}", item.title)),
+        };
+        let mut known_names: Vec<String> = Vec::new();
+        for person in feed.persons.iter().chain(&item.persons) {
+            if !known_names.contains(&person.name) {
+                known_names.push(person.name.clone());
+            }
+        }
+        let audio = Audio {
+            audio_url,
+            title: item.title.clone(),
+            hours: transcribe::estimated_hours(item.duration_s, item.audio_bytes),
+            known_names,
+        };
+        self.state = State::Audio { feed_url, feed: Box::new(feed), item: Box::new(item) };
+        Step::Transcribe(Box::new(audio))
     }
 
     fn transcript_read(
@@ -340,24 +429,22 @@ impl Intake {
                 ));
             }
         };
-        match arrival(feed_url, feed, &item, answer.url, format, segments, &self.created) {
+        let run = publisher_run(format, segments, RunKind::Asr, &self.created);
+        match arrival(feed_url, feed, &item, answer.url, run) {
             Ok(arrived) => Step::Arrived(Box::new(arrived)),
             Err(reason) => Step::Failed(reason),
         }
     }
 }
 
-/// The episode of `item`, its transcript imported as `segments`.
+/// The episode of `item` with its transcript's `run`, read from `transcript_url`.
 fn arrival(
     feed_url: String,
     feed: Feed,
     item: &FeedItem,
     transcript_url: String,
-    format: Format,
-    segments: Vec<Segment>,
-    created: &str,
+    run: Run,
 ) -> Result<Arrival, String> {
-    let run = publisher_run(format, segments, RunKind::Asr, created);
     let episode = record_of(&feed, item, &run, transcript_url)?;
     Ok(Arrival { feed_url, feed, episode, run })
 }
@@ -513,6 +600,7 @@ pub fn publisher_run(format: Format, segments: Vec<Segment>, kind: RunKind, crea
         imported_from: Some(format.code().to_string()),
         segments,
         speaker_embeddings: None,
+        speaker_names: None,
     }
 }
 

@@ -256,3 +256,35 @@ fn a_followed_feeds_new_items_are_those_no_published_episode_has_each_keyed_once
     assert_eq!(job_id(&budget_day)[3..], published[3..], "a job and its episode share the address's hash");
     assert!(job_id(&budget_day).starts_with("in_"));
 }
+
+/// With a transcription service, an episode whose feed has no transcript stops at its audio, and the
+/// service's run makes the episode; an audio file no feed lists still has no show to go in.
+#[test]
+fn with_a_service_an_episode_without_a_transcript_is_transcribed_from_its_audio() {
+    let page = "https://ledger.example.org/episodes/trailer";
+    let (intake, _) = start(page, &[FEED_URL]);
+    let mut intake = intake.with_service(Some(transcribe::Service::AssemblyAi));
+    let Step::Transcribe(audio) = intake.give(answer(FEED_URL, "application/rss+xml", FEED)) else {
+        panic!("the trailer has no transcript: its audio is to be transcribed")
+    };
+    assert_eq!(audio.audio_url, "https://cdn.ledger.example.org/trailer.mp3");
+    assert_eq!(audio.known_names, ["Rosa Quint", "Tom Adeyemi"]);
+    let answer_body = br#"{"status":"completed","audio_duration":30,"utterances":[
+        {"speaker":"Rosa Quint","start":0,"end":3000,"text":"Coming soon."}],
+        "speech_understanding":{"response":{"speaker_identification":{"mapping":{"A":"Rosa Quint"}}}}}"#;
+    let done = transcribe::transcribed(transcribe::Service::AssemblyAi, answer_body, "2026-11-26").unwrap();
+    let Step::Arrived(arrived) = intake.transcribed(done.run) else { panic!("arrived") };
+    assert_eq!(arrived.episode.title, "Trailer");
+    assert_eq!(arrived.episode.derived_from.as_deref(), Some("https://cdn.ledger.example.org/trailer.mp3"));
+    assert_eq!(arrived.run.pipeline, "assemblyai-universal");
+    assert_eq!(arrived.run.segments[0].speaker, "A");
+    let (content, _) = publish_arrival(*arrived, None).unwrap();
+    let vote = &content.names.labels["A"].votes[0];
+    assert_eq!(vote.name.as_deref(), Some("Rosa Quint"), "{vote:?}");
+
+    let audio = "https://cdn.ledger.example.org/99.mp3";
+    let (intake, _) = start(audio, &[]);
+    let mut intake = intake.with_service(Some(transcribe::Service::Deepgram));
+    let reason = failed(intake.give(answer(audio, "audio/mpeg", b"ID3")));
+    assert!(reason.contains("its show and its licence are unknown"), "{reason}");
+}

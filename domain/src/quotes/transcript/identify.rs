@@ -93,8 +93,9 @@ fn asr_evidence(format: &str) -> Option<&'static str> {
     }
 }
 
-/// Source 1 for one run: a label that is a name in a format whose service identifies speakers is that
-/// service's vote; anonymous labels, and formats that only diarize, abstain. Human-edited runs give
+/// Source 1 for one run: the name the service gave a label ([`Run::speaker_names`]), or a label that
+/// is a name in a format whose service identifies speakers, is that service's vote; anonymous
+/// labels, and formats that only diarize, abstain. Human-edited runs give
 /// nothing here: their names are human decisions, written when they were imported.
 pub fn asr_votes(run: &Run) -> BTreeMap<String, Vote> {
     if run.kind == RunKind::HumanEdited {
@@ -108,12 +109,20 @@ pub fn asr_votes(run: &Run) -> BTreeMap<String, Vote> {
             continue;
         }
         let label = segment.speaker.trim();
-        let vote = match asr_evidence(format) {
-            None => Vote::new(VoteSource::Asr, None, format!("{format} gives diarization labels, not names")),
-            Some(_) if is_anonymous_label(label) => {
+        let named = run.speaker_names.as_ref().map(|names| names.get(&segment.speaker));
+        let vote = match (asr_evidence(format), named) {
+            // The service's own naming, kept beside its labels: a name, or no name for this label.
+            (Some(evidence), Some(Some(name))) => Vote::new(VoteSource::Asr, Some(name.clone()), evidence),
+            (Some(_), Some(None)) => {
+                Vote::new(VoteSource::Asr, None, format!("{format} did not name the voice `{label}`"))
+            }
+            (None, _) => {
+                Vote::new(VoteSource::Asr, None, format!("{format} gives diarization labels, not names"))
+            }
+            (Some(_), None) if is_anonymous_label(label) => {
                 Vote::new(VoteSource::Asr, None, format!("{format} gave the label `{label}`, not a name"))
             }
-            Some(evidence) => Vote::new(VoteSource::Asr, Some(label.to_string()), evidence),
+            (Some(evidence), None) => Vote::new(VoteSource::Asr, Some(label.to_string()), evidence),
         };
         votes.insert(segment.speaker.clone(), vote.with_model(model.clone()));
     }
@@ -203,6 +212,7 @@ mod tests {
                 })
                 .collect(),
             speaker_embeddings: None,
+            speaker_names: None,
         }
     }
 

@@ -172,6 +172,10 @@ pub struct Run {
     /// match compares them with voiceprints of earlier episodes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker_embeddings: Option<SpeakerEmbeddings>,
+    /// The names a transcription service gave its own labels (AssemblyAI's speaker identification:
+    /// label → name), kept beside the labels so the service's naming is one source's vote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker_names: Option<BTreeMap<String, String>>,
 }
 
 /// Per-label speaker embeddings of one run, and the model that made them: vectors of different models
@@ -500,6 +504,7 @@ mod tests {
             imported_from: None,
             segments: vec![],
             speaker_embeddings: None,
+            speaker_names: None,
         }
     }
 
@@ -591,6 +596,7 @@ mod tests {
             created: "2024-13-01".into(),
             imported_from: None,
             speaker_embeddings: None,
+            speaker_names: None,
             segments: vec![
                 Segment {
                     speaker: "A".into(),

@@ -29,11 +29,14 @@ use crate::assets::fetch_bytes;
 use crate::auth::now_iso;
 use crate::error::ApiError;
 use crate::store::{self, FeedJob, FeedValidators, NewEpisode};
+pub mod transcription;
+
+use transcription::Heard;
 
 /// The queue the jobs go through.
 pub const QUEUE: &str = "INTAKE_QUEUE";
-/// The bucket of the episodes the intake published.
-const BUCKET: &str = "INTAKE";
+/// The bucket of the episodes the intake published, and of what transcription services answered.
+pub const BUCKET: &str = "INTAKE";
 
 /// A queue message: a job to move along, or a followed feed to read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -143,16 +146,26 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
     if matches!(job.state.as_str(), "ready" | "failed") {
         return Ok(());
     }
-    store::move_job(&db, id, "fetching", None, &now_iso()).await?;
+    // A job whose audio is with a transcription service reads its page and feed again each time
+    // round (nothing of them is kept between messages), and stays `transcribing` meanwhile.
+    let transcribing = store::transcription(&db, id).await?.is_some();
+    store::move_job(&db, id, if transcribing { "transcribing" } else { "fetching" }, None, &now_iso())
+        .await?;
     let allowance = allowance(env);
     let created = now_iso()[..10].to_string();
     let followed: Vec<String> = job.feed_url.iter().cloned().collect();
-    let (mut machine, mut step) = Intake::start(&job.source_url, &followed, &created, &allowance);
+    let (machine, mut step) = Intake::start(&job.source_url, &followed, &created, &allowance);
+    let mut machine = machine.with_service(transcription::service(env));
     let arrival = loop {
         step = match step {
             Step::Fetch(wanted) => match fetch(&wanted.url, wanted.kind, &allowance).await {
                 Ok(answer) => machine.give(answer),
                 Err(reason) => machine.unreachable(reason),
+            },
+            Step::Transcribe(audio) => match transcription::hear(env, &job, &audio, &created).await? {
+                Heard::Run(run) => machine.transcribed(*run),
+                Heard::Waiting => return Ok(()),
+                Heard::Failed(reason) => Step::Failed(reason),
             },
             Step::Arrived(arrival) => break *arrival,
             Step::Failed(reason) => {

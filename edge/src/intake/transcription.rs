@@ -1,0 +1,464 @@
+//! A transcription the intake buys, the Worker's side: the service the site is configured with
+//! (`TRANSCRIBE_PROVIDER` and its address and key), the budgets it is bought under, the submission,
+//! the service's callback (`POST /api/intake/{job_id}/transcribed`) and the polls of a delayed
+//! re-queue. What is sent and how each answer reads is `domain::quotes::intake::transcribe`.
+//!
+//! A request never waits for a transcription: the queue consumer submits and returns; the job's
+//! message comes back after `INTAKE_POLL_SECONDS` to ask where it stands (AssemblyAI) or to see
+//! whether the callback came (Deepgram, which answers only by calling back), and the callback queues
+//! it at once. Each job is charged once (`intake_transcriptions`, one row a job), only while the
+//! day's budgets have room, and the charge is settled to the length the service measured.
+
+use domain::quotes::intake::Audio;
+use domain::quotes::intake::transcribe::{self, Call, Order, Progress, Service};
+use domain::quotes::transcript::Run;
+use domain::site::limits::{self, Policy, RateDecision};
+use serde_json::json;
+use worker::{Env, Headers, Method, Request, RequestInit, Response};
+
+use super::{BUCKET, Message, QUEUE};
+use crate::auth::{self, now_iso, now_s, sha256_hex};
+use crate::error::ApiError;
+use crate::store::{self, JobRow, TranscriptionRow};
+
+/// The most bytes of a service's answer read: a transcript with every word's time.
+const MAX_ANSWER_BYTES: usize = 50 * 1024 * 1024;
+
+fn var(env: &Env, name: &str) -> Option<String> {
+    env.var(name).ok().map(|v| v.to_string()).filter(|v| !v.trim().is_empty())
+}
+
+fn secret(env: &Env, name: &str) -> Option<String> {
+    env.secret(name).ok().map(|v| v.to_string()).filter(|v| !v.trim().is_empty()).or_else(|| var(env, name))
+}
+
+/// The service `TRANSCRIBE_PROVIDER` names; none when it is unset (or names none we know, which the
+/// job's failure then says).
+pub fn service(env: &Env) -> Option<Service> {
+    Service::named(&var(env, "TRANSCRIBE_PROVIDER").unwrap_or_default()).ok().flatten()
+}
+
+/// The configured service, its address and its key.
+struct Transcriber {
+    service: Service,
+    base: String,
+    key: String,
+}
+
+fn transcriber(env: &Env) -> Result<Transcriber, String> {
+    let named = var(env, "TRANSCRIBE_PROVIDER").unwrap_or_default();
+    let service = Service::named(&named)?.ok_or_else(|| {
+        "no transcription service is configured (TRANSCRIBE_PROVIDER): only publisher transcripts are taken"
+            .to_string()
+    })?;
+    let (setting, default) = service.base_setting();
+    let base = var(env, setting).unwrap_or_else(|| default.to_string());
+    let key = secret(env, service.key_setting()).ok_or_else(|| {
+        format!(
+            "TRANSCRIBE_PROVIDER is `{}` but its key {} is not set",
+            service.code(),
+            service.key_setting()
+        )
+    })?;
+    Ok(Transcriber { service, base, key })
+}
+
+/// Hours of a policy's setting, else its default.
+fn hours(env: &Env, policy: &Policy) -> u32 {
+    var(env, policy.setting).and_then(|v| v.trim().parse().ok()).unwrap_or(policy.quota)
+}
+
+/// The longest audio transcribed, in seconds (`INTAKE_MAX_AUDIO_HOURS`, 4 by default).
+fn max_audio_s(env: &Env) -> i64 {
+    let hours: f64 = var(env, "INTAKE_MAX_AUDIO_HOURS").and_then(|v| v.trim().parse().ok()).unwrap_or(4.0);
+    (hours * 3600.0) as i64
+}
+
+fn poll_s(env: &Env) -> u32 {
+    var(env, "INTAKE_POLL_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(30).max(1)
+}
+
+/// How long a transcription may take before its job fails (`TRANSCRIBE_TIMEOUT_SECONDS`, 3 hours).
+fn timeout_s(env: &Env) -> u64 {
+    var(env, "TRANSCRIBE_TIMEOUT_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(3 * 3600)
+}
+
+fn today() -> String {
+    now_iso()[..10].to_string()
+}
+
+/// Seconds until the next UTC midnight, when the day's budgets start again.
+fn until_midnight() -> u64 {
+    86_400 - now_s() % 86_400
+}
+
+/// The day's budget where it stands for `account_id`: refused (429, with the `RateLimit` headers)
+/// once the site's or the account's hours are spent, whichever has less left. Only a site with a
+/// transcription service has a budget to spend.
+pub async fn admit(env: &Env, account_id: i64) -> Result<Option<RateDecision>, ApiError> {
+    if service(env).is_none() {
+        return Ok(None);
+    }
+    let (site_s, account_s) = store::charged_on(&store::db(env)?, &today(), account_id).await?;
+    let decision = |policy: &'static Policy, used_s: i64| {
+        let quota = hours(env, policy);
+        let left_s = (i64::from(quota) * 3600 - used_s).max(0);
+        RateDecision {
+            allowed: left_s > 0,
+            limit: quota,
+            remaining: (left_s / 3600) as u32,
+            reset_s: until_midnight(),
+            policy,
+        }
+    };
+    let site = decision(&limits::SITE_TRANSCRIBED_HOURS, site_s);
+    let account = decision(&limits::TRANSCRIBED_HOURS, account_s);
+    let tighter =
+        if !site.allowed || (account.allowed && site.remaining < account.remaining) { site } else { account };
+    if tighter.allowed { Ok(Some(tighter)) } else { Err(ApiError::RateLimited(tighter)) }
+}
+
+/// What became of a job's audio this time round.
+pub enum Heard {
+    /// Transcribed: the run.
+    Run(Box<Run>),
+    /// Still with the service: the job's message comes back later.
+    Waiting,
+    /// A reason a person can act on; nothing is charged for it.
+    Failed(String),
+}
+
+/// Moves `job`'s transcription along: submits it (charged once, within the budgets), asks where it
+/// stands, or collects what the service answered.
+pub async fn hear(env: &Env, job: &JobRow, audio: &Audio, created: &str) -> Result<Heard, ApiError> {
+    let transcriber = match transcriber(env) {
+        Ok(transcriber) => transcriber,
+        Err(reason) => return Ok(Heard::Failed(reason)),
+    };
+    let db = store::db(env)?;
+    let Some(row) = store::transcription(&db, &job.id).await? else {
+        return charge(env, job, audio, &transcriber).await;
+    };
+    match row.state.as_str() {
+        "charged" => submit(env, job, audio, &transcriber, None).await,
+        "submitted" => collect(env, job, &transcriber, &row, created).await,
+        "completed" => {
+            let Some(body) = stored_answer(env, &job.id, &row.service).await? else {
+                return collect(env, job, &transcriber, &row, created).await;
+            };
+            finish(env, job, transcriber.service, &body, created).await
+        }
+        _ => Ok(Heard::Failed(row.reason.unwrap_or_else(|| "the transcription failed".into()))),
+    }
+}
+
+/// Charges the job's audio against the day's budgets, then submits it.
+async fn charge(
+    env: &Env,
+    job: &JobRow,
+    audio: &Audio,
+    transcriber: &Transcriber,
+) -> Result<Heard, ApiError> {
+    let seconds = (audio.hours * 3600.0).ceil() as i64;
+    let longest = max_audio_s(env);
+    if seconds > longest {
+        return Ok(Heard::Failed(format!(
+            "\"{}\" is {:.1} hours long, longer than the {:.1} hours this site transcribes \
+             (INTAKE_MAX_AUDIO_HOURS)",
+            audio.title,
+            audio.hours,
+            longest as f64 / 3600.0
+        )));
+    }
+    let token = auth::random_hex()?;
+    let (site_budget, account_budget) =
+        (hours(env, &limits::SITE_TRANSCRIBED_HOURS), hours(env, &limits::TRANSCRIBED_HOURS));
+    let day = today();
+    let now = now_iso();
+    let token_hash = sha256_hex(&token);
+    let charged = store::charge(
+        &store::db(env)?,
+        store::Charge {
+            job_id: &job.id,
+            service: transcriber.service.code(),
+            token_hash: &token_hash,
+            account_id: job.account_id,
+            day: &day,
+            seconds,
+            site_budget: i64::from(site_budget) * 3600,
+            account_budget: i64::from(account_budget) * 3600,
+            now: &now,
+        },
+    )
+    .await?;
+    if !charged {
+        let (site_s, account_s) = store::charged_on(&store::db(env)?, &day, job.account_id).await?;
+        let left = |budget: u32, used: i64| (f64::from(budget) - used as f64 / 3600.0).max(0.0);
+        return Ok(Heard::Failed(format!(
+            "transcribing \"{}\" ({:.1} hours) would pass today's budget: {:.1} of the site's {site_budget} \
+             hours (INTAKE_HOURS_PER_DAY) and {:.1} of the account's {account_budget} \
+             (INTAKE_HOURS_PER_ACCOUNT_PER_DAY) are left; ask again after midnight UTC",
+            audio.title,
+            audio.hours,
+            left(site_budget, site_s),
+            left(account_budget, account_s),
+        )));
+    }
+    submit(env, job, audio, transcriber, Some(&token)).await
+}
+
+/// The address the service calls back, with the job's token; none when the site does not know its
+/// own address (`SITE_URL`).
+fn callback(env: &Env, job_id: &str, token: &str) -> Option<String> {
+    let site = var(env, "SITE_URL")?;
+    Some(format!("{}/api/intake/{job_id}/transcribed?token={token}", site.trim_end_matches('/')))
+}
+
+/// Submits a charged job's audio. `token` is the callback's, when this call made it: a submission
+/// tried again after a break has none, and is polled only.
+async fn submit(
+    env: &Env,
+    job: &JobRow,
+    audio: &Audio,
+    transcriber: &Transcriber,
+    token: Option<&str>,
+) -> Result<Heard, ApiError> {
+    let db = store::db(env)?;
+    let callback = token.and_then(|token| callback(env, &job.id, token));
+    if callback.is_none() && !transcriber.service.can_be_polled() {
+        return fail(
+            env,
+            &job.id,
+            "charged",
+            format!(
+                "{} answers only by calling back, and the site does not know its own address: set SITE_URL",
+                transcriber.service.name()
+            ),
+        )
+        .await;
+    }
+    let order = Order {
+        audio_url: &audio.audio_url,
+        callback: callback.as_deref(),
+        token: token.unwrap_or_default(),
+        known_names: &audio.known_names,
+    };
+    let call = transcribe::submit(transcriber.service, &transcriber.base, &transcriber.key, &order);
+    let (status, body) = match send(&call).await {
+        Ok(answer) => answer,
+        Err(reason) => return fail(env, &job.id, "charged", reason).await,
+    };
+    let remote = match transcribe::submitted(transcriber.service, status, &body) {
+        Ok(remote) => remote,
+        Err(reason) => return fail(env, &job.id, "charged", reason).await,
+    };
+    store::move_transcription(&db, &job.id, "charged", "submitted", Some(&remote), None, &now_iso()).await?;
+    store::move_job(&db, &job.id, "transcribing", None, &now_iso()).await?;
+    come_back(env, &job.id).await?;
+    Ok(Heard::Waiting)
+}
+
+/// Asks where a submitted transcription stands, or (for a service that only calls back) whether it is
+/// past its time.
+async fn collect(
+    env: &Env,
+    job: &JobRow,
+    transcriber: &Transcriber,
+    row: &TranscriptionRow,
+    created: &str,
+) -> Result<Heard, ApiError> {
+    let overdue = auth::iso_ago(timeout_s(env)) > row.created_at;
+    let remote = row.remote_id.clone().unwrap_or_default();
+    let Some(call) = transcribe::poll(transcriber.service, &transcriber.base, &transcriber.key, &remote)
+    else {
+        if overdue {
+            let reason = format!(
+                "{}'s callback never came within {} s: ask for the episode again to transcribe it anew",
+                transcriber.service.name(),
+                timeout_s(env)
+            );
+            return fail(env, &job.id, &row.state, reason).await;
+        }
+        come_back(env, &job.id).await?;
+        return Ok(Heard::Waiting);
+    };
+    let (status, body) = match send(&call).await {
+        Ok(answer) => answer,
+        // A service out of reach is asked again at the next poll.
+        Err(_) => (503, Vec::new()),
+    };
+    match transcribe::progress(transcriber.service, status, &body) {
+        Progress::Done => {
+            keep_answer(env, &job.id, transcriber.service, &body).await?;
+            store::move_transcription(
+                &store::db(env)?,
+                &job.id,
+                &row.state,
+                "completed",
+                None,
+                None,
+                &now_iso(),
+            )
+            .await?;
+            finish(env, job, transcriber.service, &body, created).await
+        }
+        Progress::Failed(reason) => fail(env, &job.id, &row.state, reason).await,
+        Progress::Waiting if overdue => {
+            let reason = format!(
+                "{} had not finished after {} s (TRANSCRIBE_TIMEOUT_SECONDS)",
+                transcriber.service.name(),
+                timeout_s(env)
+            );
+            fail(env, &job.id, &row.state, reason).await
+        }
+        Progress::Waiting => {
+            come_back(env, &job.id).await?;
+            Ok(Heard::Waiting)
+        }
+    }
+}
+
+/// The run of the service's whole answer, its charge settled to the length the service measured.
+async fn finish(
+    env: &Env,
+    job: &JobRow,
+    service: Service,
+    body: &[u8],
+    created: &str,
+) -> Result<Heard, ApiError> {
+    match transcribe::transcribed(service, body, created) {
+        Ok(done) => {
+            if let Some(seconds) = done.duration_s {
+                store::settle_transcription(&store::db(env)?, &job.id, seconds.ceil() as i64).await?;
+            }
+            Ok(Heard::Run(Box::new(done.run)))
+        }
+        Err(reason) => Ok(Heard::Failed(reason)),
+    }
+}
+
+/// Ends a transcription that made nothing: its charge given back, the reason kept.
+async fn fail(env: &Env, job_id: &str, from: &str, reason: String) -> Result<Heard, ApiError> {
+    let db = store::db(env)?;
+    store::move_transcription(&db, job_id, from, "failed", None, Some(&reason), &now_iso()).await?;
+    store::settle_transcription(&db, job_id, 0).await?;
+    Ok(Heard::Failed(reason))
+}
+
+/// The job's message again, after `INTAKE_POLL_SECONDS`.
+async fn come_back(env: &Env, job_id: &str) -> Result<(), ApiError> {
+    let message =
+        worker::MessageBuilder::new(Message::Job(job_id.to_string())).delay_seconds(poll_s(env)).build();
+    env.queue(QUEUE)?.send(message).await?;
+    Ok(())
+}
+
+fn answer_key(job_id: &str, service: &str) -> String {
+    format!("jobs/{job_id}/{service}.json")
+}
+
+/// Keeps what the service answered, whole, beside the job.
+async fn keep_answer(env: &Env, job_id: &str, service: Service, body: &[u8]) -> Result<(), ApiError> {
+    env.bucket(BUCKET)?.put(answer_key(job_id, service.code()), body.to_vec()).execute().await?;
+    Ok(())
+}
+
+async fn stored_answer(env: &Env, job_id: &str, service: &str) -> Result<Option<Vec<u8>>, ApiError> {
+    match env.bucket(BUCKET)?.get(answer_key(job_id, service)).execute().await? {
+        Some(object) => Ok(Some(
+            object
+                .body()
+                .ok_or_else(|| ApiError::Internal("an R2 object without a body".into()))?
+                .bytes()
+                .await?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Sends one call to the service: its status and body, or why it could not be reached.
+async fn send(call: &Call) -> Result<(u16, Vec<u8>), String> {
+    let headers = Headers::new();
+    for (name, value) in &call.headers {
+        headers.set(name, value).map_err(|err| err.to_string())?;
+    }
+    let mut init = RequestInit::new();
+    init.with_method(if call.method == "GET" { Method::Get } else { Method::Post }).with_headers(headers);
+    if let Some(body) = &call.body {
+        init.with_body(Some(body.clone().into()));
+    }
+    let request = Request::new_with_init(&call.url, &init).map_err(|err| err.to_string())?;
+    let mut response = worker::Fetch::Request(request)
+        .send()
+        .await
+        .map_err(|err| format!("the transcription service could not be reached: {err}"))?;
+    let body = response.bytes().await.map_err(|err| format!("the transcription service broke off: {err}"))?;
+    if body.len() > MAX_ANSWER_BYTES {
+        return Err(format!("the transcription service answered more than {} MiB", MAX_ANSWER_BYTES >> 20));
+    }
+    Ok((response.status_code(), body))
+}
+
+/// `POST /api/intake/{job_id}/transcribed?token=…`: the service's callback. The job's token must
+/// come with it (in the query, or AssemblyAI's header); it must name the job's transcription. The
+/// first delivery moves the job along at once; any later one changes nothing.
+pub async fn callback_route(mut req: Request, env: &Env, job_id: &str) -> Result<Response, ApiError> {
+    let db = store::db(env)?;
+    let Some(row) = store::transcription(&db, job_id).await? else {
+        return Err(ApiError::NotFound(format!("job `{job_id}` awaits no transcription")));
+    };
+    let url = req.url()?;
+    let token = req
+        .headers()
+        .get(transcribe::WEBHOOK_HEADER)?
+        .or_else(|| url.query_pairs().find(|(name, _)| name == "token").map(|(_, value)| value.into_owned()));
+    if token.is_none_or(|token| sha256_hex(&token) != row.token_hash) {
+        return Err(ApiError::Unauthorized("the callback does not carry this job's token".into()));
+    }
+    let declared = req.headers().get("Content-Length")?.and_then(|n| n.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > MAX_ANSWER_BYTES) {
+        return Err(ApiError::TooLarge(MAX_ANSWER_BYTES));
+    }
+    let body = req.bytes().await?;
+    if body.len() > MAX_ANSWER_BYTES {
+        return Err(ApiError::TooLarge(MAX_ANSWER_BYTES));
+    }
+    let service = Service::named(&row.service)
+        .ok()
+        .flatten()
+        .ok_or_else(|| ApiError::Internal(format!("job {job_id} was transcribed by `{}`", row.service)))?;
+    let named = transcribe::callback_names(service, &body);
+    if named.is_none() || named != row.remote_id {
+        return Err(ApiError::Invalid(vec![domain::Diagnostic::new(
+            "body",
+            format!(
+                "the callback is not about this job's transcription ({})",
+                row.remote_id.unwrap_or_default()
+            ),
+        )]));
+    }
+    let now = now_iso();
+    let first = match service {
+        // Deepgram's callback is the transcript itself: kept, then the transcription is complete.
+        Service::Deepgram if row.state == "submitted" => match transcribe::progress(service, 200, &body) {
+            Progress::Done => {
+                keep_answer(env, job_id, service, &body).await?;
+                store::move_transcription(&db, job_id, "submitted", "completed", None, None, &now).await?
+            }
+            Progress::Failed(reason) => {
+                store::settle_transcription(&db, job_id, 0).await?;
+                store::move_transcription(&db, job_id, "submitted", "failed", None, Some(&reason), &now)
+                    .await?
+            }
+            Progress::Waiting => false,
+        },
+        Service::Deepgram => false,
+        // AssemblyAI's says only that it finished: the job then asks for the transcript.
+        Service::AssemblyAi => store::transcription_notified(&db, job_id, &now).await?,
+    };
+    if first {
+        env.queue(QUEUE)?.send(Message::Job(job_id.to_string())).await?;
+    }
+    let body = json!({ "job_id": job_id, "accepted": first });
+    crate::http::public_json(&body, 0)
+}
