@@ -257,36 +257,26 @@ fn sources(
     let texts: Vec<&str> =
         loaded.runs.iter().flat_map(|run| run.segments.iter().map(|s| s.text.as_str())).collect();
     for run in loaded.runs.iter().filter(|run| run.kind == RunKind::Asr) {
-        let labels = label_groups(std::slice::from_ref(run)).remove(0);
-        let turns = llm::select_turns(&run.segments, &loaded.episode.roster, llm::MAX_TURNS);
-        let messages = llm::prompt(&loaded.episode.roster, &labels, &turns);
-        let model = llm::vote_model(&ai.model, &llm::fingerprint(&ai.model, &messages));
+        let question = llm::question(run, &loaded.episode.roster, &ai.model);
+        let (labels, model) = (&question.labels, &question.model);
         let asked_before = labels.iter().all(|label| {
             names.labels.get(label).is_some_and(|entry| {
                 entry
                     .votes
                     .iter()
-                    .any(|v| v.source == VoteSource::LanguageModel && v.model.as_deref() == Some(&model))
+                    .any(|v| v.source == VoteSource::LanguageModel && v.model.as_deref() == Some(model))
             })
         });
         if asked_before {
             continue;
         }
-        let fresh: BTreeMap<String, Vote> = if turns.is_empty() {
-            let why = "no turn introduces or addresses anyone";
-            labels
-                .iter()
-                .map(|l| {
-                    (l.clone(), Vote::new(VoteSource::LanguageModel, None, why).with_model(model.clone()))
-                })
-                .collect()
+        let fresh: BTreeMap<String, Vote> = if let Some(abstentions) = question.unasked() {
+            abstentions
         } else {
-            match ask(llm::request_body(&ai.model, &messages))
+            match ask(llm::request_body(&ai.model, &question.messages))
                 .and_then(|body| llm::completion_text(&body).map_err(anyhow::Error::msg))
             {
-                Ok(answer) => {
-                    llm::votes_from_answer(&answer, &labels, &loaded.episode.roster, &texts, &model)
-                }
+                Ok(answer) => llm::votes_from_answer(&answer, labels, &loaded.episode.roster, &texts, model),
                 Err(err) => {
                     warnings.push(format!(
                         "{}: the language model was not reached; its votes are kept: {err:#}",

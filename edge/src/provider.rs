@@ -118,6 +118,34 @@ impl Provider {
     /// One chat completion with the recipe schema as structured output.
     async fn complete(&self, env: &Env, messages: &[Message]) -> Result<Completion, ApiError> {
         let schema = json!({"name": "recipe", "schema": ai::recipe_schema(), "strict": false});
+        self.chat(env, messages, schema, 0.4).await
+    }
+
+    /// Source 2's question about an episode's voices (`domain::quotes::transcript::llm`): the model's
+    /// answer, a JSON object of one `{name, evidence}` per label, as text.
+    pub async fn name_voices(&self, env: &Env, messages: &[(String, String)]) -> Result<String, ApiError> {
+        let messages: Vec<Message> = messages
+            .iter()
+            .map(|(role, content)| Message { role: role.clone(), content: content.clone() })
+            .collect();
+        let vote = json!({"type": "object", "properties": {"name": {"type": "string"},
+                          "evidence": {"type": "string"}}, "required": ["name", "evidence"]});
+        let schema = json!({"name": "speakers", "strict": false,
+                            "schema": {"type": "object", "additionalProperties": vote}});
+        match self.chat(env, &messages, schema, 0.0).await? {
+            Completion::Content(content) => Ok(content),
+            Completion::Refusal(why) => Err(ApiError::AiRefused(why)),
+        }
+    }
+
+    /// One chat completion whose answer follows `schema` (a `json_schema` response format).
+    async fn chat(
+        &self,
+        env: &Env,
+        messages: &[Message],
+        schema: Value,
+        temperature: f64,
+    ) -> Result<Completion, ApiError> {
         let limit = timeout(env);
         match self {
             Provider::OpenAi { base_url, model, api_key } => {
@@ -125,7 +153,7 @@ impl Provider {
                     "model": model,
                     "messages": messages,
                     "response_format": {"type": "json_schema", "json_schema": schema},
-                    "temperature": 0.4,
+                    "temperature": temperature,
                 });
                 let headers = Headers::new();
                 headers.set("Content-Type", "application/json")?;

@@ -84,8 +84,19 @@ fn name_of(url: &str) -> String {
 /// What the scripted voices say in episode `name`: label, start and end (s), text.
 fn script(name: &str) -> Vec<(&'static str, f64, f64, String)> {
     vec![
-        ("A", 0.5, 4.0, format!("Good morning, this is the Harbour Diary, and today is {name}.")),
-        ("B", 4.5, 9.0, format!("The harbour vote was never about the harbour, it was about {name}.")),
+        (
+            "A",
+            0.5,
+            4.0,
+            "Good morning, I'm Rosa Quint and this is the Harbour Diary. My guest today is Ines Varga."
+                .into(),
+        ),
+        (
+            "B",
+            4.5,
+            9.0,
+            format!("Thank you, Rosa. The harbour vote was never about the harbour, it was about {name}."),
+        ),
         ("A", 9.5, 12.0, "Thank you for coming in.".to_string()),
     ]
 }

@@ -10,6 +10,7 @@ use anyhow::{Context, Result, ensure};
 use futures::future::join_all;
 use serde_json::{Value, json};
 use tests::kitchen::key_for;
+use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
 use tests::scripted::{Listener, podcast_host};
 use tests::transcribers::{self, KEY};
 use tests::{Config, Worker};
@@ -394,9 +395,19 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
     _w: Arc<Worker>,
 ) -> Result<()> {
     let service = transcribers::assemblyai().await?;
+    // The site's AI votes on arrival, reading the host's introduction.
+    let ai = ScriptedAi::start().await?;
+    let introductions = json!({
+        "A": {"name": "Rosa Quint", "evidence": "I'm Rosa Quint"},
+        "B": {"name": "Ines Varga", "evidence": "My guest today is Ines Varga"},
+    });
+    ai.on("Labels: A, B", vec![Reply::Json(introductions)]);
     let mut settings = transcribing("assemblyai", &service.base());
     settings.push(("INTAKE_HOURS_PER_ACCOUNT_PER_DAY".into(), "1".into()));
     settings.push(("INTAKE_MAX_AUDIO_HOURS".into(), "2".into()));
+    settings.push(("AI_BASE_URL".into(), ai.base.clone()));
+    settings.push(("AI_API_KEY".into(), API_KEY.into()));
+    settings.push(("AI_MODEL".into(), MODEL.into()));
     let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let site = IntakeSite::start_with(&settings).await?;
 
@@ -420,6 +431,13 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
         site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
     ensure!(status == 200 && answer["found"] == true && answer["exact"] == true, "{status} {answer}");
     ensure!(answer["speaker"] == "B" && answer["name"] == "Ines Varga", "named by the service: {answer}");
+    // The service and the language model agree, so the name is confident and the answer trusted;
+    // voice match said why it abstained.
+    ensure!(answer["name_state"] == "confident" && answer["trust"] == "high", "two sources agree: {answer}");
+    ensure!(
+        record.to_string().contains("no embeddings"),
+        "voice match's abstention is in the record: {record}"
+    );
     ensure!(answer["episode"]["licence"] == "CC-BY-4.0", "the feed's licence: {answer}");
 
     let events = service.events();

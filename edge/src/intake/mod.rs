@@ -18,11 +18,13 @@ use std::time::Duration;
 use domain::quotes::intake::{self, Answer, Content, Intake, Step};
 use domain::quotes::transcript::publish::Built;
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Show, ShowSummary, export};
+use domain::quotes::transcript::{Show, ShowSummary, Vote, export, llm};
+use domain::site::limits::{self, Subject};
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
 use futures::future::{Either, select};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::assets::fetch_bytes;
@@ -179,7 +181,8 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
         Some(slug) => followed_show(env, slug).await?,
         None => None,
     };
-    let (content, built) = match intake::publish_arrival(arrival, show) {
+    let language_model = language_model_votes(env, &job, &arrival).await;
+    let (content, built) = match intake::publish_arrival(arrival, show, language_model.as_ref()) {
         Ok(published) => published,
         Err(reason) => {
             store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
@@ -198,6 +201,39 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
         now: &now,
     };
     store::finish_with_episode(&db, episode).await
+}
+
+/// Source 2 on arrival: the site's AI asked once about the run's voices, under the prompt and evidence
+/// rule `builder identify` uses, counted against the asking account's AI quota. `None` (no vote yet:
+/// `builder identify` asks later) when the site has no AI, the quota is spent, or the model could not
+/// be reached; a model that answers against the rule abstains.
+async fn language_model_votes(
+    env: &Env,
+    job: &store::JobRow,
+    arrival: &intake::Arrival,
+) -> Option<BTreeMap<String, Vote>> {
+    let provider = crate::provider::provider(env).ok()?;
+    let question = llm::question(&arrival.run, &arrival.episode.roster, provider.model());
+    if let Some(abstentions) = question.unasked() {
+        return Some(abstentions);
+    }
+    let charge = crate::auth::count(env, &limits::AI, &Subject::Account(job.account_id)).await.ok()?;
+    if !charge.decision.allowed {
+        crate::auth::uncount(env, &charge).await;
+        return None;
+    }
+    match provider.name_voices(env, &question.messages).await {
+        Ok(answer) => {
+            let texts: Vec<&str> = arrival.run.segments.iter().map(|s| s.text.as_str()).collect();
+            let roster = &arrival.episode.roster;
+            Some(llm::votes_from_answer(&answer, &question.labels, roster, &texts, &question.model))
+        }
+        Err(err) => {
+            worker::console_warn!("intake {}: the language model was not asked: {err:?}", job.id);
+            crate::auth::uncount(env, &charge).await;
+            None
+        }
+    }
 }
 
 /// A published show's folder and record, from `shows.json`.

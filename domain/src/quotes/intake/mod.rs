@@ -26,8 +26,9 @@ use crate::quotes::transcript::{
     Episode, Names, Person, Role, Run, RunKind, Segment, Show, licence_url, normalise_source_url,
     validate_episode, validate_run, validate_show,
 };
-use crate::quotes::transcript::{VoteSource, episode_id};
+use crate::quotes::transcript::{Vote, VoteSource, episode_id, voice};
 use crate::site::outbound::{self, Allowance, Fetched};
+use std::collections::BTreeMap;
 
 pub mod transcribe;
 
@@ -517,12 +518,40 @@ pub fn new_items(feed: &Feed, published: &dyn Fn(&str) -> bool) -> Vec<NewItem> 
         .collect()
 }
 
+/// The names of an episode on arrival: the service's own identification (source 1), the language
+/// model's votes when it was asked (source 2, `language_model`), and voice match's abstention for every
+/// label of a run without speaker embeddings, said in the record (source 3). Elimination (source 4)
+/// is worked out whenever the names are resolved, never stored.
+pub fn names_on_arrival(runs: &[Run], language_model: Option<&BTreeMap<String, Vote>>) -> Names {
+    let mut names = merge(&Names::default(), VoteSource::Asr, &asr_votes_of(runs));
+    let mut unheard: BTreeMap<String, Vote> = BTreeMap::new();
+    for run in runs.iter().filter(|run| run.speaker_embeddings.is_none()) {
+        for segment in &run.segments {
+            unheard.entry(segment.speaker.clone()).or_insert_with(|| {
+                Vote::new(
+                    VoteSource::VoiceMatch,
+                    None,
+                    format!("no embeddings: run {} carries none", run.pipeline),
+                )
+                .with_model(voice::MATCHER)
+            });
+        }
+    }
+    names = merge(&names, VoteSource::VoiceMatch, &unheard);
+    if let Some(votes) = language_model {
+        names = merge(&names, VoteSource::LanguageModel, votes);
+    }
+    names
+}
+
 /// An episode that arrived, named and published: its content files and what the build would make.
 /// `followed` is the show it belongs to when it came from a followed feed (its folder and record);
-/// else the show is the feed's own, in the folder its title names.
+/// else the show is the feed's own, in the folder its title names. `language_model` is source 2's
+/// votes, when the model was asked ([`names_on_arrival`]).
 pub fn publish_arrival(
     arrival: Arrival,
     followed: Option<(String, Show)>,
+    language_model: Option<&BTreeMap<String, Vote>>,
 ) -> Result<(Content, Built), String> {
     let Arrival { feed, episode, run, .. } = arrival;
     let (show, show_record) = match followed {
@@ -533,9 +562,7 @@ pub fn publish_arrival(
         }
     };
     let runs = vec![run];
-    // Source 1 votes at once; a run without embeddings gives voice match nothing to hear, and
-    // elimination is worked out whenever the names are resolved.
-    let names = merge(&Names::default(), VoteSource::Asr, &asr_votes_of(&runs));
+    let names = names_on_arrival(&runs, language_model);
     let built = publish(&show, &show_record, episode.clone(), names.clone(), runs.clone())
         .ok_or_else(|| "the episode has no address this site can key it by".to_string())?;
     Ok((Content { show, show_record, episode, names, runs }, built))

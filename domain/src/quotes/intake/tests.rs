@@ -278,7 +278,12 @@ fn with_a_service_an_episode_without_a_transcript_is_transcribed_from_its_audio(
     assert_eq!(arrived.episode.derived_from.as_deref(), Some("https://cdn.ledger.example.org/trailer.mp3"));
     assert_eq!(arrived.run.pipeline, "assemblyai-universal");
     assert_eq!(arrived.run.segments[0].speaker, "A");
-    let (content, _) = publish_arrival(*arrived, None).unwrap();
+    let (content, _) = publish_arrival(*arrived, None, None).unwrap();
+    let heard = &content.names.labels["A"].votes[1];
+    assert!(
+        heard.source == VoteSource::VoiceMatch && heard.evidence.starts_with("no embeddings"),
+        "{heard:?}"
+    );
     let vote = &content.names.labels["A"].votes[0];
     assert_eq!(vote.name.as_deref(), Some("Rosa Quint"), "{vote:?}");
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::quotes::transcript::normalise::normalised;
-use crate::quotes::transcript::{Person, Role, Segment, Vote, VoteSource};
+use crate::quotes::transcript::{Person, Role, Run, Segment, Vote, VoteSource};
 
 /// At most this many turns go into one prompt: introductions come early, and a long prompt costs more
 /// without naming anyone better.
@@ -105,6 +105,49 @@ else (\"my guest, Ben\") followed by that label's reply, or being addressed by n
 Answer with one JSON object and nothing else: each key is a label, each value is {\"name\": <a name \
 exactly as on the roster, or \"abstain\">, \"evidence\": <the words that show it, copied exactly from one \
 turn>}. Abstain when the turns do not show it; never guess from the roster's order.";
+
+/// Source 2's question about one speech-recognition run: its labels, the chat messages, and the
+/// `model` its votes record (the model and the prompt's fingerprint, so the same question is not
+/// asked twice).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub labels: Vec<String>,
+    pub messages: Vec<(String, String)>,
+    pub model: String,
+    /// How many turns were worth showing; with none there is nothing to ask ([`Question::unasked`]).
+    pub turns: usize,
+}
+
+/// The question about `run`'s voices, for `ai_model`, given the episode's `roster`.
+pub fn question(run: &Run, roster: &[Person], ai_model: &str) -> Question {
+    let mut labels: Vec<String> = run.segments.iter().map(|s| s.speaker.clone()).collect();
+    labels.sort();
+    labels.dedup();
+    let turns = select_turns(&run.segments, roster, MAX_TURNS);
+    let messages = prompt(roster, &labels, &turns);
+    let model = vote_model(ai_model, &fingerprint(ai_model, &messages));
+    Question { labels, messages, model, turns: turns.len() }
+}
+
+impl Question {
+    /// Every label's abstention when no turn introduces or addresses anyone: nothing is asked.
+    pub fn unasked(&self) -> Option<BTreeMap<String, Vote>> {
+        (self.turns == 0).then(|| self.abstentions("no turn introduces or addresses anyone"))
+    }
+
+    /// Every label's abstention, for `why`.
+    pub fn abstentions(&self, why: &str) -> BTreeMap<String, Vote> {
+        self.labels
+            .iter()
+            .map(|label| {
+                (
+                    label.clone(),
+                    Vote::new(VoteSource::LanguageModel, None, why).with_model(self.model.clone()),
+                )
+            })
+            .collect()
+    }
+}
 
 /// The chat messages for one run: the roster, the labels and the selected turns.
 pub fn prompt(roster: &[Person], labels: &[String], turns: &[Turn]) -> Vec<(String, String)> {
