@@ -20,3 +20,9 @@ CREATE TABLE intake_transcriptions (
 );
 
 CREATE INDEX intake_transcriptions_by_day ON intake_transcriptions (day, account_id);
+
+-- A followed feed's item is known by its `guid`, then by its audio, before its address: a publisher
+-- that moves its pages or its audio keeps its guids, and a moved item is not taken in twice.
+ALTER TABLE intake_jobs ADD COLUMN guid TEXT;
+ALTER TABLE intake_jobs ADD COLUMN audio_url TEXT;
+CREATE INDEX intake_jobs_by_feed ON intake_jobs (feed_url);

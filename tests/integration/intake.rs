@@ -118,6 +118,19 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     ensure!(attribution["start_s"].as_f64().is_some_and(|s| (6.0..12.0).contains(&s)), "{attribution}");
     ensure!(attribution["episode"]["licence"] == "CC-BY-4.0", "the feed's licence: {attribution}");
 
+    // Before any build, phrase search and attribution over every episode find it too.
+    let (status, found) = site.get(&format!("/api/search?q={}", query(quote))).await?;
+    let hit = found["hits"]
+        .as_array()
+        .and_then(|hits| hits.iter().find(|h| h["episode"]["id"] == episode.as_str()));
+    ensure!(status == 200 && hit.is_some_and(|h| h["name"] == "Ines Varga"), "searched: {status} {found}");
+    let (status, everywhere) = site.get(&format!("/api/attribute?quote={}", query(quote))).await?;
+    ensure!(status == 200 && everywhere["found"] == true, "attributed over every episode: {everywhere}");
+    ensure!(
+        everywhere["episode"]["id"] == episode.as_str() && everywhere["name"] == "Ines Varga",
+        "{everywhere}"
+    );
+
     let (status, record) = site.get(&format!("/api/episodes/{episode}")).await?;
     ensure!(status == 200 && record["id"] == episode.as_str(), "the record: {status} {record}");
     ensure!(
@@ -253,28 +266,10 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     let feed_url = format!("http://{}/self/feed.xml", host.addr);
     let show = json!({"title": "The Morning Ledger", "licence": "CC-BY-4.0", "feed_url": feed_url});
     std::fs::write(content.join("shows/morning-ledger/show.json"), show.to_string())?;
-    let out = work.join("dist");
-    let built = tokio::process::Command::new(tests::root().join("target/release/builder"))
-        .args([
-            "build",
-            "--content",
-            content.to_str().unwrap_or_default(),
-            "--out",
-            out.to_str().unwrap_or_default(),
-        ])
-        .current_dir(tests::root())
-        .output()
-        .await?;
-    ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    let worker = Worker::start_with(Config {
-        vars: vec![("FETCH_ALLOW_LOOPBACK".into(), host.addr.to_string())],
-        out: Some(out),
-        ..Config::default()
-    })
-    .await?;
+    let worker = tests::worker_on_content(&content, &host.addr.to_string()).await?;
     let client = reqwest::Client::new();
     let jobs = |worker: &Worker| {
-        worker.d1_query("SELECT source_url, state, reason, episode_id, show FROM intake_jobs")
+        worker.d1_query("SELECT source_url, state, reason, episode_id, show, guid FROM intake_jobs")
     };
 
     let cron = client.get(worker.url("/__scheduled")).send().await?;
@@ -293,6 +288,7 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     let ready: Vec<&Value> = rows.iter().filter(|row| row["state"] == "ready").collect();
     ensure!(ready.len() == 2, "the two items with a publisher transcript came in: {rows:?}");
     ensure!(ready.iter().all(|row| row["show"] == "morning-ledger"), "into the followed show: {rows:?}");
+    ensure!(rows.iter().any(|row| row["guid"] == "ledger-42"), "each job keeps its item's guid: {rows:?}");
     let trailer = rows.iter().find(|row| row["source_url"].as_str().is_some_and(|u| u.ends_with("/trailer")));
     let reason = trailer.and_then(|row| row["reason"].as_str()).unwrap_or_default();
     ensure!(reason.contains("no transcript"), "the trailer says why: {rows:?}");

@@ -16,15 +16,18 @@
 use std::time::Duration;
 
 use domain::quotes::intake::{self, Answer, Content, Intake, Step};
+use domain::quotes::quote::phrase::Overlay;
 use domain::quotes::transcript::publish::Built;
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Show, ShowSummary, Vote, export, llm};
+use domain::quotes::transcript::{Canonical, Show, ShowSummary, Vote, export, llm};
 use domain::site::limits::{self, Subject};
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
 use futures::future::{Either, select};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::assets::fetch_bytes;
@@ -288,7 +291,9 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
         }
     };
     let published = published_ids(env).await?;
-    let jobs: Vec<FeedJob> = intake::new_items(&feed, &|id| published.contains(id))
+    let (guids, audio) = store::feed_item_keys(&db, url).await?;
+    let known = intake::Known { published: &|id| published.contains(id), guids: &guids, audio: &audio };
+    let jobs: Vec<FeedJob> = intake::new_items(&feed, &known)
         .into_iter()
         .map(|item| FeedJob {
             id: intake::job_id(&item.normalised_url),
@@ -296,6 +301,8 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
             normalised_url: item.normalised_url,
             show,
             feed_url: url,
+            guid: item.guid,
+            audio: item.audio,
         })
         .collect();
     let now = now_iso();
@@ -307,6 +314,66 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
         queue.send_batch(messages).await?;
     }
     store::feed_checked(&db, url, Some(&validators), &now).await
+}
+
+/// The episodes taken in since the build (none of which a build has published yet), as this isolate
+/// last saw them: the build's generation, when it looked, their ids and their overlay.
+struct SeenOverlay {
+    generation: u64,
+    at_ms: u64,
+    ids: Vec<String>,
+    overlay: Option<Rc<Overlay>>,
+}
+
+thread_local! {
+    static OVERLAY: RefCell<Option<SeenOverlay>> = const { RefCell::new(None) };
+}
+
+/// How long an isolate answers keyless reads from its overlay before it asks D1 again which episodes
+/// were taken in: a search may miss an episode for this long after it is ready.
+const OVERLAY_FRESH_MS: u64 = 2_000;
+
+/// The phrase overlay of the episodes taken in that no build has published yet, for phrase search
+/// and corpus-wide attribution (`domain::quotes::quote::phrase::Overlay`); `None` when there are
+/// none. Made again only when that list changes; `keyed` reads ask D1 every time.
+pub async fn overlay(env: &Env, keyed: bool) -> Result<Option<Rc<Overlay>>, ApiError> {
+    let generation = crate::packs::generation(env).await?;
+    let now = worker::Date::now().as_millis();
+    let fresh = OVERLAY.with(|seen| {
+        seen.borrow().as_ref().and_then(|seen| {
+            (seen.generation == generation && (!keyed && now < seen.at_ms + OVERLAY_FRESH_MS))
+                .then(|| seen.overlay.clone())
+        })
+    });
+    if let Some(overlay) = fresh {
+        return Ok(overlay);
+    }
+    let taken_in = store::episode_ids(&store::db(env)?).await?;
+    let published = if taken_in.is_empty() { Default::default() } else { published_ids(env).await? };
+    let ids: Vec<String> = taken_in.into_iter().filter(|id| !published.contains(id)).collect();
+    let unchanged = OVERLAY.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        let same = seen.as_mut().filter(|seen| seen.generation == generation && seen.ids == ids)?;
+        same.at_ms = now;
+        Some(same.overlay.clone())
+    });
+    if let Some(overlay) = unchanged {
+        return Ok(overlay);
+    }
+    let mut episodes = Vec::with_capacity(ids.len());
+    for id in &ids {
+        let Some(bytes) = taken_in_file(env, id, "/transcript.json").await? else { continue };
+        let canonical: Canonical = serde_json::from_slice(&bytes)
+            .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
+        episodes.push(canonical);
+    }
+    let overlay = Overlay::of(&episodes)
+        .map_err(|err| ApiError::Internal(format!("the intake's overlay: {}", err.0)))?
+        .map(Rc::new);
+    OVERLAY.with(|seen| {
+        *seen.borrow_mut() = Some(SeenOverlay { generation, at_ms: now, ids, overlay: overlay.clone() });
+    });
+    Ok(overlay)
 }
 
 /// The ids of the published episodes.

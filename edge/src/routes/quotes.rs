@@ -119,9 +119,14 @@ async fn load_taken_in(env: &Env, normalised: &str) -> Result<PreparedTranscript
 /// the phrase index, turn by turn; their passages get the names editors decided since the build.
 async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attribution, ApiError> {
     let mut question = corpus::Question::new(quote);
+    let overlay = intake::overlay(env, keyed).await?;
     loop {
         let mut places =
             index::answer::<phrase::Index, _, _>(env, |index, parts| question.places(index, parts)).await?;
+        if let Some(overlay) = &overlay {
+            let more = question.overlay_places(overlay).map_err(|err| ApiError::Internal(err.0))?;
+            places = places.join(more);
+        }
         decisions::all_with_decisions(env, &mut places.transcripts, keyed).await?;
         if let corpus::Turn::Answered(answer) = question.attribute(&places) {
             return Ok(*answer);
@@ -225,6 +230,9 @@ pub async fn phrase_search(
 ) -> Result<phrase::Answer, ApiError> {
     let mut answer =
         index::answer::<phrase::Index, _, _>(env, |index, parts| phrase::search(index, query, parts)).await?;
+    if let Some(overlay) = intake::overlay(env, keyed).await? {
+        answer = overlay.search(answer, query).map_err(|err| ApiError::Internal(err.0))?;
+    }
     decisions::hits_with_decisions(env, &mut answer, keyed).await?;
     Ok(answer)
 }

@@ -145,6 +145,16 @@ pub async fn has_episode(db: &D1Database, id: &str) -> Result<bool, ApiError> {
     Ok(first::<Found>(db, "SELECT id FROM intake_episodes WHERE id = ?1", &[Arg::Text(id)]).await?.is_some())
 }
 
+/// The ids of every episode the intake published, oldest first.
+pub async fn episode_ids(db: &D1Database) -> Result<Vec<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+    }
+    let rows: Vec<Row> = all(db, "SELECT id FROM intake_episodes ORDER BY seq", &[]).await?;
+    Ok(rows.into_iter().map(|row| row.id).collect())
+}
+
 /// The lines (`EpisodeSummary` JSON) of every episode the intake published, newest first.
 pub async fn episode_summaries(db: &D1Database) -> Result<Vec<String>, ApiError> {
     #[derive(Deserialize)]
@@ -185,6 +195,26 @@ pub struct FeedJob<'a> {
     pub normalised_url: String,
     pub show: &'a str,
     pub feed_url: &'a str,
+    pub guid: Option<String>,
+    pub audio: Option<String>,
+}
+
+/// The `guid`s and normalised audio addresses of the items of the followed feed `feed_url` that have
+/// jobs.
+pub async fn feed_item_keys(
+    db: &D1Database,
+    feed_url: &str,
+) -> Result<(std::collections::HashSet<String>, std::collections::HashSet<String>), ApiError> {
+    #[derive(Deserialize)]
+    struct Keys {
+        guid: Option<String>,
+        audio_url: Option<String>,
+    }
+    let sql = "SELECT guid, audio_url FROM intake_jobs WHERE feed_url = ?1";
+    let rows: Vec<Keys> = all(db, sql, &[Arg::Text(feed_url)]).await?;
+    let guids = rows.iter().filter_map(|row| row.guid.clone()).collect();
+    let audio = rows.into_iter().filter_map(|row| row.audio_url).collect();
+    Ok((guids, audio))
 }
 
 /// Makes the jobs of a followed feed's items in one transaction, each unless its address has one
@@ -203,7 +233,8 @@ pub async fn add_feed_jobs(
         statements.push(stmt(
             db,
             "INSERT INTO intake_jobs (id, source_url, normalised_url, state, account_id, show, feed_url, \
-             created_at, updated_at) VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?7) ON CONFLICT DO NOTHING",
+             guid, audio_url, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?8, ?9, ?7, ?7) ON CONFLICT DO NOTHING",
             &[
                 Arg::Text(&job.id),
                 Arg::Text(&job.source_url),
@@ -212,6 +243,8 @@ pub async fn add_feed_jobs(
                 Arg::Text(job.show),
                 Arg::Text(job.feed_url),
                 Arg::Text(now),
+                optional(job.guid.as_deref()),
+                optional(job.audio.as_deref()),
             ],
         )?);
     }

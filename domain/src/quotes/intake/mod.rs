@@ -497,23 +497,47 @@ pub fn job_id(normalised_url: &str) -> String {
 /// taken in all at once, only what it publishes from now on and its latest episodes.
 pub const FEED_ITEMS_PER_READ: usize = 20;
 
-/// An item of a followed feed to take in: its address as given and normalised.
+/// An item of a followed feed to take in: its address as given and normalised, and what else it is
+/// known by (its `guid`, its audio's normalised address), which its job keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewItem {
     pub source_url: String,
     pub normalised_url: String,
+    pub guid: Option<String>,
+    pub audio: Option<String>,
 }
 
-/// The items of `feed` (its [`FEED_ITEMS_PER_READ`] newest) with an address whose episode is not
-/// `published` (by episode id).
-pub fn new_items(feed: &Feed, published: &dyn Fn(&str) -> bool) -> Vec<NewItem> {
+/// What the site already holds of a followed feed: whether an episode is published (by episode id),
+/// and the `guid`s and audio addresses of the items it made jobs of.
+pub struct Known<'a> {
+    pub published: &'a dyn Fn(&str) -> bool,
+    pub guids: &'a std::collections::HashSet<String>,
+    pub audio: &'a std::collections::HashSet<String>,
+}
+
+/// The items of `feed` (its [`FEED_ITEMS_PER_READ`] newest) the site does not hold: not known by
+/// their `guid`, then by their audio, then by their address's episode. A publisher that moves its
+/// pages or its audio keeps its `guid`s, so a moved item is not taken in twice.
+pub fn new_items(feed: &Feed, known: &Known) -> Vec<NewItem> {
     feed.items
         .iter()
         .take(FEED_ITEMS_PER_READ)
         .filter_map(|item| {
+            let guid = item.guid.clone().filter(|guid| !guid.trim().is_empty());
+            let audio = item.audio_url.as_deref().and_then(normalise_source_url);
+            if guid.as_ref().is_some_and(|guid| known.guids.contains(guid))
+                || audio.as_ref().is_some_and(|audio| known.audio.contains(audio))
+            {
+                return None;
+            }
             let source_url = episode_address(feed, item)?;
             let normalised_url = normalise_source_url(&source_url)?;
-            (!published(&episode_id(&normalised_url))).then_some(NewItem { source_url, normalised_url })
+            (!(known.published)(&episode_id(&normalised_url))).then_some(NewItem {
+                source_url,
+                normalised_url,
+                guid,
+                audio,
+            })
         })
         .collect()
 }

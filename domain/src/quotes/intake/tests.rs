@@ -246,13 +246,24 @@ fn an_asked_address_is_checked_as_every_fetch_is() {
 #[test]
 fn a_followed_feeds_new_items_are_those_no_published_episode_has_each_keyed_once() {
     let feed = feed::parse(FEED, &Url::parse("https://ledger.example.org/feed.xml").unwrap()).unwrap();
-    let all = new_items(&feed, &|_| false);
+    let none = std::collections::HashSet::new();
+    let nothing = Known { published: &|_| false, guids: &none, audio: &none };
+    let all = new_items(&feed, &nothing);
     assert_eq!(all.len(), feed.items.len(), "every item of the fixture has an address");
     let budget_day = normalise_source_url("https://ledger.example.org/episodes/budget-day").unwrap();
     let published = episode_id(&budget_day);
-    let fresh = new_items(&feed, &|id| id == published);
+    let fresh = new_items(&feed, &Known { published: &|id| id == published, ..nothing });
     assert_eq!(fresh.len(), all.len() - 1);
     assert!(fresh.iter().all(|item| item.normalised_url != budget_day));
+    // Known by its guid or by its audio, an item whose page moved is not new.
+    let guids: std::collections::HashSet<String> = ["ledger-42".to_string()].into();
+    let moved = new_items(&feed, &Known { guids: &guids, ..nothing });
+    assert!(
+        moved.iter().all(|item| item.guid.as_deref() != Some("ledger-42")) && moved.len() == all.len() - 1
+    );
+    let audio: std::collections::HashSet<String> =
+        [normalise_source_url("https://cdn.ledger.example.org/41.mp3").unwrap()].into();
+    assert_eq!(new_items(&feed, &Known { audio: &audio, ..nothing }).len(), all.len() - 1);
     assert_eq!(job_id(&budget_day)[3..], published[3..], "a job and its episode share the address's hash");
     assert!(job_id(&budget_day).starts_with("in_"));
 }

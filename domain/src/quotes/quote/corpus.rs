@@ -133,6 +133,12 @@ impl Question {
         phrase::places(index, &self.words, &self.pieces, self.reach, parts)
     }
 
+    /// This turn's places in `overlay` (the episodes taken in since the build), to
+    /// [`Places::join`] to the built index's before [`Question::attribute`].
+    pub fn overlay_places(&self, overlay: &phrase::Overlay) -> Result<Places, crate::index::Corrupt> {
+        overlay.places(&self.words, &self.pieces, self.reach)
+    }
+
     /// The answer from this turn's places (their names brought up to date by the caller), or a wider
     /// turn. Each passage is attributed once, whatever the number of turns.
     pub fn attribute(&mut self, places: &Places) -> Turn {

@@ -48,7 +48,7 @@ pub use format::{
 };
 pub use query::{DEFAULT_LIMIT, MAX_QUERY_CHARS, MAX_SPEAKER_CHARS, Query, parse_query};
 pub use read::Hit;
-pub use search::{Answer, KEY_WORDS, MAX_ALTERNATIVES, MAX_PLACES, Places, Reach, places, search};
+pub use search::{Answer, KEY_WORDS, MAX_ALTERNATIVES, MAX_PLACES, Overlay, Places, Reach, places, search};
 
 /// A long segment is cut into passages of at most this many words.
 pub const MAX_PASSAGE_TOKENS: usize = 1024;

@@ -12,6 +12,7 @@ use super::format::{
 use super::plan::{Dict, Located, Plan, RARE_PER_ROUND, first_keys, locate, plan, rare_grams};
 use super::query::{Query, tiles, words_of};
 use super::read::{Blocks, Hit, bitmap_part, find_words, hit, listed, passages_of};
+use crate::index::Corrupt;
 use crate::quotes::quote::normalise;
 use crate::quotes::quote::views::fold_name;
 use crate::quotes::transcript::{Canonical, Segment, Speaker};
@@ -434,4 +435,89 @@ fn voted(index: &Index, pieces: &[Vec<String>], parts: &impl Parts) -> Result<Ve
         }
     }
     Ok(loci(&votes).into_iter().map(|(_, passage)| passage).collect())
+}
+
+/// The episodes the Worker took in since the last build, as a small phrase index of their own held in
+/// memory: searched and asked as the built index is, and its answers joined to the built one's, so a
+/// search or a quote finds an episode from the moment it is ready. The build's own index takes over
+/// when a build publishes them.
+pub struct Overlay {
+    index: Index,
+    files: std::collections::HashMap<String, Vec<u8>>,
+}
+
+impl Overlay {
+    /// The overlay of `episodes`; `None` for none.
+    pub fn of(episodes: &[Canonical]) -> Result<Option<Overlay>, super::IndexFull> {
+        if episodes.is_empty() {
+            return Ok(None);
+        }
+        let mut builder = super::IndexBuilder::default();
+        for episode in episodes {
+            builder.add_episode(episode)?;
+        }
+        let built = builder.finish();
+        let files: std::collections::HashMap<String, Vec<u8>> =
+            built.files.into_iter().map(|file| (file.name, file.bytes)).collect();
+        let tables = super::WholeFiles(&files)
+            .part(&Index::tables_part(&built.manifest))
+            .ok_or_else(|| super::IndexFull("the overlay has no tables".into()))?
+            .to_vec();
+        let index = Index::open(built.manifest, &tables).map_err(|err| super::IndexFull(err.0))?;
+        Ok(Some(Overlay { index, files }))
+    }
+
+    /// What the overlay asks of a search or a quote: everything is in memory, so nothing is needed.
+    fn answered<T>(result: Result<T, PhraseError>) -> Result<T, Corrupt> {
+        result.map_err(|err| match err {
+            PhraseError::Corrupt(corrupt) => corrupt,
+            PhraseError::Need(_) => Corrupt("the overlay's index lacks a part".into()),
+        })
+    }
+
+    /// `built`, the built index's answer to `query`, with the overlay's hits after the built ones: the
+    /// results are the built index's passages, then the overlay's, paged as one list.
+    pub fn search(&self, built: Answer, query: &Query) -> Result<Answer, Corrupt> {
+        let parts = super::WholeFiles(&self.files);
+        let built_total = built.total as usize;
+        let shown = built.hits.len();
+        let last_built_page = query.page.offset + shown >= built_total;
+        let room = if last_built_page { query.page.limit.saturating_sub(shown) } else { 0 };
+        let asked = Query {
+            q: query.q.clone(),
+            speaker: query.speaker.clone(),
+            page: crate::quotes::quote::views::Page {
+                offset: query.page.offset.saturating_sub(built_total),
+                limit: room.max(1),
+            },
+        };
+        let more = Overlay::answered(search(&self.index, &asked, &parts))?;
+        let total = built_total + more.total as usize;
+        let mut hits = built.hits;
+        if room > 0 {
+            hits.extend(more.hits);
+        }
+        // A page also stops at the byte budget; the cursor goes on from where it stopped.
+        crate::paging::cut(&mut hits, crate::paging::PAGE_BYTES);
+        let next_cursor = query.page.next_cursor(hits.len(), total);
+        Ok(Answer { q: built.q, speaker: built.speaker, hits, total: total as u64, next_cursor })
+    }
+
+    /// The places of a quote in the overlay, found as [`places`] finds them in the built index.
+    pub fn places(&self, quote: &[String], pieces: &[Vec<String>], reach: Reach) -> Result<Places, Corrupt> {
+        Overlay::answered(places(&self.index, quote, pieces, reach, &super::WholeFiles(&self.files)))
+    }
+}
+
+impl Places {
+    /// These places and `more` (the overlay's) as one: their passages, and their verbatim places
+    /// counted together, so a quote said in a built episode and in one taken in since is said twice.
+    pub fn join(mut self, more: Places) -> Places {
+        let verbatim_total = self.verbatim_total + more.verbatim_total;
+        self.unsure = (self.unsure || more.unsure) && verbatim_total == 0;
+        self.verbatim_total = verbatim_total;
+        self.transcripts.extend(more.transcripts);
+        self.verbatim.extend(more.verbatim);
+        self
+    }
 }

@@ -528,3 +528,62 @@ fn answers_equal_a_scan_of_every_passage() {
     assert!(kinds[0] > 50 && kinds[1] > 50 && found > 100 && found < phrases.len(), "{kinds:?} {found}");
     assert!(copied > 20, "only {copied} first pages came from their copies");
 }
+
+/// Episodes taken in since the build, in an overlay of their own, are found by a search and a quote
+/// as built ones are: their hits follow the built ones in one paged list, and a quote said in both
+/// counts two places, so it is not `high`.
+#[test]
+fn an_overlay_joins_the_built_index_in_search_and_attribution() {
+    let built = sample();
+    let taken_in =
+        canonical("three", &[("A", 0.0, 5.0, "Open source is a gift, and twenty five people maintain it.")]);
+    let overlay = Overlay::of(&[taken_in]).unwrap().expect("one episode");
+    let pages = |limit: &str| {
+        let mut cursor: Option<String> = None;
+        let mut seen = Vec::new();
+        loop {
+            let mut params = vec![("q", "open source".to_string()), ("limit", limit.to_string())];
+            params.extend(cursor.clone().map(|c| ("cursor", c)));
+            let query = parse_query(params.iter().map(|(k, v)| (*k, v.as_str()))).unwrap();
+            let (answer, _) = built.search(&query);
+            let answer = overlay.search(answer, &query).unwrap();
+            assert_eq!(answer.total, 3);
+            seen.extend(answer.hits.iter().map(|hit| hit.episode.id.clone()));
+            match answer.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return seen,
+            }
+        }
+    };
+    assert_eq!(pages("10"), ["one", "two", "three"]);
+    assert_eq!(pages("1"), ["one", "two", "three"], "paged one at a time, every hit once");
+    assert_eq!(pages("2"), ["one", "two", "three"]);
+
+    let quote = "twenty five people maintain it";
+    let mut question = crate::quotes::quote::corpus::Question::new(quote);
+    let answer = loop {
+        let (places, _) = built.read(|index, parts| question.places(index, parts));
+        let places = places.join(question.overlay_places(&overlay).unwrap());
+        if let crate::quotes::quote::corpus::Turn::Answered(answer) = question.attribute(&places) {
+            break *answer;
+        }
+    };
+    assert_eq!(answer.matches, 2, "the built episode and the one taken in");
+    let m = answer.found_at.expect("found");
+    assert_eq!(m.trust, crate::quotes::quote::Trust::Review);
+    assert_eq!(answer.alternatives.len(), 1);
+
+    // Only in the overlay: found there.
+    let only = canonical("four", &[("B", 0.0, 5.0, "The harbour vote was never about the harbour.")]);
+    let overlay = Overlay::of(&[only]).unwrap().unwrap();
+    let mut question = crate::quotes::quote::corpus::Question::new("never about the harbour");
+    let answer = loop {
+        let (places, _) = built.read(|index, parts| question.places(index, parts));
+        let places = places.join(question.overlay_places(&overlay).unwrap());
+        if let crate::quotes::quote::corpus::Turn::Answered(answer) = question.attribute(&places) {
+            break *answer;
+        }
+    };
+    assert!(answer.found && answer.matches == 1, "{answer:?}");
+    assert_eq!(answer.episode.map(|e| e.id).as_deref(), Some("four"));
+}
