@@ -8,7 +8,8 @@
 //! between episodes the no-IO request (`OPTIONS /api/recipes`) is timed, so the figures come as
 //! ratios to it, from the same run.
 //!
-//! `cargo bench -p tests --bench intake`; figures go to BENCHMARKS.md ("Intake").
+//! `cargo bench -p tests --bench intake`; figures go to BENCHMARKS.md ("Intake"). With
+//! `BENCH_OUT=tests/.work/corpus-dist` the Worker serves the corpus's build (scripts/bench-quotes.sh).
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -93,11 +94,14 @@ fn ms(d: Duration) -> f64 {
 async fn main() -> Result<()> {
     let n: usize = std::env::var("BENCH_EPISODES").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
     let host = publisher(n).await?;
+    // BENCH_OUT: a build to serve instead of the sample's (the corpus's, from scripts/bench-quotes.sh).
+    let out = std::env::var("BENCH_OUT").ok().map(std::path::PathBuf::from);
     let worker = Worker::start_with(Config {
         vars: vec![
             ("FETCH_ALLOW_LOOPBACK".into(), host.addr.to_string()),
             ("WRITES_PER_MINUTE".into(), "100000".into()),
         ],
+        out,
         ..Config::default()
     })
     .await?;

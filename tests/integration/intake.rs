@@ -468,6 +468,12 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
     ensure!(status == 200 && again["state"] == "ready", "asked again: the same job, {status} {again}");
     ensure!(site.charges()? == expected, "asking again charges nothing");
 
+    // An episode with a publisher transcript buys nothing, even where a service is configured.
+    let (_, location, _, _) = site.ask(&site.on_host("/self/episodes/budget-day")).await?;
+    let published = site.finished(&location.context("a Location")?).await?;
+    ensure!(published["state"] == "ready", "{published}");
+    ensure!(site.charges()? == expected, "a publisher transcript is not charged: {:?}", site.charges()?);
+
     // Over the longest audio, and over the day's budget: failed with reasons, nothing charged.
     let long = site.take_in("long").await?;
     let reason = long["reason"].as_str().unwrap_or_default();
