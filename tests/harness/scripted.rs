@@ -118,9 +118,17 @@ pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic
 /// its page (`/tx/episodes/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
 /// length in minutes. The name tells the scripted transcription services
 /// (`tests::transcribers`) how to behave: `twice` calls back twice, `quiet` never calls back,
-/// `gone`'s audio answers 404.
-pub const UNTRANSCRIBED: [(&str, u32); 7] =
-    [("clean", 10), ("twice", 10), ("quiet", 10), ("gone", 10), ("long", 180), ("big", 40), ("fill", 30)];
+/// `early` calls back before it answers the submission, `gone`'s audio answers 404.
+pub const UNTRANSCRIBED: [(&str, u32); 8] = [
+    ("clean", 10),
+    ("twice", 10),
+    ("quiet", 10),
+    ("gone", 10),
+    ("long", 180),
+    ("big", 40),
+    ("fill", 30),
+    ("early", 10),
+];
 
 /// The feed of [`UNTRANSCRIBED`] on `host`: the show's people, its licence, and no transcripts.
 fn untranscribed_feed(host: &str) -> String {

@@ -306,11 +306,16 @@ pub async fn deepgram() -> Result<Transcriber> {
             }
             let id = format!("dg-{}", counter.fetch_add(1, Ordering::SeqCst));
             events.lock().unwrap().push(format!("submitted {id} {audio}"));
-            json_answer(&mut stream, "200 OK", &json!({ "request_id": id }).to_string()).await;
             let name = name_of(&audio);
-            let (Some(callback), false) = (request.query.get("callback").cloned(), name == "quiet") else {
-                return;
-            };
+            // `early`: the callback comes before the submission's answer.
+            if name == "early"
+                && let Some(callback) = request.query.get("callback")
+            {
+                call_back(callback, None, &deepgram_result(&id, &name, seconds), &events).await;
+            }
+            json_answer(&mut stream, "200 OK", &json!({ "request_id": id }).to_string()).await;
+            let quiet = matches!(name.as_str(), "quiet" | "early");
+            let (Some(callback), false) = (request.query.get("callback").cloned(), quiet) else { return };
             tokio::time::sleep(Duration::from_millis(600)).await;
             let result = deepgram_result(&id, &name, seconds);
             for _ in 0..if name == "twice" { 2 } else { 1 } {

@@ -523,7 +523,7 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
     let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let site = IntakeSite::start_with(&settings).await?;
 
-    let names = ["clean", "twice", "quiet", "gone"];
+    let names = ["clean", "twice", "quiet", "gone", "early"];
     let jobs: Vec<Value> =
         join_all(names.iter().map(|name| site.take_in(name))).await.into_iter().collect::<Result<_>>()?;
     ensure!(jobs[0]["state"] == "ready" && jobs[1]["state"] == "ready", "{jobs:?}");
@@ -535,6 +535,7 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
         "{}",
         jobs[3]
     );
+    ensure!(jobs[4]["state"] == "ready", "a callback before the submission's answer is kept: {}", jobs[4]);
 
     let episode = jobs[0]["episode_id"].as_str().context("clean's episode")?;
     let (_, record) = site.get(&format!("/api/episodes/{episode}")).await?;

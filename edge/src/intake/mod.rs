@@ -161,18 +161,27 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
     let followed: Vec<String> = job.feed_url.iter().cloned().collect();
     let (machine, mut step) = Intake::start(&job.source_url, &followed, &created, &allowance);
     let mut machine = machine.with_service(transcription::service(env));
+    let mut heard = false;
     let arrival = loop {
         step = match step {
             Step::Fetch(wanted) => match fetch(&wanted.url, wanted.kind, &allowance).await {
                 Ok(answer) => machine.give(answer),
                 Err(reason) => machine.unreachable(reason),
             },
-            Step::Transcribe(audio) => match transcription::hear(env, &job, &audio, &created).await? {
-                Heard::Run(run) => machine.transcribed(*run),
-                Heard::Waiting => return Ok(()),
-                Heard::Failed(reason) => Step::Failed(reason),
-            },
+            Step::Transcribe(audio) => {
+                heard = true;
+                match transcription::hear(env, &job, &audio, &created).await? {
+                    Heard::Run(run) => machine.transcribed(*run),
+                    Heard::Waiting => return Ok(()),
+                    Heard::Failed(reason) => Step::Failed(reason),
+                }
+            }
             Step::Arrived(arrival) => break *arrival,
+            // The page or the feed could not be read this time round while a transcription is paid
+            // for: read again later, as long as the transcription is in time.
+            Step::Failed(_) if transcribing && !heard && transcription::read_again_later(env, id).await? => {
+                return Ok(());
+            }
             Step::Failed(reason) => {
                 store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
                 return Ok(());

@@ -21,6 +21,9 @@ use crate::auth::{self, now_iso, now_s, sha256_hex};
 use crate::error::ApiError;
 use crate::store::{self, JobRow, TranscriptionRow};
 
+/// A charge younger than this may still be being submitted by another invocation.
+const SUBMITTING_S: u64 = 120;
+
 /// The most bytes of a service's answer read: a transcript with every word's time.
 const MAX_ANSWER_BYTES: usize = 50 * 1024 * 1024;
 
@@ -140,13 +143,28 @@ pub async fn hear(env: &Env, job: &JobRow, audio: &Audio, created: &str) -> Resu
         return charge(env, job, audio, &transcriber).await;
     };
     match row.state.as_str() {
-        "charged" => submit(env, job, audio, &transcriber, None).await,
+        // Another invocation may be submitting it right now (a callback can queue the job before
+        // the submission's answer is recorded): only a charge left alone for a while was broken off.
+        "charged" if row.created_at > auth::iso_ago(SUBMITTING_S) => {
+            come_back(env, &job.id).await?;
+            Ok(Heard::Waiting)
+        }
+        // Broken off between the charge and the service's answer: it may have been submitted, so it
+        // is not submitted again (that could pay twice); the charge stands for today.
+        "charged" => {
+            let reason = format!(
+                "the submission to {} broke off before its answer was kept; ask for the episode again \
+                 tomorrow (today's charge for it stands)",
+                transcriber.service.name()
+            );
+            fail(env, &job.id, "charged", reason, false).await
+        }
         "submitted" => collect(env, job, &transcriber, &row, created).await,
         "completed" => {
             let Some(body) = stored_answer(env, &job.id, &row.service).await? else {
                 return collect(env, job, &transcriber, &row, created).await;
             };
-            finish(env, job, transcriber.service, &body, created).await
+            finish(env, job, transcriber.service, &body, created, row.seconds).await
         }
         _ => Ok(Heard::Failed(row.reason.unwrap_or_else(|| "the transcription failed".into()))),
     }
@@ -159,7 +177,9 @@ async fn charge(
     audio: &Audio,
     transcriber: &Transcriber,
 ) -> Result<Heard, ApiError> {
-    let seconds = (audio.hours * 3600.0).ceil() as i64;
+    // The feed's claim, at least five minutes: the service is held to it (plus a margin) where it can
+    // be ([`transcribe::cap_seconds`]), and the charge settles to what it measured.
+    let seconds = ((audio.hours * 3600.0).ceil() as i64).max(transcribe::MIN_CHARGE_S);
     let longest = max_audio_s(env);
     if seconds > longest {
         return Ok(Heard::Failed(format!(
@@ -191,6 +211,11 @@ async fn charge(
         },
     )
     .await?;
+    if !charged && store::transcription(&store::db(env)?, &job.id).await?.is_some() {
+        // Another delivery of this job's message charged it a moment ago and is submitting it.
+        come_back(env, &job.id).await?;
+        return Ok(Heard::Waiting);
+    }
     if !charged {
         let (site_s, account_s) = store::charged_on(&store::db(env)?, &day, job.account_id).await?;
         let left = |budget: u32, used: i64| (f64::from(budget) - used as f64 / 3600.0).max(0.0);
@@ -204,7 +229,7 @@ async fn charge(
             left(account_budget, account_s),
         )));
     }
-    submit(env, job, audio, transcriber, Some(&token)).await
+    submit(env, job, audio, transcriber, &token, seconds).await
 }
 
 /// The address the service calls back, with the job's token; none when the site does not know its
@@ -214,17 +239,17 @@ fn callback(env: &Env, job_id: &str, token: &str) -> Option<String> {
     Some(format!("{}/api/intake/{job_id}/transcribed?token={token}", site.trim_end_matches('/')))
 }
 
-/// Submits a charged job's audio. `token` is the callback's, when this call made it: a submission
-/// tried again after a break has none, and is polled only.
+/// Submits a charged job's audio, `charged` seconds of it, with the callback's `token`.
 async fn submit(
     env: &Env,
     job: &JobRow,
     audio: &Audio,
     transcriber: &Transcriber,
-    token: Option<&str>,
+    token: &str,
+    charged: i64,
 ) -> Result<Heard, ApiError> {
     let db = store::db(env)?;
-    let callback = token.and_then(|token| callback(env, &job.id, token));
+    let callback = callback(env, &job.id, token);
     if callback.is_none() && !transcriber.service.can_be_polled() {
         return fail(
             env,
@@ -234,23 +259,25 @@ async fn submit(
                 "{} answers only by calling back, and the site does not know its own address: set SITE_URL",
                 transcriber.service.name()
             ),
+            true,
         )
         .await;
     }
     let order = Order {
         audio_url: &audio.audio_url,
         callback: callback.as_deref(),
-        token: token.unwrap_or_default(),
+        token,
         known_names: &audio.known_names,
+        charged_s: charged,
     };
     let call = transcribe::submit(transcriber.service, &transcriber.base, &transcriber.key, &order);
     let (status, body) = match send(&call).await {
         Ok(answer) => answer,
-        Err(reason) => return fail(env, &job.id, "charged", reason).await,
+        Err(reason) => return fail(env, &job.id, "charged", reason, true).await,
     };
     let remote = match transcribe::submitted(transcriber.service, status, &body) {
         Ok(remote) => remote,
-        Err(reason) => return fail(env, &job.id, "charged", reason).await,
+        Err(reason) => return fail(env, &job.id, "charged", reason, true).await,
     };
     store::move_transcription(&db, &job.id, "charged", "submitted", Some(&remote), None, &now_iso()).await?;
     store::move_job(&db, &job.id, "transcribing", None, &now_iso()).await?;
@@ -277,7 +304,7 @@ async fn collect(
                 transcriber.service.name(),
                 timeout_s(env)
             );
-            return fail(env, &job.id, &row.state, reason).await;
+            return fail(env, &job.id, &row.state, reason, false).await;
         }
         come_back(env, &job.id).await?;
         return Ok(Heard::Waiting);
@@ -300,16 +327,16 @@ async fn collect(
                 &now_iso(),
             )
             .await?;
-            finish(env, job, transcriber.service, &body, created).await
+            finish(env, job, transcriber.service, &body, created, row.seconds).await
         }
-        Progress::Failed(reason) => fail(env, &job.id, &row.state, reason).await,
+        Progress::Failed(reason) => fail(env, &job.id, &row.state, reason, true).await,
         Progress::Waiting if overdue => {
             let reason = format!(
                 "{} had not finished after {} s (TRANSCRIBE_TIMEOUT_SECONDS)",
                 transcriber.service.name(),
                 timeout_s(env)
             );
-            fail(env, &job.id, &row.state, reason).await
+            fail(env, &job.id, &row.state, reason, false).await
         }
         Progress::Waiting => {
             come_back(env, &job.id).await?;
@@ -318,18 +345,21 @@ async fn collect(
     }
 }
 
-/// The run of the service's whole answer, its charge settled to the length the service measured.
+/// The run of the service's whole answer, its charge (`charged` seconds) settled to the length the
+/// service measured, or to what it was held to.
 async fn finish(
     env: &Env,
     job: &JobRow,
     service: Service,
     body: &[u8],
     created: &str,
+    charged: i64,
 ) -> Result<Heard, ApiError> {
     match transcribe::transcribed(service, body, created) {
         Ok(done) => {
-            if let Some(seconds) = done.duration_s {
-                store::settle_transcription(&store::db(env)?, &job.id, seconds.ceil() as i64).await?;
+            if let Some(measured) = done.duration_s {
+                let seconds = transcribe::settled_seconds(service, charged, measured);
+                store::settle_transcription(&store::db(env)?, &job.id, seconds).await?;
             }
             Ok(Heard::Run(Box::new(done.run)))
         }
@@ -337,12 +367,27 @@ async fn finish(
     }
 }
 
-/// Ends a transcription that made nothing: its charge given back, the reason kept.
-async fn fail(env: &Env, job_id: &str, from: &str, reason: String) -> Result<Heard, ApiError> {
+/// Ends a transcription, the reason kept; its charge given back when the service did no work for it
+/// (`refund`), kept when it may have (a callback that never came, a service that never finished).
+async fn fail(env: &Env, job_id: &str, from: &str, reason: String, refund: bool) -> Result<Heard, ApiError> {
     let db = store::db(env)?;
     store::move_transcription(&db, job_id, from, "failed", None, Some(&reason), &now_iso()).await?;
-    store::settle_transcription(&db, job_id, 0).await?;
+    if refund {
+        store::settle_transcription(&db, job_id, 0).await?;
+    }
     Ok(Heard::Failed(reason))
+}
+
+/// When the page or feed of a job whose transcription is paid for cannot be read this time round: its
+/// message comes back later (`true`) while the transcription is within `TRANSCRIBE_TIMEOUT_SECONDS`.
+pub async fn read_again_later(env: &Env, job_id: &str) -> Result<bool, ApiError> {
+    let Some(row) = store::transcription(&store::db(env)?, job_id).await? else { return Ok(false) };
+    let in_time = matches!(row.state.as_str(), "submitted" | "completed")
+        && row.created_at > auth::iso_ago(timeout_s(env));
+    if in_time {
+        come_back(env, job_id).await?;
+    }
+    Ok(in_time)
 }
 
 /// The job's message again, after `INTAKE_POLL_SECONDS`.
@@ -427,8 +472,10 @@ pub async fn callback_route(mut req: Request, env: &Env, job_id: &str) -> Result
         .ok()
         .flatten()
         .ok_or_else(|| ApiError::Internal(format!("job {job_id} was transcribed by `{}`", row.service)))?;
+    // A callback may come before the submission's answer is recorded (the row still `charged`,
+    // its remote id unknown): the job's token alone then vouches for it.
     let named = transcribe::callback_names(service, &body);
-    if named.is_none() || named != row.remote_id {
+    if named.is_none() || (row.remote_id.is_some() && named != row.remote_id) {
         return Err(ApiError::Invalid(vec![domain::Diagnostic::new(
             "body",
             format!(
@@ -440,18 +487,20 @@ pub async fn callback_route(mut req: Request, env: &Env, job_id: &str) -> Result
     let now = now_iso();
     let first = match service {
         // Deepgram's callback is the transcript itself: kept, then the transcription is complete.
-        Service::Deepgram if row.state == "submitted" => match transcribe::progress(service, 200, &body) {
-            Progress::Done => {
-                keep_answer(env, job_id, service, &body).await?;
-                store::move_transcription(&db, job_id, "submitted", "completed", None, None, &now).await?
+        Service::Deepgram if matches!(row.state.as_str(), "charged" | "submitted") => {
+            match transcribe::progress(service, 200, &body) {
+                Progress::Done => {
+                    keep_answer(env, job_id, service, &body).await?;
+                    store::end_transcription(&db, job_id, "completed", named.as_deref(), None, &now).await?
+                }
+                Progress::Failed(reason) => {
+                    store::settle_transcription(&db, job_id, 0).await?;
+                    store::end_transcription(&db, job_id, "failed", named.as_deref(), Some(&reason), &now)
+                        .await?
+                }
+                Progress::Waiting => false,
             }
-            Progress::Failed(reason) => {
-                store::settle_transcription(&db, job_id, 0).await?;
-                store::move_transcription(&db, job_id, "submitted", "failed", None, Some(&reason), &now)
-                    .await?
-            }
-            Progress::Waiting => false,
-        },
+        }
         Service::Deepgram => false,
         // AssemblyAI's says only that it finished: the job then asks for the transcript.
         Service::AssemblyAi => store::transcription_notified(&db, job_id, &now).await?,

@@ -87,7 +87,7 @@ pub async fn request_episode(env: &Env, caller: &KeyOwner, address: &str) -> Res
         store::add_job(&db, &id, &asked.source_url, &asked.normalised_url, caller.account_id, &now).await?;
     let again = !made && store::retry_job(&db, &id, &now, &auth::iso_ago(STALLED_S)).await?;
     if again {
-        store::forget_failed_transcription(&db, &id).await?;
+        store::forget_failed_transcription(&db, &id, &now[..10]).await?;
     }
     if made || again {
         env.queue(intake::QUEUE)?.send(Message::Job(id.clone())).await?;

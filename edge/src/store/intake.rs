@@ -307,14 +307,16 @@ pub struct TranscriptionRow {
     /// `charged`, `submitted`, `completed` or `failed`.
     pub state: String,
     pub reason: Option<String>,
+    /// The seconds charged.
+    pub seconds: i64,
     pub created_at: String,
 }
 
 pub async fn transcription(db: &D1Database, job_id: &str) -> Result<Option<TranscriptionRow>, ApiError> {
     first(
         db,
-        "SELECT service, remote_id, token_hash, state, reason, created_at FROM intake_transcriptions \
-         WHERE job_id = ?1",
+        "SELECT service, remote_id, token_hash, state, reason, seconds, created_at \
+         FROM intake_transcriptions WHERE job_id = ?1",
         &[Arg::Text(job_id)],
     )
     .await
@@ -405,6 +407,26 @@ pub async fn move_transcription(
     Ok(moved == 1)
 }
 
+/// Ends a transcription that is `charged` or `submitted` (its service may call back before the
+/// submission's answer is recorded) as `state`, recording the service's id: `true` when this call did.
+pub async fn end_transcription(
+    db: &D1Database,
+    job_id: &str,
+    state: &str,
+    remote_id: Option<&str>,
+    reason: Option<&str>,
+    now: &str,
+) -> Result<bool, ApiError> {
+    let moved = run(
+        db,
+        "UPDATE intake_transcriptions SET state = ?2, remote_id = COALESCE(remote_id, ?3), reason = ?4, \
+         updated_at = ?5 WHERE job_id = ?1 AND state IN ('charged', 'submitted')",
+        &[Arg::Text(job_id), Arg::Text(state), optional(remote_id), optional(reason), Arg::Text(now)],
+    )
+    .await?;
+    Ok(moved == 1)
+}
+
 /// Settles a transcription's charge to the seconds the service measured (or none, when it
 /// transcribed nothing).
 pub async fn settle_transcription(db: &D1Database, job_id: &str, seconds: i64) -> Result<(), ApiError> {
@@ -424,10 +446,11 @@ pub async fn transcription_notified(db: &D1Database, job_id: &str, now: &str) ->
     Ok(changed == 1)
 }
 
-/// Forgets a transcription that failed (its seconds were given back), so asking for the job again
-/// may buy one anew.
-pub async fn forget_failed_transcription(db: &D1Database, job_id: &str) -> Result<(), ApiError> {
-    let sql = "DELETE FROM intake_transcriptions WHERE job_id = ?1 AND state = 'failed'";
-    run(db, sql, &[Arg::Text(job_id)]).await?;
+/// Forgets a transcription that failed, so asking for the job again may buy one anew: one whose
+/// charge was given back, or one charged on an earlier day (today's charge stands for today).
+pub async fn forget_failed_transcription(db: &D1Database, job_id: &str, today: &str) -> Result<(), ApiError> {
+    let sql = "DELETE FROM intake_transcriptions WHERE job_id = ?1 AND state = 'failed' \
+               AND (seconds = 0 OR day < ?2)";
+    run(db, sql, &[Arg::Text(job_id), Arg::Text(today)]).await?;
     Ok(())
 }

@@ -33,9 +33,9 @@ pub use idempotency::{
 };
 pub use intake::{
     Charge, FeedJob, FeedValidators, JobRow, NewEpisode, TranscriptionRow, add_feed_jobs, add_job, charge,
-    charged_on, episode_ids, episode_summaries, feed_checked, feed_item_keys, feed_validators,
-    finish_with_episode, forget_failed_transcription, has_episode, job, job_by_address, move_job,
-    move_transcription, retry_job, settle_transcription, taken_in_since, transcription,
+    charged_on, end_transcription, episode_ids, episode_summaries, feed_checked, feed_item_keys,
+    feed_validators, finish_with_episode, forget_failed_transcription, has_episode, job, job_by_address,
+    move_job, move_transcription, retry_job, settle_transcription, taken_in_since, transcription,
     transcription_notified,
 };
 pub use recipes::{

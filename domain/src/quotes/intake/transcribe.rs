@@ -73,6 +73,13 @@ impl Service {
         }
     }
 
+    /// Whether the service can be told to stop at a length (AssemblyAI's `audio_end_at`): a feed that
+    /// claims a short episode then buys no more than it claimed. Deepgram cannot, so there a feed's
+    /// claim is trusted until the service has measured the audio.
+    pub fn can_be_held(self) -> bool {
+        matches!(self, Service::AssemblyAi)
+    }
+
     /// Whether the service can be asked where a transcription stands; one that cannot answers only
     /// by calling back, so a callback that never comes ends the job at its deadline.
     pub fn can_be_polled(self) -> bool {
@@ -104,6 +111,26 @@ pub struct Order<'a> {
     /// The people who may speak (the show's roster, the feed's `<podcast:person>`), for a service
     /// that names voices.
     pub known_names: &'a [String],
+    /// The seconds charged for it: a service that can be held to a length is held to
+    /// [`cap_seconds`] of them.
+    pub charged_s: i64,
+}
+
+/// The least an episode is charged before its transcription: a feed cannot claim its way under it.
+pub const MIN_CHARGE_S: i64 = 300;
+
+/// How much of the audio a service that can be held to a length transcribes, for `charged` seconds:
+/// the feed's claim and a margin (a tenth, and five minutes), so an honest feed's slightly short
+/// claim loses nothing and a lying one buys at most the margin more.
+pub fn cap_seconds(charged: i64) -> i64 {
+    charged + charged / 10 + 300
+}
+
+/// The seconds a finished transcription is charged: the length the service measured, and for a
+/// service held to a length ([`Service::can_be_held`]), no more than it was held to.
+pub fn settled_seconds(service: Service, charged: i64, measured: f64) -> i64 {
+    let measured = measured.ceil() as i64;
+    if service.can_be_held() { measured.min(cap_seconds(charged)) } else { measured }
 }
 
 /// The request that submits `order` to `service` at `base` with `key`.
@@ -114,6 +141,7 @@ pub fn submit(service: Service, base: &str, key: &str, order: &Order) -> Call {
             let mut body = json!({
                 "audio_url": order.audio_url,
                 "speaker_labels": true,
+                "audio_end_at": cap_seconds(order.charged_s) * 1000,
             });
             if let Some(callback) = order.callback {
                 body["webhook_url"] = json!(callback);
@@ -384,11 +412,15 @@ mod tests {
             callback: Some("https://site.example/api/intake/in_1/transcribed?token=t"),
             token: "t",
             known_names: &names,
+            charged_s: 600,
         };
         let call = submit(Service::AssemblyAi, "https://api.assemblyai.com/", "k", &order);
         assert_eq!(call.url, "https://api.assemblyai.com/v2/transcript");
         let body: Value = serde_json::from_str(call.body.as_deref().unwrap()).unwrap();
         assert_eq!(body["webhook_auth_header_value"], "t");
+        assert_eq!(body["audio_end_at"], 960_000, "held to the charge and its margin");
+        assert_eq!(settled_seconds(Service::AssemblyAi, 1, 7200.0), 301, "a lying feed buys the margin");
+        assert_eq!(settled_seconds(Service::Deepgram, 1, 7200.0), 7200);
         assert_eq!(
             body["speech_understanding"]["request"]["speaker_identification"]["known_values"],
             json!(["Rosa Quint"])
