@@ -35,7 +35,7 @@ impl IntakeSite {
         vars.extend(settings.iter().map(|(name, value)| (name.to_string(), value.to_string())));
         let worker = Worker::start_with(Config { vars, ..Config::default() }).await?;
         let key = key_for(&worker, "newsdesk").await?;
-        Ok(IntakeSite { worker, host, client: reqwest::Client::new(), key })
+        Ok(IntakeSite { worker, host, client: unpooled()?, key })
     }
 
     fn on_host(&self, path: &str) -> String {
@@ -74,6 +74,13 @@ impl IntakeSite {
         let response = self.client.get(self.worker.url(path)).send().await?;
         Ok((response.status().as_u16(), response.json().await?))
     }
+}
+
+/// A client that opens a connection per request: these tests wait seconds between requests (for
+/// jobs, crons and D1), longer than workerd keeps an idle connection, and a pooled connection closed
+/// meanwhile fails the next request.
+fn unpooled() -> Result<reqwest::Client> {
+    Ok(reqwest::Client::builder().pool_max_idle_per_host(0).build()?)
 }
 
 fn query(value: &str) -> String {
@@ -267,7 +274,7 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     let show = json!({"title": "The Morning Ledger", "licence": "CC-BY-4.0", "feed_url": feed_url});
     std::fs::write(content.join("shows/morning-ledger/show.json"), show.to_string())?;
     let worker = tests::worker_on_content(&content, &host.addr.to_string()).await?;
-    let client = reqwest::Client::new();
+    let client = unpooled()?;
     let jobs = |worker: &Worker| {
         worker.d1_query("SELECT source_url, state, reason, episode_id, show, guid FROM intake_jobs")
     };
