@@ -61,10 +61,12 @@ if [ "${1:-}" = "--test" ]; then
     cp tests/conformance/package-lock.json tests/conformance/node_modules/.installed-from-lock
   fi
   # The OpenAPI linters (Redocly's recommended rules, Spectral's oas ruleset), which scripts/test.sh
-  # runs on dist/openapi.json, from the npm registry, apart from the root's node_modules (the deploy's).
+  # runs on dist/openapi.json, and axe-core, which the page tests run in Chromium: from the npm
+  # registry, apart from the root's node_modules (the deploy's).
   if [ ! -x tests/validators/node_modules/.bin/redocly ] \
+    || [ ! -f tests/validators/node_modules/axe-core/axe.min.js ] \
     || ! cmp -s tests/validators/package-lock.json tests/validators/node_modules/.installed-from-lock 2>/dev/null; then
-    say "installing the OpenAPI linters from tests/validators/package-lock.json"
+    say "installing the OpenAPI linters and axe-core from tests/validators/package-lock.json"
     npm ci --prefix tests/validators --no-fund --no-audit --loglevel=error
     cp tests/validators/package-lock.json tests/validators/node_modules/.installed-from-lock
   fi

@@ -1,3 +1,3 @@
 //! HTML pages: rendered by `domain::recipes::page`, which the Worker shares for recipes not yet built.
 
-pub use domain::recipes::page::Renderer;
+pub use domain::pages::Renderer;

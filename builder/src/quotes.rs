@@ -13,7 +13,7 @@ use domain::Diagnostic;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
 use domain::quotes::transcript::{
     self, Canonical, Episode, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary, export, names,
-    publish,
+    publish, review,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -327,6 +327,12 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
     let by_url: BTreeMap<&str, &str> =
         episodes.iter().map(|e| (e.record.normalised_url.as_str(), e.record.id.as_str())).collect();
     out.write("episodes/by-url.json", serde_json::to_string(&by_url)?.as_bytes())?;
+    let mut queue = review::Queue::default();
+    for built in episodes {
+        queue.add(&built.record, built.canonical.episode.audio_url.as_deref());
+    }
+    queue.sort();
+    out.write("episodes/review.json", serde_json::to_string(&queue)?.as_bytes())?;
 
     let mut jsonl = String::new();
     for built in episodes {
@@ -441,6 +447,13 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             "phrase-index-manifest.schema.json",
             schema::<phrase::Manifest>("phrase-index-manifest.schema.json", "/quotes/manifest.json"),
         ),
+        (
+            "review-queue.schema.json",
+            schema::<review::Queue>(
+                "review-queue.schema.json",
+                "/episodes/review.json (the editors' review queue as built)",
+            ),
+        ),
     ]
 }
 
@@ -497,10 +510,11 @@ fn llms_section(shows: &[ShowSummary], episodes: &[Built]) -> crate::opendata::L
 
 /// Reads, validates and writes the quote content in one step; content problems fail the build with
 /// every problem listed. Returns the quote part of `llms.txt` (empty without shows).
-pub fn build_into(source: &Source, out: &Out) -> Result<crate::opendata::LlmsPart> {
+/// Builds the quote service into `out`: its part of llms.txt, and how many episodes it holds.
+pub fn build_into(source: &Source, out: &Out) -> Result<(crate::opendata::LlmsPart, usize)> {
     let files = read(source)?;
     if files.is_empty() {
-        return Ok(crate::opendata::LlmsPart { about: String::new(), sections: String::new() });
+        return Ok((crate::opendata::LlmsPart { about: String::new(), sections: String::new() }, 0));
     }
     let (shows, episodes) = load(&files).map_err(|problems| {
         anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), diagnostics::lines(source, &problems))
@@ -508,7 +522,7 @@ pub fn build_into(source: &Source, out: &Out) -> Result<crate::opendata::LlmsPar
     drop(files);
     let outcome = write(out, &shows, &episodes)?;
     eprintln!("built {} shows and {} episodes", outcome.n_shows, outcome.n_episodes);
-    Ok(outcome.llms)
+    Ok((outcome.llms, outcome.n_episodes))
 }
 
 #[cfg(test)]

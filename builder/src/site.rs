@@ -43,13 +43,13 @@ pub(crate) fn write_site_wide(
         .collect();
     let cards = shown_cards(out, manifest, &shown)?;
     let cards: Vec<&Card> = cards.iter().collect();
-    let renderer = pages::Renderer::new()?;
-    out.write("index.html", renderer.home_page(&cards, facet_counts)?.as_bytes())?;
-    out.write("404.html", renderer.not_found_page()?.as_bytes())?;
     opendata::write(out, facet_counts)?;
     // The quote service (shows, episodes, transcripts) is rebuilt whole; it and the agents
     // add their parts of llms.txt, and llms-full.txt expands it.
-    let quotes_llms = crate::quotes::build_into(source, out)?;
+    let (quotes_llms, n_episodes) = crate::quotes::build_into(source, out)?;
+    let renderer = pages::Renderer::new()?;
+    out.write("index.html", renderer.home_page(&cards, facet_counts, n_episodes)?.as_bytes())?;
+    out.write("404.html", renderer.not_found_page()?.as_bytes())?;
     let parts = [quotes_llms, crate::agents::llms_part()];
     let llms = opendata::llms_txt(&cards, &dump_names(docs), &parts);
     out.write("llms.txt", llms.as_bytes())?;

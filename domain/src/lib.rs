@@ -15,6 +15,8 @@ pub mod clean;
 pub mod diagnostic;
 pub mod index;
 pub mod mcp;
+#[cfg(feature = "pages")]
+pub mod pages;
 pub mod paging;
 pub mod text;
 

@@ -209,6 +209,8 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             "html5gum",
             "schemars",
             "minijinja",
+            // Two transcription runs compared word by word: patience and Myers diffs (no dependencies).
+            "similar",
             // Cooklang in (feature `import`): the format's official parser, and its YAML front matter.
             "cooklang",
             "serde_yaml",

@@ -24,7 +24,7 @@ pub fn rate_limit(headers: &mut Headers, rate: &RateDecision) {
 
 /// On every answer: no content sniffing (a Cooklang file or a JSON document holds user text, which
 /// must never be read as HTML), and on an HTML page without a policy of its own the site's
-/// (`domain::recipes::page::content_security_policy`; the kitchen sets a stricter one).
+/// (`domain::pages::content_security_policy`; the kitchen sets a stricter one).
 pub fn every_answer(headers: &mut Headers) {
     let _ = headers.set("X-Content-Type-Options", "nosniff");
     let html = headers.get("Content-Type").ok().flatten().is_some_and(|t| t.starts_with("text/html"));
@@ -34,5 +34,5 @@ pub fn every_answer(headers: &mut Headers) {
 }
 
 thread_local! {
-    static PAGE_POLICY: String = domain::recipes::page::content_security_policy();
+    static PAGE_POLICY: String = domain::pages::content_security_policy();
 }

@@ -38,7 +38,8 @@ use worker::{
 
 use crate::error::ApiError;
 use crate::routes::{
-    ai, cooking, diet, feed, intake as intake_routes, kitchen, mcp, quotes, recipes, speakers, writes,
+    ai, cooking, diet, feed, intake as intake_routes, kitchen, mcp, pages, quotes, recipes, review, speakers,
+    writes,
 };
 
 #[event(fetch)]
@@ -182,6 +183,17 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         // Recipes in from Cooklang or schema.org.
         Op::KitchenImport => kitchen::import(req, env).await,
         Op::KitchenSaveDraft => kitchen::save_draft(req, env).await,
+        // The quote service's pages, and the editors' review queue.
+        Op::QuotesPage => pages::quote_page(env, http::input::<api::QuoteCheck>(&req, &params)?).await,
+        Op::EpisodePage => pages::episode_page(env, param("episode_id")).await,
+        Op::RunsPage => pages::runs_page(env, http::input::<api::RunComparison>(&req, &params)?).await,
+        Op::ShowPage => pages::show_page(env, http::input::<api::ShowView>(&req, &params)?).await,
+        Op::SearchPage => pages::search_page(env, http::input::<api::SearchPageQuery>(&req, &params)?).await,
+        Op::ReviewPage => {
+            let asked = http::input::<api::ReviewQuery>(&req, &params)?;
+            review::page(req, env, asked).await
+        }
+        Op::ReviewDecide => review::decide(req, env).await,
         Op::BuiltFile => built_file(req, env).await,
     }
 }

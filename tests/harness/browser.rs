@@ -165,6 +165,42 @@ impl Browser {
         self.call("POST", &self.at("/execute/sync"), Some(json!({"script": script, "args": []}))).await
     }
 
+    /// Runs a script that ends by calling its last argument (`arguments[arguments.length - 1]`) with
+    /// its value, and returns that value.
+    pub async fn execute_async(&self, script: &str) -> Result<Value> {
+        self.call("POST", &self.at("/execute/async"), Some(json!({"script": script, "args": []}))).await
+    }
+
+    /// The axe-core violations of the page as it stands (WCAG 2.x A and AA and axe's best
+    /// practices), each as `rule: target…`. axe-core comes from `tests/validators` (npm); WebDriver
+    /// runs it outside the page's `Content-Security-Policy`.
+    pub async fn axe_violations(&self) -> Result<Vec<String>> {
+        let axe = crate::root().join("tests/validators/node_modules/axe-core/axe.min.js");
+        let source = std::fs::read_to_string(&axe)
+            .with_context(|| format!("reading {} (bash scripts/setup.sh --test)", axe.display()))?;
+        self.execute(&format!("{source}\nreturn typeof axe;")).await?;
+        let found = self
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, {resultTypes: ['violations']})
+                    .then((r) => done(r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '))))
+                    .catch((e) => done(['axe failed: ' + e]));",
+            )
+            .await?;
+        Ok(found.as_array().into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect())
+    }
+
+    /// Sets a cookie for the current page's site (a page of the site must be open).
+    pub async fn add_cookie(&self, name: &str, value: &str) -> Result<()> {
+        self.call(
+            "POST",
+            &self.at("/cookie"),
+            Some(json!({"cookie": {"name": name, "value": value, "path": "/"}})),
+        )
+        .await
+        .map(drop)
+    }
+
     /// Sets the window size, as a phone's screen would be.
     pub async fn resize(&self, width: u32, height: u32) -> Result<()> {
         self.call("POST", &self.at("/window/rect"), Some(json!({"width": width, "height": height})))

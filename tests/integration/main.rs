@@ -11,6 +11,7 @@ mod layout;
 mod limits;
 mod mcp;
 mod pages;
+mod quote_pages;
 mod quotes;
 mod recipes_read;
 mod recipes_write;
@@ -161,6 +162,13 @@ fn main() -> std::process::ExitCode {
         speakers::speaker_names_need_a_key_and_the_editor_role,
         speakers::an_editors_speaker_name_shows_at_once_and_syncs_to_git,
         speakers::a_decision_stored_elsewhere_reaches_readers_within_a_second,
+        // The quote service's pages, and the editors' review queue (after the speakers' tests, which
+        // expect the sample's names as built).
+        quote_pages::the_check_a_quote_form_answers_each_kind_of_quote,
+        quote_pages::the_answer_plays_from_the_quotes_second_and_its_link_opens_the_turn,
+        quote_pages::an_episode_page_charts_its_speakers_and_compares_its_runs,
+        quote_pages::the_search_page_finds_a_phrase_by_speaker_with_links_to_the_moment,
+        quote_pages::an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_high,
         // Last: schemathesis signs in and posts forms at random, which counts against per-address limits.
         mcp::schemathesis_finds_every_valid_request_accepted_and_every_status_described,
     ])

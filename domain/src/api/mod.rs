@@ -16,12 +16,17 @@
 pub mod body;
 mod cooking;
 mod input;
+mod pages;
 mod quotes;
 mod recipes;
 pub mod routes;
 
 pub use cooking::{CooklangAsked, RecipeAsked, RecipeCooklang, RecipeView};
 pub use input::{Input, from_json, from_query};
+pub use pages::{
+    QuoteCheck, QuoteChecked, ReviewAsked, ReviewQuery, RunComparison, RunsAsked, SEARCH_PAGE_HITS,
+    SHOW_PAGE_EPISODES, SearchPageAsked, SearchPageQuery, ShowView,
+};
 pub use quotes::{
     EpisodeAsked, EpisodeList, EpisodePage, EpisodeRequest, EpisodesAsked, IntakeJob, JobState, QuoteAsked,
     QuoteAttribution, SpeakerStats, TranscriptQuery, TranscriptSearch,

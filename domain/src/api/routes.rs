@@ -48,6 +48,13 @@ pub enum Op {
     KitchenRevokeKey,
     KitchenImport,
     KitchenSaveDraft,
+    QuotesPage,
+    EpisodePage,
+    RunsPage,
+    ShowPage,
+    SearchPage,
+    ReviewPage,
+    ReviewDecide,
     /// A built file (static asset or packed), served as it is.
     BuiltFile,
 }
@@ -105,7 +112,10 @@ impl Op {
             | Op::KitchenNewKey
             | Op::KitchenRevokeKey
             | Op::KitchenImport
-            | Op::KitchenSaveDraft => "Accounts",
+            | Op::KitchenSaveDraft
+            | Op::ReviewPage
+            | Op::ReviewDecide => "Accounts",
+            Op::QuotesPage | Op::EpisodePage | Op::RunsPage | Op::ShowPage | Op::SearchPage => "Quotes",
             Op::Mcp => "Agents",
             Op::BuiltFile => "Files",
         }
@@ -228,6 +238,28 @@ const fn file(path: &'static str, summary: &'static str, answer: Answer) -> Rout
         also: NOT_MODIFIED,
         errors: &[404],
         example: "",
+    }
+}
+
+/// A page of the quote service: HTML, no key; a bad query is 400 and an unknown episode or show 404.
+const fn page(
+    op: Op,
+    path: &'static str,
+    summary: &'static str,
+    takes: Takes,
+    example: &'static str,
+) -> Route {
+    Route {
+        op,
+        method: Method::Get,
+        path,
+        summary,
+        key: false,
+        takes,
+        ok: (200, Answer::Html),
+        also: &[],
+        errors: &[400, 404],
+        example,
     }
 }
 
@@ -661,6 +693,70 @@ pub const ROUTES: &[Route] = &[
         errors: &[400, 403, 413, 429],
         example: "",
     },
+    page(
+        Op::QuotesPage,
+        "/quotes",
+        "Check a quote (HTML): who said it, when, how sure we are, with a player at the second; a GET form whose answer is a shareable address",
+        Takes::Query,
+        "open '{base}/quotes?quote=open+source+is+a+gift'",
+    ),
+    file(
+        "/episodes/{file}.json",
+        "An episode's record with every run (`ep_….json`), or a list the build publishes (`by-url.json`, `review.json`)",
+        Answer::Json("Object"),
+    ),
+    page(
+        Op::EpisodePage,
+        "/episodes/{episode_id}",
+        "An episode's page (HTML): its transcript with a `#t=<second>` anchor on every turn, who spoke how much, its runs, licence and credit",
+        Takes::Nothing,
+        "open {base}/episodes/ep_abcdefghij#t=65",
+    ),
+    page(
+        Op::RunsPage,
+        "/episodes/{episode_id}/compare",
+        "Two transcription runs of an episode side by side (HTML): where their words and their speaker turns differ",
+        Takes::Query,
+        "open '{base}/episodes/ep_abcdefghij/compare?a=assemblyai-best&b=whisperx-3.1'",
+    ),
+    page(
+        Op::ShowPage,
+        "/shows/{show_id}",
+        "A show's page (HTML): its episodes, newest first, and its licence",
+        Takes::Query,
+        "open {base}/shows/kitchen-table",
+    ),
+    page(
+        Op::SearchPage,
+        "/search",
+        "Search transcripts (HTML): a phrase, a speaker or both, each hit linked to its moment",
+        Takes::Query,
+        "open '{base}/search?q=open+source'",
+    ),
+    Route {
+        op: Op::ReviewPage,
+        method: Method::Get,
+        path: "/kitchen/review",
+        summary: "The editors' review queue (HTML, signed in with the editor role): every speaker name not confident or decided, most cited first",
+        key: false,
+        takes: Takes::Query,
+        ok: (200, Answer::Html),
+        also: &[(303, Answer::Redirect, "not signed in: to the kitchen")],
+        errors: &[403],
+        example: "open {base}/kitchen/review",
+    },
+    Route {
+        op: Op::ReviewDecide,
+        method: Method::Post,
+        path: "/kitchen/review",
+        summary: "An editor names a speaker from the review queue: the same decision, checks and record as PUT /api/episodes/{id}/speakers/{label}",
+        key: false,
+        takes: Takes::Form(&["episode", "label", "name", "confirm", "note"]),
+        ok: (303, Answer::Redirect),
+        also: &[],
+        errors: &[400, 403, 404, 413, 422, 429],
+        example: "",
+    },
     file("/", "The home page (HTML)", Answer::Html),
     file("/openapi.json", "This description of the HTTP API (OpenAPI 3.1)", Answer::Json("Object")),
     file("/llms.txt", "This service described for language models (llmstxt.org)", Answer::Text),
@@ -776,6 +872,11 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         Op::Speakers => schema::<SpeakerStats>(settings),
         Op::PhraseSearch => schema::<TranscriptSearch>(settings),
         Op::KitchenGithubCallback => schema::<GithubCallback>(settings),
+        Op::QuotesPage => schema::<QuoteCheck>(settings),
+        Op::RunsPage => schema::<RunComparison>(settings),
+        Op::ShowPage => schema::<ShowView>(settings),
+        Op::SearchPage => schema::<SearchPageQuery>(settings),
+        Op::ReviewPage => schema::<ReviewQuery>(settings),
         Op::CreateRecipe
         | Op::Me
         | Op::AiWrite
@@ -795,6 +896,8 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         | Op::KitchenRevokeKey
         | Op::KitchenImport
         | Op::KitchenSaveDraft
+        | Op::EpisodePage
+        | Op::ReviewDecide
         | Op::BuiltFile => return None,
     })
 }

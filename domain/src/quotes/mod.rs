@@ -3,5 +3,7 @@
 
 pub mod feed;
 pub mod intake;
+#[cfg(feature = "pages")]
+pub mod page;
 pub mod quote;
 pub mod transcript;

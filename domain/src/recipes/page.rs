@@ -2,8 +2,8 @@
 //!
 //! Shared by the builder (every built page) and the Worker (pages of recipes in the D1 overlay, before
 //! the next build), so a recipe's page is the same whichever of them renders it. Templates are compiled
-//! in (`domain/templates/`); rendering is pure. Behind the `pages` feature, so only those two pay for
-//! minijinja.
+//! in (`domain/templates/`, `crate::pages`); rendering is pure. Behind the `pages` feature, so only
+//! those two pay for minijinja.
 //!
 //! Each language's section carries its own `lang` and `dir`, so Hebrew reads right to left beside
 //! English; numbers sit in `<bdi>` so they keep their order inside Hebrew text. User text that shares
@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use minijinja::{Environment, context};
+use minijinja::context;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -24,12 +24,7 @@ use crate::recipes::recipe::{Course, Flag, Lang, Published, Text};
 use crate::recipes::search::Card;
 use crate::{clean, recipes::card};
 
-pub type Result<T> = std::result::Result<T, minijinja::Error>;
-
-#[derive(Debug)]
-pub struct Renderer {
-    env: Environment<'static>,
-}
+pub use crate::pages::{Renderer, Result};
 
 /// The words a page needs, in one language.
 #[derive(Serialize)]
@@ -317,48 +312,12 @@ fn json_ld(published: &Published, lang: Lang, text: &Text, site: &str, cards: ca
     ld
 }
 
-/// The templates whose pages run inline scripts (the home page's search, the recipe's cook mode).
-const SCRIPTED_TEMPLATES: [&str; 2] =
-    [include_str!("../../templates/home.html"), include_str!("../../templates/cook.html")];
-
-/// The `Content-Security-Policy` of the site's pages, built or rendered by the Worker: what they
-/// load and nothing else. Their scripts are the templates' inline `<script>` blocks, admitted by
-/// hash (the templates put no value inside them, so the rendered text is the template's);
-/// `<script type=…>` data blocks are not run. Styles are inline, `fetch` asks this site only, forms
-/// post to it, and nothing may frame a page or change its base. No other origin appears.
-pub fn content_security_policy() -> String {
-    use sha2::{Digest, Sha256};
-    let hashes: Vec<String> = SCRIPTED_TEMPLATES
-        .iter()
-        .flat_map(|template| template.split("<script>").skip(1))
-        .filter_map(|rest| rest.split_once("</script>").map(|(script, _)| script))
-        .map(|script| {
-            format!("'sha256-{}'", data_encoding::BASE64.encode(&Sha256::digest(script.as_bytes())))
-        })
-        .collect();
-    format!(
-        "default-src 'none'; script-src {}; style-src 'unsafe-inline'; img-src 'self' data:; \
-         connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-        hashes.join(" ")
-    )
-}
-
 /// JSON inside `<script>` must not be able to close the element.
 fn script_safe(value: &Value) -> String {
     value.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
 }
 
 impl Renderer {
-    pub fn new() -> Result<Renderer> {
-        let mut env = Environment::new();
-        env.add_template("base.html", include_str!("../../templates/base.html"))?;
-        env.add_template("recipe.html", include_str!("../../templates/recipe.html"))?;
-        env.add_template("cook.html", include_str!("../../templates/cook.html"))?;
-        env.add_template("home.html", include_str!("../../templates/home.html"))?;
-        env.add_template("not_found.html", include_str!("../../templates/not_found.html"))?;
-        Ok(Renderer { env })
-    }
-
     /// The page of one recipe as a reader asked for it (`/r/{slug}?servings=&units=`: scaled or
     /// converted, `domain::recipes::cooking`), with its servings control and cook mode (`cook.html`); `site` is
     /// the origin its absolute links start with (`https://host`), and `cards` says whether the build
@@ -427,7 +386,14 @@ impl Renderer {
         Ok(html)
     }
 
-    pub fn home_page(&self, cards: &[&Card], facets: &BTreeMap<String, u64>) -> Result<String> {
+    /// The home page: both services, and the recipes by course; `n_episodes` is how many episodes the
+    /// quote service holds.
+    pub fn home_page(
+        &self,
+        cards: &[&Card],
+        facets: &BTreeMap<String, u64>,
+        n_episodes: usize,
+    ) -> Result<String> {
         let mut by_course: BTreeMap<Course, Vec<Value>> = BTreeMap::new();
         for card in cards {
             let view = card.view(None);
@@ -441,8 +407,8 @@ impl Renderer {
             .map(|(course, cards)| json!({"course": course.code(), "label": course_label(course), "cards": cards}))
             .collect();
         self.env.get_template("home.html")?.render(context! {
-            lang => "en", dir => "ltr", title => "Open recipes", description => "Open recipes in English, Hebrew and Portuguese.",
-            tagline => "open recipes", footer => "Recipes are CC0 open data.", n_recipes => facets.iter().filter(|(name, _)| name.starts_with("course:")).map(|(_, n)| n).sum::<u64>(), courses,
+            lang => "en", dir => "ltr", title => "Open recipes, and who said it", description => "Open recipes in English, Hebrew and Portuguese, and who said a quote in a podcast.",
+            tagline => "open recipes and quotes", n_episodes, footer => "Recipes are CC0 open data.", n_recipes => facets.iter().filter(|(name, _)| name.starts_with("course:")).map(|(_, n)| n).sum::<u64>(), courses,
         })
     }
 
@@ -457,13 +423,6 @@ impl Renderer {
 mod tests {
     use super::*;
     use crate::recipes::recipe::{Source, validate};
-
-    #[test]
-    fn the_page_policy_admits_each_inline_script_by_hash_and_no_other_origin() {
-        let policy = content_security_policy();
-        assert_eq!(policy.matches("'sha256-").count(), 2, "{policy}");
-        assert!(!policy.contains("script-src 'unsafe-inline'") && !policy.contains("http"), "{policy}");
-    }
 
     /// A page of a recipe in English and Hebrew whose English title is `title`, unchecked: the D1
     /// overlay can hold rows stored before validation refused such text.

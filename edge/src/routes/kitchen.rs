@@ -80,7 +80,7 @@ fn set_cookie(name: &str, value: &str, path: &str, max_age: u64) -> String {
     format!("{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; Secure; SameSite=Lax")
 }
 
-async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError> {
+pub(crate) async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError> {
     let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
     store::session(&store::db(env)?, &sha256_hex(&token), now_s()).await
 }
@@ -192,7 +192,7 @@ async fn form_within(req: &mut Request, max_bytes: usize) -> Result<Vec<(String,
     Ok(worker::url::form_urlencoded::parse(&bytes).into_owned().collect())
 }
 
-fn field<'f>(form: &'f [(String, String)], name: &str) -> &'f str {
+pub(crate) fn field<'f>(form: &'f [(String, String)], name: &str) -> &'f str {
     form.iter().find(|(key, _)| key == name).map_or("", |(_, value)| value.as_str())
 }
 
@@ -204,7 +204,10 @@ fn check_csrf(form: &[(String, String)], expected: &str) -> Result<(), ApiError>
 }
 
 /// A signed-in POST: the session, the form, and its CSRF token checked against the session's.
-async fn signed_in_form(req: &mut Request, env: &Env) -> Result<(Session, Vec<(String, String)>), ApiError> {
+pub(crate) async fn signed_in_form(
+    req: &mut Request,
+    env: &Env,
+) -> Result<(Session, Vec<(String, String)>), ApiError> {
     signed_in_form_within(req, env, MAX_FORM_BYTES).await
 }
 
@@ -221,7 +224,7 @@ async fn signed_in_form_within(
     Ok((session, form))
 }
 
-fn redirect(location: &str, cookies: &[String]) -> Result<Response, ApiError> {
+pub(crate) fn redirect(location: &str, cookies: &[String]) -> Result<Response, ApiError> {
     let mut response = Response::empty()?.with_status(303);
     let headers = response.headers_mut();
     headers.set("Location", location)?;

@@ -49,7 +49,7 @@ fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
 }
 
 /// The canonical transcript of an episode and its token index, from this isolate's cache or the assets.
-async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiError> {
+pub(crate) async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiError> {
     let generation = crate::packs::generation(env).await?;
     let hit = TRANSCRIPTS.with(|cache| {
         let mut cache = cache.borrow_mut();

@@ -16,8 +16,8 @@ use crate::overlay::with_stemmers;
 use crate::{assets, auth, http, index, overlay, store};
 
 thread_local! {
-    static RENDERER: domain::recipes::page::Renderer =
-        domain::recipes::page::Renderer::new().expect("the compiled-in templates parse");
+    pub(crate) static RENDERER: domain::pages::Renderer =
+        domain::pages::Renderer::new().expect("the compiled-in templates parse");
 }
 
 /// `GET /api/recipes`: the API's search, over the built index and the live D1 overlay.

@@ -7,13 +7,14 @@ use std::collections::BTreeMap;
 
 use domain::api::FeedAsked;
 use domain::quotes::transcript::NameState;
-use domain::quotes::transcript::names::{SpeakerChange, SpeakerChangePage, decision_from_body};
+use domain::quotes::transcript::names::{NameInputs, SpeakerChange, SpeakerChangePage, decision_from_body};
+use domain::site::limits::RateDecision;
 use serde_json::json;
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, now_iso};
 use crate::error::ApiError;
-use crate::store::{self, NewDecision};
+use crate::store::{self, KeyOwner, NewDecision};
 use crate::{decisions, http};
 
 /// Roles that may set speaker names.
@@ -46,46 +47,12 @@ fn decode_segment(segment: &str) -> Result<String, ApiError> {
 /// 400, 422).
 pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Result<Response, ApiError> {
     let caller = auth::caller(&req, env).await?;
-    if !EDITOR_ROLES.contains(&caller.role.as_str()) {
-        return Err(ApiError::Forbidden(format!(
-            "setting a speaker's name needs the editor role; `{}` has the role `{}`",
-            caller.handle, caller.role
-        )));
-    }
-    let rate = auth::count_write(env, &caller).await?;
+    let rate = admit(env, &caller).await?;
     let label = decode_segment(label)?;
-    let inputs = decisions::name_inputs(env, id)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
-    if !inputs.has_label(&label) {
-        return Err(ApiError::NotFound(format!("episode `{id}` has no speaker label `{label}`")));
-    }
+    let inputs = labelled(env, id, &label).await?;
     let body = http::json_body(&mut req).await?;
     let (name, note) = decision_from_body(&body).map_err(ApiError::Invalid)?;
-    let now = now_iso();
-    let decision = NewDecision {
-        episode_id: id,
-        label: &label,
-        name: &name,
-        note: note.as_deref(),
-        account_id: caller.account_id,
-        editor: &caller.handle,
-        at: &now,
-    };
-    let seq = store::add_decision(&store::db(env)?, decision).await?;
-    decisions::note_decided(id);
-    let in_force = decisions::decisions_of(env, &[id], true).await?;
-    let reports = inputs.resolve_with(in_force.get(id).unwrap_or(&BTreeMap::new()));
-    let report = reports.get(&label);
-    let body = json!({
-        "episode": id,
-        "speaker": label,
-        "name": report.and_then(|r| r.name.clone()),
-        "name_state": report.map_or(NameState::Human, |r| r.name_state),
-        "human": report.and_then(|r| r.human.clone()),
-        "seq": seq,
-        "at": now,
-    });
+    let body = save(env, &caller, &inputs, id, &label, &name, note.as_deref()).await?;
     let mut response = Response::from_bytes(body.to_string().into_bytes())?;
     let headers = response.headers_mut();
     headers.set("Content-Type", "application/json; charset=utf-8")?;
@@ -93,6 +60,72 @@ pub async fn decide(mut req: Request, env: &Env, id: &str, label: &str) -> Resul
     crate::headers::rate_limit(headers, &rate);
     http::cors(headers);
     Ok(response)
+}
+
+/// The editor's role (403), then the account's write limit (429): the first checks of a decision,
+/// from the API or the review queue.
+pub async fn admit(env: &Env, editor: &KeyOwner) -> Result<RateDecision, ApiError> {
+    check_role(editor)?;
+    auth::count_write(env, editor).await
+}
+
+/// 403 unless the account may set speaker names.
+pub fn check_role(editor: &KeyOwner) -> Result<(), ApiError> {
+    if !EDITOR_ROLES.contains(&editor.role.as_str()) {
+        return Err(ApiError::Forbidden(format!(
+            "setting a speaker's name needs the editor role; `{}` has the role `{}`",
+            editor.handle, editor.role
+        )));
+    }
+    Ok(())
+}
+
+/// What resolving an episode's names needs, when it has the label (else 404).
+pub async fn labelled(env: &Env, id: &str, label: &str) -> Result<NameInputs, ApiError> {
+    let inputs = decisions::name_inputs(env, id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
+    if !inputs.has_label(label) {
+        return Err(ApiError::NotFound(format!("episode `{id}` has no speaker label `{label}`")));
+    }
+    Ok(inputs)
+}
+
+/// Stores the decision with the editor's account, and answers the label's name and state as they
+/// now stand.
+pub async fn save(
+    env: &Env,
+    editor: &KeyOwner,
+    inputs: &NameInputs,
+    id: &str,
+    label: &str,
+    name: &str,
+    note: Option<&str>,
+) -> Result<serde_json::Value, ApiError> {
+    let now = now_iso();
+    let decision = NewDecision {
+        episode_id: id,
+        label,
+        name,
+        note,
+        account_id: editor.account_id,
+        editor: &editor.handle,
+        at: &now,
+    };
+    let seq = store::add_decision(&store::db(env)?, decision).await?;
+    decisions::note_decided(id);
+    let in_force = decisions::decisions_of(env, &[id], true).await?;
+    let reports = inputs.resolve_with(in_force.get(id).unwrap_or(&BTreeMap::new()));
+    let report = reports.get(label);
+    Ok(json!({
+        "episode": id,
+        "speaker": label,
+        "name": report.and_then(|r| r.name.clone()),
+        "name_state": report.map_or(NameState::Human, |r| r.name_state),
+        "human": report.and_then(|r| r.human.clone()),
+        "seq": seq,
+        "at": now,
+    }))
 }
 
 /// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first, at

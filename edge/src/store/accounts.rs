@@ -201,13 +201,27 @@ pub struct Session {
     pub account_id: i64,
     pub handle: String,
     pub display_name: String,
+    pub role: String,
     pub csrf: String,
+}
+
+impl Session {
+    /// The signed-in account as a key's owner is known: what the shared write paths take.
+    pub fn owner(&self) -> KeyOwner {
+        KeyOwner {
+            key_label: "a signed-in session".into(),
+            account_id: self.account_id,
+            handle: self.handle.clone(),
+            display_name: self.display_name.clone(),
+            role: self.role.clone(),
+        }
+    }
 }
 
 pub async fn session(db: &D1Database, token_hash: &str, now_s: u64) -> Result<Option<Session>, ApiError> {
     first(
         db,
-        "SELECT s.account_id, a.handle, a.display_name, s.csrf FROM sessions s \
+        "SELECT s.account_id, a.handle, a.display_name, a.role, s.csrf FROM sessions s \
          JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?1 AND s.expires_s > ?2",
         &[Arg::Text(token_hash), Arg::Int(now_s as i64)],
     )

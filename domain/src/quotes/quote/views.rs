@@ -146,6 +146,32 @@ pub fn transcript(canonical: &Canonical, filters: &Filters) -> TranscriptView {
     }
 }
 
+/// The turns from `start_s` to `end_s` (those overlapping it, or the one it falls in), with `turns`
+/// more on each side, whole: a found quote in its context.
+pub fn around(canonical: &Canonical, start_s: f64, end_s: f64, turns: usize) -> Vec<SegmentView> {
+    let segments = &canonical.segments;
+    let first = segments.iter().position(|s| s.end_s > start_s).unwrap_or(segments.len().saturating_sub(1));
+    let last = segments.iter().rposition(|s| s.start_s <= end_s).unwrap_or(first).max(first);
+    let (from, to) = (first.saturating_sub(turns), (last + turns + 1).min(segments.len()));
+    segments[from..to]
+        .iter()
+        .map(|segment| {
+            let resolved = canonical.speaker(&segment.speaker);
+            SegmentView {
+                speaker: segment.speaker.clone(),
+                name: resolved.name,
+                name_state: resolved.name_state,
+                start_s: round_ms(segment.start_s),
+                end_s: round_ms(segment.end_s),
+                text: segment.text.clone(),
+                start_estimated: segment.start_estimated,
+                end_estimated: segment.end_estimated,
+                clipped: false,
+            }
+        })
+        .collect()
+}
+
 /// One speaker's statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

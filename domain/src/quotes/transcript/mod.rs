@@ -6,6 +6,7 @@
 //! times were measured and which were estimated (`start_estimated`, `end_estimated`, per word
 //! `estimated`), so an estimate is never presented as a measurement.
 
+pub mod compare;
 pub mod export;
 pub mod identify;
 pub mod import;
@@ -13,6 +14,7 @@ pub mod llm;
 pub mod names;
 pub mod normalise;
 pub mod publish;
+pub mod review;
 pub mod url;
 pub mod voice;
 

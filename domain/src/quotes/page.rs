@@ -1,0 +1,521 @@
+//! The quote service's pages (minijinja, rendered by the Worker): check a quote (`/quotes`), an
+//! episode (`/episodes/{id}`) and two of its runs compared, a show, phrase search (`/search`) and the
+//! editors' review queue (`/kitchen/review`).
+//!
+//! Every page works without JavaScript: forms are GET forms whose answer is a shareable address
+//! (the review form posts), times are links. The one script (`player.html`, admitted by hash like
+//! the recipe pages' scripts) moves a player to its quote's second and follows `#t=` anchors. A
+//! player loads nothing until a person presses play (`preload="none"`), so a page requests nothing
+//! from another site by itself. A turn's anchor is `#t=<whole seconds>`, the form of a media
+//! fragment, so `/episodes/{id}#t=65` cites a turn and its moment at once. Transcript text sits in
+//! `dir="auto"` blocks and names in `<bdi>`: a Hebrew turn reads right to left beside English.
+
+use minijinja::context;
+use serde_json::{Value, json};
+
+use crate::pages::{Renderer, Result};
+use crate::quotes::quote::cite::{clock, listen_url};
+use crate::quotes::quote::phrase::{Answer as SearchAnswer, Query};
+use crate::quotes::quote::views::{SegmentView, SpeakersView};
+use crate::quotes::quote::{Attribution, MAX_QUOTE_CHARS, Match};
+use crate::quotes::transcript::compare::{Comparison, MAX_LISTED};
+use crate::quotes::transcript::names::{LabelReport, NameState, Vote, VoteSource};
+use crate::quotes::transcript::normalise::tokens;
+use crate::quotes::transcript::review::Entry;
+use crate::quotes::transcript::{EpisodeRecord, EpisodeRef, EpisodeSummary, ShowSummary};
+
+const TAGLINE: &str = "who said it";
+const FOOTER: &str = "Transcripts keep their own licences, shown with each episode.";
+
+/// A name's state in a reporter's words.
+pub fn state_word(state: NameState) -> &'static str {
+    match state {
+        NameState::Confident => "confident",
+        NameState::Tentative => "unconfirmed",
+        NameState::Withheld => "withheld",
+        NameState::Human => "decided by an editor",
+        NameState::Unknown => "not known",
+    }
+}
+
+fn source_word(source: VoteSource) -> &'static str {
+    match source {
+        VoteSource::Asr => "the transcription service",
+        VoteSource::LanguageModel => "the language model",
+        VoteSource::VoiceMatch => "the voice match",
+        VoteSource::Elimination => "elimination",
+    }
+}
+
+fn and_list(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Why a name is in its state: which sources agreed, which one alone vouches, who disagreed, or
+/// who decided.
+pub fn state_reason(report: Option<&LabelReport>) -> String {
+    let Some(report) = report else { return "No source named this voice.".into() };
+    if let Some(human) = &report.human {
+        let note = human.note.as_deref().map(|note| format!(" ({note})")).unwrap_or_default();
+        return format!("Decided by {}{note}.", human.by);
+    }
+    let named: Vec<&Vote> = report.votes.iter().filter(|vote| vote.name.is_some()).collect();
+    let sources: Vec<&str> = named.iter().map(|vote| source_word(vote.source)).collect();
+    match report.name_state {
+        NameState::Confident => format!("{} agree.", and_list(&sources)),
+        NameState::Tentative => {
+            format!("Only {} names them; no other source confirms it.", and_list(&sources))
+        }
+        NameState::Withheld => {
+            let said: Vec<String> = named
+                .iter()
+                .map(|vote| {
+                    format!("{} says {}", source_word(vote.source), vote.name.as_deref().unwrap_or_default())
+                })
+                .collect();
+            format!("The sources disagree: {}.", said.join("; "))
+        }
+        NameState::Human | NameState::Unknown => "No source named this voice.".into(),
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Who a label is, for a reader: the name, or what stands in for it.
+fn who(name: Option<&str>, label: &str, state: NameState) -> String {
+    match (name, state) {
+        (Some(name), _) => name.to_string(),
+        (None, NameState::Withheld) => format!("name withheld ({label})"),
+        (None, _) => format!("unidentified ({label})"),
+    }
+}
+
+/// The reasons an answer is `review`, in words.
+pub fn trust_reasons(found: &Match, places: u64) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if !found.verbatim {
+        reasons.push(format!(
+            "not word for word ({} of the quote's {} words matched)",
+            found.matched_words, found.quote_words
+        ));
+    }
+    if found.edited {
+        reasons.push("an edited quote (pieces joined by … or a [bracketed] word)".into());
+    }
+    if found.crosses_speaker {
+        reasons.push("it crosses from one speaker to another".into());
+    }
+    if places > 1 {
+        reasons.push(format!("said in more than one place ({places})"));
+    }
+    if !found.name_state.is_trustworthy() {
+        reasons.push(format!("the name is {}", state_word(found.name_state)));
+    }
+    reasons
+}
+
+/// The anchor of a moment: whole seconds.
+pub fn anchor(seconds: f64) -> u64 {
+    seconds.max(0.0).floor() as u64
+}
+
+fn turn_href(episode: &str, seconds: f64) -> String {
+    format!("/episodes/{episode}#t={}", anchor(seconds))
+}
+
+/// The audio a page's player plays, when the episode's audio is a file a browser can play.
+fn playable(episode: &EpisodeRef) -> Option<String> {
+    let audio = url::Url::parse(episode.audio_url.as_deref()?).ok()?;
+    let host = audio.host_str().unwrap_or_default();
+    (audio.scheme() == "https" && !host.ends_with("youtube.com") && !host.ends_with("youtu.be"))
+        .then(|| audio.to_string())
+}
+
+fn duration(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).round() as u64;
+    if minutes >= 60 {
+        format!("{} h {:02} min", minutes / 60, minutes % 60)
+    } else {
+        format!("{minutes} min")
+    }
+}
+
+/// A segment's text split around the words of `quote` it holds (the longest run of them, in order).
+fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
+    let found = tokens(text);
+    let mut best: Option<(usize, usize)> = None;
+    for start in 0..found.len() {
+        for offset in 0..quote_norms.len() {
+            let run = found[start..]
+                .iter()
+                .zip(&quote_norms[offset..])
+                .take_while(|(token, norm)| &token.norm == *norm)
+                .count();
+            if run > 0 && best.is_none_or(|(_, len)| run > len) {
+                best = Some((start, run));
+            }
+        }
+    }
+    match best.filter(|(_, len)| *len >= quote_norms.len().min(2)) {
+        Some((start, len)) => {
+            let (from, to) = (found[start].start, found[start + len - 1].end);
+            (text[..from].to_string(), text[from..to].to_string(), text[to..].to_string())
+        }
+        None => (text.to_string(), String::new(), String::new()),
+    }
+}
+
+/// What the quote page shows of a question and its answer.
+#[derive(Debug, Default)]
+pub struct QuoteView<'a> {
+    pub quote: &'a str,
+    pub source_url: &'a str,
+    pub n_episodes: usize,
+    /// The question's problems, in words.
+    pub problems: Vec<String>,
+    pub answer: Option<&'a Attribution>,
+    /// The report behind the found speaker's name.
+    pub report: Option<&'a LabelReport>,
+    /// The turns around the quote.
+    pub context: &'a [SegmentView],
+    /// Passages close to a quote that was not found.
+    pub closest: Option<&'a SearchAnswer>,
+    /// An address we do not hold: what the API said of it.
+    pub unknown: Option<&'a str>,
+}
+
+fn hit_views(answer: &SearchAnswer) -> Vec<Value> {
+    answer
+        .hits
+        .iter()
+        .map(|hit| {
+            json!({
+                "episode": hit.episode.id, "title": hit.episode.title, "clock": clock(hit.start_s),
+                "href": turn_href(&hit.episode.id, hit.start_s), "text": hit.text,
+                "who": who(hit.name.as_deref(), &hit.speaker, hit.name_state), "state": state_word(hit.name_state),
+            })
+        })
+        .collect()
+}
+
+impl Renderer {
+    pub fn quote_page(&self, view: &QuoteView<'_>) -> Result<String> {
+        let answer = view.answer.map(|answer| {
+            let Some(found) = &answer.found_at else {
+                let reason = match answer.reason.as_deref() {
+                    Some("quote_not_found") => "No transcript we hold has these words, nor most of them in order.",
+                    _ => "The quote was not found.",
+                };
+                return json!({"found": false, "reason": reason, "trust": "review"});
+            };
+            let episode = answer.episode.as_ref();
+            let quote_norms: Vec<String> = tokens(&found.text).into_iter().map(|t| t.norm).collect();
+            let context: Vec<Value> = view
+                .context
+                .iter()
+                .map(|turn| {
+                    let inside = turn.start_s <= found.end_s && found.start_s <= turn.end_s;
+                    let (before, mark, after) = if inside {
+                        marked(&turn.text, &quote_norms)
+                    } else {
+                        (turn.text.clone(), String::new(), String::new())
+                    };
+                    json!({
+                        "clock": clock(turn.start_s), "href": turn_href(episode.map_or("", |e| &e.id), turn.start_s),
+                        "who": who(turn.name.as_deref(), &turn.speaker, turn.name_state), "state": state_word(turn.name_state),
+                        "before": before, "mark": mark, "after": after,
+                    })
+                })
+                .collect();
+            let alternatives: Vec<Value> = answer
+                .alternatives
+                .iter()
+                .map(|alt| {
+                    json!({
+                        "href": turn_href(&alt.episode.id, alt.start_s), "clock": clock(alt.start_s), "title": alt.episode.title,
+                        "who": who(alt.name.as_deref(), &alt.speaker, alt.name_state), "state": state_word(alt.name_state),
+                    })
+                })
+                .collect();
+            json!({
+                "found": true,
+                "who": who(found.name.as_deref(), &found.speaker, found.name_state),
+                "state": state_word(found.name_state),
+                "state_reason": state_reason(view.report),
+                "trust": if found.trust == crate::quotes::quote::Trust::High { "high" } else { "review" },
+                "trust_reasons": trust_reasons(found, answer.matches),
+                "clock": clock(found.start_s),
+                "start": anchor(found.start_s),
+                // The turn the quote starts in, whose anchor the episode page has.
+                "turn_href": turn_href(episode.map_or("", |e| &e.id), view.context.iter().rev()
+                    .find(|turn| turn.start_s <= found.start_s).map_or(found.start_s, |turn| turn.start_s)),
+                "episode": episode,
+                "audio": episode.and_then(playable).map(|audio| format!("{audio}#t={}", anchor(found.start_s))),
+                "listen_url": found.listen_url,
+                "cite": found.cite,
+                "pipeline": found.pipeline,
+                "context": context,
+                "alternatives": alternatives,
+            })
+        });
+        let title =
+            if view.quote.is_empty() { "Check a quote".to_string() } else { format!("“{}”", view.quote) };
+        self.env.get_template("quotes.html")?.render(context! {
+            lang => "en", dir => "ltr", title => crate::clean::without_controls(&title),
+            description => "Who said a quote in a podcast episode, and when.",
+            tagline => TAGLINE, footer => FOOTER,
+            quote => view.quote, source_url => view.source_url, n_episodes => view.n_episodes,
+            max_quote => MAX_QUOTE_CHARS, problems => view.problems, answer, unknown => view.unknown,
+            closest => view.closest.map(hit_views),
+        })
+    }
+
+    /// An episode's page: its canonical transcript (`segments`, names with editors' decisions), who
+    /// spoke how much, its runs and downloads.
+    pub fn episode_page(
+        &self,
+        record: &EpisodeRecord,
+        episode: &EpisodeRef,
+        segments: &[SegmentView],
+        stats: &SpeakersView,
+    ) -> Result<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        let audio = playable(episode);
+        let turns: Vec<Value> = segments
+            .iter()
+            .enumerate()
+            .map(|(idx, turn)| {
+                let at = anchor(turn.start_s);
+                // A turn is cited by its second; the first turn of that second holds the anchor.
+                let id = seen.insert(at).then(|| format!("t={at}"));
+                let same_speaker = idx > 0 && segments[idx - 1].speaker == turn.speaker;
+                json!({
+                    "id": id, "anchor": at, "clock": clock(turn.start_s), "text": turn.text,
+                    "who": who(turn.name.as_deref(), &turn.speaker, turn.name_state),
+                    "state": (!same_speaker).then(|| state_word(turn.name_state)),
+                    "listen": episode.audio_url.as_ref().map(|_| listen_url(episode, turn.start_s)),
+                })
+            })
+            .collect();
+        let longest = stats.speakers.iter().map(|s| s.seconds).fold(0.0f64, f64::max).max(1.0);
+        let bars: Vec<Value> = stats
+            .speakers
+            .iter()
+            .enumerate()
+            .map(|(idx, s)| {
+                json!({
+                    "y": idx * 44, "speaker": s.speaker, "seconds": s.seconds, "share": s.share,
+                    "who": who(s.name.as_deref(), &s.speaker, s.name_state), "clock": clock(s.seconds),
+                    "percent": (s.share * 100.0).round() as u64, "width": (s.seconds / longest * 600.0).round().max(1.0),
+                })
+            })
+            .collect();
+        let speakers: Vec<Value> = stats
+            .speakers
+            .iter()
+            .map(|s| {
+                json!({
+                    "label": s.speaker, "who": who(s.name.as_deref(), &s.speaker, s.name_state),
+                    "state": state_word(s.name_state), "clock": clock(s.seconds), "segments": s.segments,
+                })
+            })
+            .collect();
+        let runs: Vec<Value> = record
+            .runs
+            .iter()
+            .map(|run| {
+                json!({"pipeline": run.pipeline, "kind": match run.kind {
+                    crate::quotes::transcript::RunKind::Asr => "speech recognition",
+                    crate::quotes::transcript::RunKind::HumanEdited => "edited by a person",
+                }, "created": run.created, "canonical": run.pipeline == record.canonical_run})
+            })
+            .collect();
+        let downloads: Vec<Value> = record
+            .downloads
+            .iter()
+            .map(|(name, href)| json!({"name": download_name(name), "href": href}))
+            .chain([json!({"name": "every run (JSON)", "href": format!("/episodes/{}.json", record.id)})])
+            .collect();
+        self.env.get_template("episode.html")?.render(context! {
+            lang => "en", dir => "ltr", title => crate::clean::without_controls(&episode.title),
+            description => format!("The transcript of {}, with who said what and when.", crate::clean::without_controls(&episode.title)),
+            tagline => TAGLINE, footer => FOOTER,
+            episode, duration => duration(record.duration_s), audio, turns, speakers, runs, downloads,
+            check_href => format!("/quotes?{}", url::form_urlencoded::Serializer::new(String::new()).append_pair("source_url", &episode.source_url).finish()),
+            chart => json!({"height": (bars.len() * 44).max(44), "bars": bars}),
+        })
+    }
+
+    /// Two runs of an episode compared; labels are shown with their names.
+    pub fn compare_page(
+        &self,
+        record: &EpisodeRecord,
+        first: &str,
+        second: &str,
+        diff: &Comparison,
+    ) -> Result<String> {
+        let named = |label: &str| {
+            let report = record.names.get(label);
+            let state = report.map_or(NameState::Unknown, |r| r.name_state);
+            let name = report.and_then(|r| r.name.as_deref());
+            match name {
+                Some(name) => format!("{name} ({label}, {})", state_word(state)),
+                None => format!("{label} ({})", state_word(state)),
+            }
+        };
+        let turn_changes: Vec<Value> = diff
+            .turn_changes
+            .iter()
+            .map(|t| json!({"anchor": anchor(t.from_s), "clock": clock(t.from_s), "first": named(&t.first), "second": named(&t.second), "words": t.words}))
+            .collect();
+        let word_changes: Vec<Value> = diff
+            .word_changes
+            .iter()
+            .map(|w| json!({"anchor": anchor(w.at_s), "clock": clock(w.at_s), "first": w.first, "second": w.second}))
+            .collect();
+        let labels: Vec<Value> =
+            diff.labels.iter().map(|(b, a)| json!({"second": named(b), "first": named(a)})).collect();
+        self.env.get_template("compare.html")?.render(context! {
+            lang => "en", dir => "ltr", title => format!("{first} and {second}: {}", crate::clean::without_controls(&record.title)),
+            tagline => TAGLINE, footer => FOOTER,
+            episode => json!({"id": record.id, "title": record.title}), first, second, diff, labels, turn_changes, word_changes,
+            truncated => diff.word_changes_total > MAX_LISTED || diff.turn_changes_total > MAX_LISTED, max_listed => MAX_LISTED,
+        })
+    }
+
+    /// A show and a page of its episodes; `next` is the next page's cursor.
+    pub fn show_page(
+        &self,
+        show: &ShowSummary,
+        episodes: &[EpisodeSummary],
+        next: Option<&str>,
+    ) -> Result<String> {
+        let episodes: Vec<Value> = episodes
+            .iter()
+            .map(|e| json!({"id": e.id, "title": e.title, "published": e.published, "duration": duration(e.duration_s)}))
+            .collect();
+        self.env.get_template("show.html")?.render(context! {
+            lang => "en", dir => "ltr", title => crate::clean::without_controls(&show.title), description => show.description,
+            tagline => TAGLINE, footer => FOOTER, show, episodes, next,
+        })
+    }
+
+    /// Phrase search: the form, and when asked its hits; `next` is the next page's address.
+    pub fn search_page(
+        &self,
+        query: Option<&Query>,
+        asked: (&str, &str),
+        problems: &[String],
+        answer: Option<&SearchAnswer>,
+        next: Option<&str>,
+    ) -> Result<String> {
+        let title = match query.and_then(|q| q.q.as_deref()) {
+            Some(q) => format!("“{q}” in transcripts"),
+            None => "Search transcripts".to_string(),
+        };
+        self.env.get_template("search.html")?.render(context! {
+            lang => "en", dir => "ltr", title => crate::clean::without_controls(&title),
+            description => "Find a phrase in every podcast transcript, by speaker.",
+            tagline => TAGLINE, footer => FOOTER, q => asked.0, speaker => asked.1, problems,
+            asked => answer.is_some(), total => answer.map_or(0, |a| a.total), hits => answer.map(hit_views), next,
+        })
+    }
+
+    /// The review queue of an editor (`account`): `entries` with the people each show knows, the
+    /// form's CSRF token, and the decision just saved.
+    pub fn review_page(
+        &self,
+        account: &str,
+        csrf: &str,
+        entries: &[(Entry, Vec<String>)],
+        total: usize,
+        saved: Option<Value>,
+    ) -> Result<String> {
+        let entries: Vec<Value> = entries
+            .iter()
+            .enumerate()
+            .map(|(idx, (entry, known))| {
+                let episode = EpisodeRef {
+                    id: entry.episode.clone(),
+                    title: entry.title.clone(),
+                    source_url: String::new(),
+                    show: entry.show.clone(),
+                    licence: String::new(),
+                    attribution: None,
+                    show_title: None,
+                    published: None,
+                    audio_url: entry.audio_url.clone(),
+                };
+                let mut confirm: Vec<&str> = entry.votes.iter().filter_map(|v| v.name.as_deref()).collect();
+                confirm.sort_unstable();
+                confirm.dedup();
+                json!({
+                    "id": format!("entry-{idx}"), "episode": entry.episode, "title": entry.title, "label": entry.label,
+                    "state": format!("{}{}", state_word(entry.name_state), entry.name.as_deref().map(|n| format!(": {n}")).unwrap_or_default()),
+                    "turns": entry.turns,
+                    "votes": entry.votes.iter().map(|v| json!({"source": source_word(v.source), "name": v.name, "evidence": v.evidence})).collect::<Vec<_>>(),
+                    "first_turns": entry.first_turns.iter().map(|t| json!({
+                        "clock": clock(t.start_s), "href": turn_href(&entry.episode, t.start_s), "text": t.text,
+                        "listen": entry.audio_url.as_ref().map(|_| listen_url(&episode, t.start_s)),
+                    })).collect::<Vec<_>>(),
+                    "known": known, "confirm": confirm,
+                })
+            })
+            .collect();
+        self.env.get_template("review.html")?.render(context! {
+            lang => "en", dir => "ltr", title => "Names to review", tagline => TAGLINE, footer => FOOTER,
+            account, csrf, entries, total, saved,
+        })
+    }
+}
+
+fn download_name(key: &str) -> &str {
+    match key {
+        "json" => "transcript (JSON)",
+        "webvtt" => "captions (WebVTT)",
+        "podcasting20" => "Podcasting 2.0 transcript",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quote_is_marked_in_its_turn_even_with_other_punctuation() {
+        let norms: Vec<String> = tokens("bread is a slow food").into_iter().map(|t| t.norm).collect();
+        let (before, mark, after) = marked("Well, Bread is a slow food, really.", &norms);
+        assert_eq!(
+            (before.as_str(), mark.as_str(), after.as_str()),
+            ("Well, ", "Bread is a slow food", ", really.")
+        );
+        // A quote that crosses into the next turn marks the part this turn holds.
+        let (_, mark, _) = marked("and then: bread is", &norms);
+        assert_eq!(mark, "bread is");
+    }
+
+    #[test]
+    fn a_state_says_which_sources_agree_or_disagree() {
+        let report = LabelReport {
+            name: None,
+            name_state: NameState::Withheld,
+            votes: vec![
+                Vote::new(VoteSource::Asr, Some("Ana Lima".into()), "said so"),
+                Vote::new(VoteSource::LanguageModel, Some("Dora Salgado".into()), "introduced"),
+            ],
+            human: None,
+        };
+        assert_eq!(
+            state_reason(Some(&report)),
+            "The sources disagree: the transcription service says Ana Lima; the language model says Dora Salgado."
+        );
+    }
+}

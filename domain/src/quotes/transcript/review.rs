@@ -1,0 +1,124 @@
+//! The editors' review queue: every speaker label of a canonical transcript whose name is neither
+//! `confident` nor `human`, with every source's vote and evidence and the label's first turns, most
+//! cited first.
+//!
+//! "Cited" counts the label's turns in the canonical transcript: each turn is a passage an
+//! attribution or a search can answer with, so a label with many turns stands behind many answers.
+//! The build publishes the queue of its episodes (`episodes/review.json`); the Worker drops the
+//! labels editors have decided since and adds the episodes the intake took in.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::names::{NameState, Vote};
+use super::{EpisodeRecord, Run};
+
+/// The first turns of a label a queue entry shows, and how much of each.
+pub const FIRST_TURNS: usize = 3;
+const TURN_CHARS: usize = 240;
+
+/// One turn, cut short.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Turn {
+    pub start_s: f64,
+    pub text: String,
+}
+
+/// One label for an editor to decide.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Entry {
+    pub episode: String,
+    pub title: String,
+    pub show: String,
+    pub published: String,
+    pub label: String,
+    pub name: Option<String>,
+    pub name_state: NameState,
+    /// The label's turns in the canonical transcript.
+    pub turns: usize,
+    pub first_turns: Vec<Turn>,
+    pub votes: Vec<Vote>,
+    /// The episode's audio, when known: each turn plays from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_url: Option<String>,
+}
+
+/// `episodes/review.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Queue {
+    /// Most cited first; then by episode and label.
+    pub entries: Vec<Entry>,
+    /// Per show, the people it already knows (rosters, and names that are confident or decided):
+    /// what the queue suggests.
+    pub known: BTreeMap<String, Vec<String>>,
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(TURN_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+fn canonical(record: &EpisodeRecord) -> Option<&Run> {
+    record.runs.iter().find(|run| run.pipeline == record.canonical_run)
+}
+
+/// The entries of one episode (its names as the record has them), and the people it knows.
+pub fn entries(record: &EpisodeRecord, audio_url: Option<&str>) -> (Vec<Entry>, BTreeSet<String>) {
+    let mut known: BTreeSet<String> = record.roster.iter().map(|person| person.name.clone()).collect();
+    let mut out = Vec::new();
+    let Some(run) = canonical(record) else { return (out, known) };
+    let mut labels: Vec<&str> = run.segments.iter().map(|s| s.speaker.as_str()).collect();
+    labels.sort_unstable();
+    labels.dedup();
+    for label in labels {
+        let Some(report) = record.names.get(label) else { continue };
+        if report.name_state.is_trustworthy() {
+            known.extend(report.name.clone());
+            continue;
+        }
+        let said: Vec<_> = run.segments.iter().filter(|s| s.speaker == label).collect();
+        out.push(Entry {
+            episode: record.id.clone(),
+            title: record.title.clone(),
+            show: record.show.clone(),
+            published: record.published.clone(),
+            label: label.to_string(),
+            name: report.name.clone(),
+            name_state: report.name_state,
+            turns: said.len(),
+            first_turns: said
+                .iter()
+                .take(FIRST_TURNS)
+                .map(|s| Turn { start_s: s.start_s, text: cut(&s.text) })
+                .collect(),
+            votes: report.votes.clone(),
+            audio_url: audio_url.map(str::to_string),
+        });
+    }
+    (out, known)
+}
+
+impl Queue {
+    /// Adds an episode's entries and known people.
+    pub fn add(&mut self, record: &EpisodeRecord, audio_url: Option<&str>) {
+        let (entries, known) = entries(record, audio_url);
+        self.entries.extend(entries);
+        let people = self.known.entry(record.show.clone()).or_default();
+        people.extend(known);
+        people.sort();
+        people.dedup();
+    }
+
+    /// Most cited first.
+    pub fn sort(&mut self) {
+        self.entries.sort_by(|a, b| {
+            b.turns.cmp(&a.turns).then_with(|| a.episode.cmp(&b.episode)).then_with(|| a.label.cmp(&b.label))
+        });
+    }
+}

@@ -1,0 +1,223 @@
+//! The quote service's pages, rendered here by `domain::quotes::page` from the same reads the API
+//! answers with (`crate::routes::quotes`): check a quote, an episode, two runs compared, a show,
+//! phrase search. A page shows a problem with what was typed on the page itself; an unknown episode
+//! or show is 404. Editors' decisions show at once, as in every quote answer (`crate::decisions`).
+
+use domain::Diagnostic;
+use domain::api::{
+    EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
+    TranscriptSearch, from_query,
+};
+use domain::quotes::page::QuoteView;
+use domain::quotes::quote::phrase;
+use domain::quotes::quote::views::{self, Filters};
+use domain::quotes::transcript::compare::compare;
+use domain::quotes::transcript::normalise::tokens;
+use domain::quotes::transcript::{EpisodeRecord, ShowSummary};
+use worker::{Env, Response};
+
+use crate::assets::fetch_bytes;
+use crate::error::ApiError;
+use crate::routes::quotes::{self, load};
+use crate::routes::recipes::RENDERER;
+use crate::{decisions, http, intake};
+
+/// Turns shown on each side of a found quote.
+const CONTEXT_TURNS: usize = 2;
+/// Words of a quote that was not found, searched for together: at its start, at its end, then
+/// between, in at most `CLOSEST_SEARCHES` searches.
+const CLOSEST_WORDS: usize = 3;
+const CLOSEST_SEARCHES: usize = 8;
+
+fn page(rendered: Result<String, minijinja::Error>) -> Result<Response, ApiError> {
+    let html = rendered.map_err(|err| ApiError::Internal(format!("page: {err}")))?;
+    let mut response = Response::from_html(html)?;
+    let headers = response.headers_mut();
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    http::cors(headers);
+    Ok(response)
+}
+
+/// A problem in the words of the form it came from.
+fn in_words(problems: &[Diagnostic]) -> Vec<String> {
+    problems
+        .iter()
+        .map(|problem| {
+            let field = match problem.field.as_str() {
+                "quote" => "The quote",
+                "source_url" => "The episode's address",
+                "q" => "The phrase",
+                "speaker" => "The speaker",
+                other => other,
+            };
+            format!("{field} {}.", problem.reason)
+        })
+        .collect()
+}
+
+async fn shows(env: &Env) -> Result<Vec<ShowSummary>, ApiError> {
+    let bytes = fetch_bytes(env, "shows.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
+    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("shows.json: {err}")))
+}
+
+/// `GET /quotes?quote=…&source_url=…`
+pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiError> {
+    let n_episodes: usize = shows(env).await?.iter().map(|show| show.episode_count).sum();
+    let mut view =
+        QuoteView { quote: &asked.quote, source_url: &asked.source_url, n_episodes, ..Default::default() };
+    if asked.quote.trim().is_empty() {
+        return page(RENDERER.with(|r| r.quote_page(&view)));
+    }
+    let question = match from_query::<QuoteAttribution>([
+        ("quote", asked.quote.as_str()),
+        ("source_url", asked.source_url.as_str()),
+    ]) {
+        Ok(question) => question,
+        Err(problems) => {
+            view.problems = in_words(&problems);
+            return page(RENDERER.with(|r| r.quote_page(&view)));
+        }
+    };
+    let answer = match quotes::attribution(env, &question, false).await {
+        Err(ApiError::NotFound(detail)) => {
+            view.unknown = Some(&detail);
+            return page(RENDERER.with(|r| r.quote_page(&view)));
+        }
+        answer => answer?,
+    };
+    let (mut context, mut report, mut closest) = (Vec::new(), None, None);
+    if let (Some(found), Some(episode)) = (&answer.found_at, &answer.episode) {
+        let loaded = load(env, &episode.id).await?;
+        let decided = decisions::with_decisions(env, &loaded.0, false).await?;
+        context =
+            views::around(decided.as_ref().unwrap_or(&loaded.0), found.start_s, found.end_s, CONTEXT_TURNS);
+        if let Some(inputs) = decisions::name_inputs(env, &episode.id).await? {
+            let in_force = decisions::decisions_of(env, &[episode.id.as_str()], false).await?;
+            report = inputs
+                .resolve_with(in_force.get(&episode.id).unwrap_or(&Default::default()))
+                .remove(&found.speaker);
+        }
+    } else {
+        closest = closest_passages(env, &asked.quote).await?;
+    }
+    view.answer = Some(&answer);
+    view.report = report.as_ref();
+    view.context = &context;
+    view.closest = closest.as_ref();
+    page(RENDERER.with(|r| r.quote_page(&view)))
+}
+
+/// For a quote not found: the passages that hold three of its words in a row (its first, else its
+/// last, else some between).
+async fn closest_passages(env: &Env, quote: &str) -> Result<Option<phrase::Answer>, ApiError> {
+    let words: Vec<&str> = tokens(quote).iter().map(|t| &quote[t.start..t.end]).collect();
+    if words.len() < 2 {
+        return Ok(None);
+    }
+    let take = CLOSEST_WORDS.min(words.len());
+    // The quote's first words, its last, then the ones between, a few searches at most.
+    let mut starts: Vec<usize> = vec![0, words.len() - take];
+    starts.extend(1..words.len() - take);
+    starts.dedup();
+    for start in starts.into_iter().take(CLOSEST_SEARCHES) {
+        let q = words[start..start + take].join(" ");
+        let Ok(query) = from_query::<TranscriptSearch>([("q", q.as_str()), ("limit", "5")]) else { continue };
+        let answer = quotes::phrase_search(env, &query, false).await?;
+        if !answer.hits.is_empty() {
+            return Ok(Some(answer));
+        }
+    }
+    Ok(None)
+}
+
+/// An episode's record with editors' decisions in force, or 404.
+async fn record(env: &Env, id: &str) -> Result<EpisodeRecord, ApiError> {
+    let built = intake::episode_file(env, id, ".json")
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
+    let bytes = decisions::record_with_decisions(env, id, built, false).await?;
+    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))
+}
+
+/// `GET /episodes/{episode_id}`
+pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
+    let record = record(env, id).await?;
+    let loaded = load(env, id).await?;
+    let decided = decisions::with_decisions(env, &loaded.0, false).await?;
+    let canonical = decided.as_ref().unwrap_or(&loaded.0);
+    let segments = views::transcript(canonical, &Filters::default()).segments;
+    let stats = views::speakers(canonical, &Filters::default());
+    page(RENDERER.with(|r| r.episode_page(&record, &canonical.episode, &segments, &stats)))
+}
+
+/// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first
+/// other one.
+pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError> {
+    let record = record(env, &asked.episode_id).await?;
+    let first = asked.a.unwrap_or_else(|| record.canonical_run.clone());
+    let second = match asked.b {
+        Some(b) => b,
+        None => {
+            record.runs.iter().map(|run| run.pipeline.clone()).find(|p| *p != first).ok_or_else(|| {
+                ApiError::NotFound(format!(
+                    "episode `{}` has one run only: there is nothing to compare",
+                    record.id
+                ))
+            })?
+        }
+    };
+    let run = |pipeline: &str| {
+        record
+            .runs
+            .iter()
+            .find(|run| run.pipeline == pipeline)
+            .ok_or_else(|| ApiError::NotFound(format!("episode `{}` has no run `{pipeline}`", record.id)))
+    };
+    let diff = compare(run(&first)?, run(&second)?);
+    page(RENDERER.with(|r| r.compare_page(&record, &first, &second, &diff)))
+}
+
+/// `GET /shows/{show_id}?cursor=…`
+pub async fn show_page(env: &Env, asked: EpisodesAsked) -> Result<Response, ApiError> {
+    let id = asked.show.clone().unwrap_or_default();
+    let show = shows(env)
+        .await?
+        .into_iter()
+        .find(|show| show.id == id)
+        .ok_or_else(|| ApiError::NotFound(format!("no show `{id}`")))?;
+    let listed = quotes::episode_page(env, asked).await?;
+    page(RENDERER.with(|r| r.show_page(&show, &listed.items, listed.next_cursor.as_deref())))
+}
+
+/// `GET /search?q=…&speaker=…&cursor=…`
+pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, ApiError> {
+    let typed = (asked.q.as_str(), asked.speaker.as_str());
+    if asked.q.trim().is_empty() && asked.speaker.trim().is_empty() {
+        return page(RENDERER.with(|r| r.search_page(None, typed, &[], None, None)));
+    }
+    let limit = SEARCH_PAGE_HITS.to_string();
+    let mut params =
+        vec![("q", asked.q.as_str()), ("speaker", asked.speaker.as_str()), ("limit", limit.as_str())];
+    params.retain(|(_, value)| !value.trim().is_empty());
+    if let Some(cursor) = &asked.cursor {
+        params.push(("cursor", cursor));
+    }
+    let query = match from_query::<TranscriptSearch>(params) {
+        Ok(query) => query,
+        Err(problems) => {
+            let problems = in_words(&problems);
+            return page(RENDERER.with(|r| r.search_page(None, typed, &problems, None, None)));
+        }
+    };
+    let answer = quotes::phrase_search(env, &query, false).await?;
+    let next = answer.next_cursor.as_ref().map(|cursor| {
+        let mut next = worker::url::form_urlencoded::Serializer::new(String::new());
+        for (key, value) in [("q", typed.0), ("speaker", typed.1)] {
+            if !value.is_empty() {
+                next.append_pair(key, value);
+            }
+        }
+        format!("/search?{}", next.append_pair("cursor", cursor).finish())
+    });
+    page(RENDERER.with(|r| r.search_page(Some(&query), typed, &[], Some(&answer), next.as_deref())))
+}

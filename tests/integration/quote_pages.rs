@@ -1,0 +1,362 @@
+//! The quote service's pages as journalists and editors use them: over plain HTTP for what a page
+//! says, and in a real headless Chromium for what it does (the player's second, a turn's link, the
+//! chart) and for axe-core, which must find no violation on any page kind.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result, ensure};
+use reqwest::header::{COOKIE, LOCATION};
+use serde_json::{Value, json};
+use tests::Worker;
+use tests::browser::Browser;
+use tests::kitchen::{CONNECTING_IP, Kitchen, csrf_of};
+
+const SOURDOUGH: &str = "https://commonplace.example/shows/kitchen-table/1-sourdough-slowly";
+const ROOFTOP: &str = "https://commonplace.example/shows/kitchen-table/2-rooftop-tomatoes";
+const JS_PARTY_299: &str = "https://changelog.com/jsparty/299";
+
+fn enc(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+fn quote_path(source_url: Option<&str>, quote: &str) -> String {
+    match source_url {
+        Some(url) => format!("/quotes?quote={}&source_url={}", enc(quote), enc(url)),
+        None => format!("/quotes?quote={}", enc(quote)),
+    }
+}
+
+/// A page's HTML, which must answer 200 as HTML.
+async fn html(w: &Worker, path: &str) -> Result<String> {
+    let answer = reqwest::get(w.url(path)).await?;
+    let status = answer.status();
+    let kind = answer.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let body = answer.text().await?;
+    ensure!(status == 200 && kind.starts_with("text/html"), "{path}: {status} {kind}: {body}");
+    Ok(body)
+}
+
+async fn json_of(w: &Worker, path: &str) -> Result<Value> {
+    let answer = reqwest::get(w.url(path)).await?;
+    ensure!(answer.status() == 200, "{path}: {}", answer.status());
+    Ok(answer.json().await?)
+}
+
+async fn episode_id(w: &Worker, source_url: &str) -> Result<String> {
+    let answer = json_of(w, &format!("/api/attribute?source_url={}&quote=the", enc(source_url))).await?;
+    Ok(answer["episode"]["id"].as_str().context("no episode id")?.to_string())
+}
+
+/// The text of a page without its markup (what a reader sees, roughly).
+fn words_of(page: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in page.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out.replace("&#x27;", "'").replace("&quot;", "\"").replace("&amp;", "&").replace("&#x2f;", "/");
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub async fn the_check_a_quote_form_answers_each_kind_of_quote(w: Arc<Worker>) -> Result<()> {
+    // The home page leads to it, and the empty form is a GET form.
+    let home = html(&w, "/").await?;
+    ensure!(home.contains(r#"href="/quotes""#), "the home page does not lead to the quote service");
+    let form = html(&w, "/quotes").await?;
+    ensure!(form.contains(r#"method="get" action="/quotes""#) && !form.contains("id=\"answer\""), "{form}");
+
+    // Exact: a confirmed name, `high`, the citation, the episode's licence and credit.
+    let exact = words_of(
+        &html(
+            &w,
+            &quote_path(
+                Some(JS_PARTY_299),
+                "I started in tech about 9-10 years ago, and self-taught developer",
+            ),
+        )
+        .await?,
+    );
+    for said in [
+        "Said by Valerie Phoenix",
+        "Name: decided by an editor. Decided by Changelog transcript editors",
+        "Trust: high.",
+        "licence CC-BY-SA-4.0",
+        "Changelog Media LLC",
+        "Valerie Phoenix, “JS Party #299”, JS Party",
+    ] {
+        ensure!(exact.contains(said), "the exact answer does not say {said:?}: {exact}");
+    }
+
+    // Crossing speakers, and a changed word: `review`, with the reason in words.
+    let crossing =
+        words_of(&html(&w, &quote_path(Some(SOURDOUGH), "What do you feed it? Rye flour and water")).await?);
+    ensure!(
+        crossing.contains("Trust: review.") && crossing.contains("it crosses from one speaker to another"),
+        "{crossing}"
+    );
+    let changed = words_of(
+        &html(&w, &quote_path(Some(SOURDOUGH), "a slow doe at room temperature tastes better")).await?,
+    );
+    ensure!(changed.contains("not word for word"), "{changed}");
+
+    // Edited the way print edits quotes: the pieces are found, and it says so.
+    let edited = words_of(
+        &html(
+            &w,
+            &quote_path(
+                Some(SOURDOUGH),
+                "Rye flour and water … The secret is patience, not some magic ingredient",
+            ),
+        )
+        .await?,
+    );
+    ensure!(edited.contains("an edited quote"), "{edited}");
+
+    // In context, the quote is marked in its turn.
+    let marked = html(&w, &quote_path(Some(SOURDOUGH), "The secret is patience")).await?;
+    ensure!(marked.contains("<mark>The secret is patience</mark>"), "the quote is not marked: {marked}");
+
+    // Absent: not found, and the passages closest to it.
+    let absent = words_of(
+        &html(&w, &quote_path(Some(SOURDOUGH), "my grandmother said the secret is love and good butter"))
+            .await?,
+    );
+    ensure!(absent.contains("Not found") && absent.contains("The closest passages"), "{absent}");
+    let closest = &absent[absent.find("The closest passages").unwrap_or(0)..];
+    ensure!(closest.contains("The secret is patience, not some magic ingredient"), "{closest}");
+
+    // An address we do not hold, and one that is no address: said on the page, the form kept.
+    let unknown = words_of(
+        &html(&w, &quote_path(Some("https://example.org/podcast/ep1"), "open source is a gift")).await?,
+    );
+    ensure!(
+        unknown.contains("We don't hold this episode yet") && unknown.contains("POST /api/episodes"),
+        "{unknown}"
+    );
+    let broken = html(&w, &quote_path(Some("ftp://x"), "open source")).await?;
+    ensure!(broken.contains("The episode&#x27;s address must be an http(s) URL with a host."), "{broken}");
+    ensure!(broken.contains(r#"value="ftp:&#x2f;&#x2f;x""#), "the form lost what was typed: {broken}");
+
+    // Beyond what the page takes: 400, as every route.
+    let refused = reqwest::get(w.url("/quotes?quote=x&colour=red")).await?;
+    ensure!(refused.status() == 400, "an unknown parameter: {}", refused.status());
+    Ok(())
+}
+
+pub async fn the_answer_plays_from_the_quotes_second_and_its_link_opens_the_turn(
+    w: Arc<Worker>,
+) -> Result<()> {
+    let quote = "Patience is the one thing nobody can sell you in a jar";
+    let api =
+        json_of(&w, &format!("/api/attribute?source_url={}&quote={}", enc(SOURDOUGH), enc(quote))).await?;
+    let second = api["start_s"].as_f64().context("no start")?.floor();
+    let browser = Browser::start().await?;
+    browser.resize(390, 844).await?;
+    browser.goto(&w.url(&quote_path(Some(SOURDOUGH), quote))).await?;
+    let at = browser.execute("return document.getElementById('player').currentTime;").await?;
+    ensure!(at.as_f64() == Some(second), "the player is at {at}, the quote at {second}");
+    let source = browser.execute("return document.getElementById('player').getAttribute('src');").await?;
+    ensure!(source.as_str().is_some_and(|s| s.ends_with(&format!("#t={second}"))), "{source}");
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the answer page: {violations:?}");
+    let overflow =
+        browser.execute("return document.documentElement.scrollWidth - window.innerWidth;").await?;
+    ensure!(overflow.as_i64().unwrap_or(1) <= 0, "the answer is wider than a phone: {overflow}");
+
+    // The time links to the turn on the episode page, which opens there with its player at that second.
+    browser.click("#at").await?;
+    browser.wait_for(".turn:target").await?;
+    let url = browser.current_url().await?;
+    ensure!(url.ends_with(&format!("#t={second}")), "{url}");
+    let target = browser
+        .execute("const t = document.querySelector(':target'); const r = t.getBoundingClientRect(); return [t.id, r.top >= 0 && r.top < innerHeight, t.textContent];")
+        .await?;
+    ensure!(target[0] == format!("t={second}") && target[1] == true, "{target}");
+    ensure!(target[2].as_str().unwrap_or_default().contains(quote), "{target}");
+    let at = browser.execute("return document.getElementById('player').currentTime;").await?;
+    ensure!(at.as_f64() == Some(second), "the episode's player is at {at}");
+    Ok(())
+}
+
+pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Worker>) -> Result<()> {
+    let id = episode_id(&w, SOURDOUGH).await?;
+    let browser = Browser::start().await?;
+    browser.goto(&w.url(&format!("/episodes/{id}"))).await?;
+    let chart = browser
+        .execute("return [...document.querySelectorAll('svg.chart g')].map(g => [g.dataset.speaker, Number(g.dataset.seconds), Number(g.dataset.share)]);")
+        .await?;
+    let stats = json_of(&w, &format!("/api/episodes/{id}/speakers")).await?;
+    let expected: Vec<Value> = stats["speakers"]
+        .as_array()
+        .context("no speakers")?
+        .iter()
+        .map(|s| json!([s["speaker"], s["seconds"], s["share"]]))
+        .collect();
+    ensure!(chart == json!(expected), "the chart {chart} is not /speakers {expected:?}");
+    let turns = browser.execute("return document.querySelectorAll('.turn[id^=\"t=\"]').length;").await?;
+    let transcript = json_of(&w, &format!("/api/episodes/{id}/transcript")).await?;
+    ensure!(
+        turns == json!(transcript["segments"].as_array().map_or(0, Vec::len)),
+        "turns with an anchor: {turns}"
+    );
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the episode page: {violations:?}");
+
+    // The two runs compared: Whisper's `Ana` where AssemblyAI heard `Anna`, and the turn AssemblyAI
+    // gave to the guest where the canonical run has the host.
+    browser.goto(&w.url(&format!("/episodes/{id}/compare"))).await?;
+    let words = browser
+        .execute("return [...document.querySelectorAll('tr.word-change')].map(r => [...r.cells].slice(1).map(c => c.textContent.trim()));")
+        .await?;
+    ensure!(
+        words.as_array().is_some_and(|rows| rows.contains(&json!(["Ana", "Anna"]))),
+        "word changes: {words}"
+    );
+    let turns = browser
+        .execute("return [...document.querySelectorAll('tr.turn-change')].map(r => [...r.cells].map(c => c.textContent.trim()));")
+        .await?;
+    let rows = turns.as_array().context("no turn changes")?;
+    ensure!(rows.len() == 1, "turn changes: {turns}");
+    ensure!(
+        rows[0][0] == "0:00:14"
+            && rows[0][1].as_str().is_some_and(|c| c.starts_with("Ana Lima (SPEAKER_00"))
+            && rows[0][2].as_str().is_some_and(|c| c.starts_with("B ("))
+            && rows[0][3] == "7",
+        "{turns}"
+    );
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the comparison: {violations:?}");
+
+    // The show's page lists the episode; an unknown one is 404.
+    browser.goto(&w.url("/shows/kitchen-table")).await?;
+    let listed =
+        browser.execute(&format!("return !!document.querySelector('a[href=\"/episodes/{id}\"]');")).await?;
+    ensure!(listed == true, "the show page does not list the episode");
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the show page: {violations:?}");
+    for missing in
+        ["/shows/no-such-show", "/episodes/ep_nosuchone", &format!("/episodes/{id}/compare?a=nope")]
+    {
+        let answer = reqwest::get(w.url(missing)).await?;
+        ensure!(answer.status() == 404, "{missing}: {}", answer.status());
+    }
+    Ok(())
+}
+
+pub async fn the_search_page_finds_a_phrase_by_speaker_with_links_to_the_moment(
+    w: Arc<Worker>,
+) -> Result<()> {
+    let page = html(&w, "/search?q=patience&speaker=Ben+Okafor").await?;
+    let text = words_of(&page);
+    ensure!(text.contains("The secret is patience"), "{text}");
+    ensure!(!text.contains("Patience is the one thing"), "Ana's turn is listed under Ben: {text}");
+    let id = episode_id(&w, SOURDOUGH).await?;
+    let hits = json_of(&w, "/api/search?q=patience&speaker=Ben+Okafor").await?;
+    let second = hits["hits"][0]["start_s"].as_f64().context("no hit")?.floor();
+    let link = format!(r#"href="&#x2f;episodes&#x2f;{id}#t={second}""#);
+    ensure!(page.contains(&link), "no link to the moment ({link}): {page}");
+    let empty = words_of(&html(&w, "/search?q=%3F%3F%3F").await?);
+    ensure!(empty.contains("The phrase has no words."), "{empty}");
+    let browser = Browser::start().await?;
+    browser.goto(&w.url("/search?q=open+source")).await?;
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the search page: {violations:?}");
+    Ok(())
+}
+
+pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_high(
+    w: Arc<Worker>,
+) -> Result<()> {
+    let quote = "Cherry tomatoes and stubborn people";
+    let attribute = format!("/api/attribute?source_url={}&quote={}", enc(ROOFTOP), enc(quote));
+    let before = json_of(&w, &attribute).await?;
+    ensure!(before["trust"] == "review" && before["name_state"] == "tentative", "{before}");
+
+    let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    let anonymous = plain.get(w.url("/kitchen/review")).send().await?;
+    ensure!(anonymous.status() == 303, "not signed in: {}", anonymous.status());
+    let cook = Kitchen::sign_in(&w, "page-cook").await?;
+    let refused = plain
+        .get(w.url("/kitchen/review"))
+        .header(COOKIE, &cook.session)
+        .header(CONNECTING_IP, &cook.address)
+        .send()
+        .await?;
+    ensure!(refused.status() == 403, "a cook opened the review queue: {}", refused.status());
+
+    let editor = Kitchen::sign_in(&w, "page-editor").await?;
+    w.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'page-editor'")?;
+    let review = |path: &str| {
+        plain.get(w.url(path)).header(COOKIE, &editor.session).header(CONNECTING_IP, &editor.address).send()
+    };
+    let queue = review("/kitchen/review").await?.text().await?;
+    let text = words_of(&queue);
+    for said in [
+        "speaker_1 in Tomatoes on a roof in Lisbon",
+        "the guest is never named on air",
+        "elimination: Inês Duarte",
+    ] {
+        ensure!(text.contains(said), "the queue does not say {said:?}: {text}");
+    }
+    ensure!(queue.contains(r#"<option value="Ben Okafor">"#), "no suggestion of the show's people: {queue}");
+    let csrf = csrf_of(&queue)?;
+    let id = episode_id(&w, ROOFTOP).await?;
+    let post = |fields: Vec<(&'static str, String)>| {
+        plain
+            .post(w.url("/kitchen/review"))
+            .header(COOKIE, &editor.session)
+            .header(CONNECTING_IP, &editor.address)
+            .form(&fields)
+            .send()
+    };
+    let fields = vec![
+        ("episode", id.clone()),
+        ("label", "speaker_1".to_string()),
+        ("confirm", "Inês Duarte".to_string()),
+    ];
+    let forged = post(fields.clone()).await?;
+    ensure!(forged.status() == 403, "a form without its CSRF token: {}", forged.status());
+    let mut signed = fields.clone();
+    signed.push(("csrf", csrf.clone()));
+    let saved = post(signed).await?;
+    ensure!(saved.status() == 303, "saving answered {}", saved.status());
+    let back = saved.headers().get(LOCATION).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    ensure!(back.starts_with("/kitchen/review?episode="), "{back}");
+    let after = words_of(&review(&back).await?.text().await?);
+    ensure!(
+        after.contains("Saved: speaker_1 in") && after.contains("is now Inês Duarte (decided by an editor)"),
+        "{after}"
+    );
+    ensure!(
+        !after.contains("speaker_1 in Tomatoes on a roof in Lisbon"),
+        "the decided label is still queued: {after}"
+    );
+
+    let answer = json_of(&w, &attribute).await?;
+    ensure!(
+        answer["trust"] == "high" && answer["name"] == "Inês Duarte" && answer["name_state"] == "human",
+        "{answer}"
+    );
+    let changes = json_of(&w, "/api/episodes/changes?since=0&limit=100").await?;
+    let recorded =
+        changes["items"].as_array().into_iter().flatten().any(|c| {
+            c["episode"] == id.as_str() && c["label"] == "speaker_1" && c["editor"] == "page-editor"
+        });
+    ensure!(recorded, "the decision feed does not name the editor: {changes}");
+
+    // The queue in a browser, signed in: axe finds nothing.
+    let browser = Browser::start().await?;
+    browser.goto(&w.url("/kitchen")).await?;
+    let token = editor.session.trim_start_matches("cp_session=");
+    browser.add_cookie("cp_session", token).await?;
+    browser.goto(&w.url("/kitchen/review")).await?;
+    ensure!(browser.exists("form.review").await?, "the queue shows no form: {}", browser.source().await?);
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the review queue: {violations:?}");
+    Ok(())
+}
