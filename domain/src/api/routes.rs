@@ -211,6 +211,19 @@ const fn read(
     errors: &'static [u16],
     example: &'static str,
 ) -> Route {
+    get(op, path, summary, takes, Answer::Json(answer), errors, example)
+}
+
+/// A `GET` without a key answering 200 with `answer`.
+const fn get(
+    op: Op,
+    path: &'static str,
+    summary: &'static str,
+    takes: Takes,
+    answer: Answer,
+    errors: &'static [u16],
+    example: &'static str,
+) -> Route {
     Route {
         op,
         method: Method::Get,
@@ -218,7 +231,7 @@ const fn read(
         summary,
         key: false,
         takes,
-        ok: (200, Answer::Json(answer)),
+        ok: (200, answer),
         also: &[],
         errors,
         example,
@@ -249,18 +262,7 @@ const fn page(
     takes: Takes,
     example: &'static str,
 ) -> Route {
-    Route {
-        op,
-        method: Method::Get,
-        path,
-        summary,
-        key: false,
-        takes,
-        ok: (200, Answer::Html),
-        also: &[],
-        errors: &[400, 404],
-        example,
-    }
+    get(op, path, summary, takes, Answer::Html, &[400, 404], example)
 }
 
 /// A form post of the kitchen page: a person's browser, answered with a redirect back to the page.

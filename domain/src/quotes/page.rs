@@ -66,7 +66,7 @@ pub fn state_reason(report: Option<&LabelReport>) -> String {
     let named: Vec<&Vote> = report.votes.iter().filter(|vote| vote.name.is_some()).collect();
     let sources: Vec<&str> = named.iter().map(|vote| source_word(vote.source)).collect();
     match report.name_state {
-        NameState::Confident => format!("{} agree.", and_list(&sources)),
+        NameState::Confident => capitalised(&format!("{} agree.", and_list(&sources))),
         NameState::Tentative => {
             format!("Only {} names them; no other source confirms it.", and_list(&sources))
         }

@@ -207,15 +207,7 @@ mod tests {
             imported_from: None,
             segments: segments
                 .iter()
-                .map(|(speaker, start_s, end_s, text)| Segment {
-                    speaker: speaker.to_string(),
-                    start_s: *start_s,
-                    end_s: *end_s,
-                    text: text.to_string(),
-                    start_estimated: false,
-                    end_estimated: false,
-                    words: None,
-                })
+                .map(|(speaker, start_s, end_s, text)| Segment::said(speaker, *start_s, *end_s, text))
                 .collect(),
             speaker_embeddings: None,
             speaker_names: None,

@@ -199,18 +199,7 @@ mod tests {
             kind,
             created: "2025-01-01".into(),
             imported_from: Some(format.into()),
-            segments: labels
-                .iter()
-                .map(|label| Segment {
-                    speaker: label.to_string(),
-                    start_s: 0.0,
-                    end_s: 1.0,
-                    text: "hi".into(),
-                    start_estimated: false,
-                    end_estimated: false,
-                    words: None,
-                })
-                .collect(),
+            segments: labels.iter().map(|label| Segment::said(label, 0.0, 1.0, "hi")).collect(),
             speaker_embeddings: None,
             speaker_names: None,
         }

@@ -156,6 +156,21 @@ pub struct Segment {
     pub words: Option<Vec<Word>>,
 }
 
+impl Segment {
+    /// A turn of measured times and no word times.
+    pub fn said(speaker: &str, start_s: f64, end_s: f64, text: &str) -> Segment {
+        Segment {
+            speaker: speaker.to_string(),
+            start_s,
+            end_s,
+            text: text.to_string(),
+            start_estimated: false,
+            end_estimated: false,
+            words: None,
+        }
+    }
+}
+
 /// `…/runs/<pipeline>.json`: what one processing pipeline made of an episode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -31,15 +31,7 @@ fn canonical(id: &str, segments: &[(&str, f64, f64, &str)]) -> Canonical {
         speakers,
         segments: segments
             .iter()
-            .map(|(speaker, start_s, end_s, text)| Segment {
-                speaker: speaker.to_string(),
-                start_s: *start_s,
-                end_s: *end_s,
-                text: text.to_string(),
-                start_estimated: false,
-                end_estimated: false,
-                words: None,
-            })
+            .map(|(speaker, start_s, end_s, text)| Segment::said(speaker, *start_s, *end_s, text))
             .collect(),
     }
 }
