@@ -744,7 +744,7 @@ pub const ROUTES: &[Route] = &[
         takes: Takes::Query,
         ok: (200, Answer::Html),
         also: &[(303, Answer::Redirect, "not signed in: to the kitchen")],
-        errors: &[403],
+        errors: &[400, 403],
         example: "open {base}/kitchen/review",
     },
     Route {
