@@ -8,6 +8,8 @@
 # e.g. scripts/bench-reads.sh tests/.work/bench-dist-100000 20s
 #      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
 # KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
+# quote-page quote-page-anywhere episode-page search-page show-page (the quote service's pages, each
+# followed by its page weight: the bytes of its HTML, inline CSS and script included)
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
 # never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
 # (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase),
@@ -114,6 +116,13 @@ for kind, paths in (("phrase-fresh", fresh_phrase), ("phrase-fresh-limit5", limi
     write(kind, paths[WARM_QUERIES:])
 write("attribute", attribute)
 write("attribute-anywhere", anywhere)
+# The quote service's pages, on the same questions: a page per question, every episode once.
+write("quote-page", [p.replace("/api/attribute?", "/quotes?") for p in attribute])
+write("quote-page-anywhere", [p.replace("/api/attribute?", "/quotes?") for p in anywhere])
+write("search-page", [p.replace("/api/search?", "/search?") for p in phrase])
+write("episode-page", [f"/episodes/{ep['id']}" for ep in rng.sample(episodes, len(episodes))])
+shows = sorted({ep["show"] for ep in episodes})
+write("show-page", [f"/shows/{show}" for show in shows])
 write("transcript", transcript)
 write("phrase", phrase)
 PY
@@ -234,6 +243,9 @@ a50, a99, k50, k99, b50, b99 = map(float, '$a50 $a99 $k50 $k99 $b50 $b99'.split(
 n50, n99 = (a50 + b50) / 2, (a99 + b99) / 2
 print(f'%-20s %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %7s' % ('$kind', k50, k99, n50, n99, k50 / n50, k99 / n99, '$reqs'))"
   [ "$errors" = 0 ] || echo "  ($errors answers were not 2xx/3xx)"
+  if [[ $kind == *-page* && $kind != recipe-page ]]; then
+    echo "  page weight: $(curl -s "http://127.0.0.1:$PORT$(head -n 1 "$WORK/$kind.txt")" | wc -c) bytes (HTML with its CSS and script)"
+  fi
   [[ $paths != *.from.txt ]] || [ "$reqs" -le "$(wc -l < "$paths")" ] ||
     echo "  ($kind ran out of fresh queries: some repeated)"
 done

@@ -172,6 +172,26 @@ fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
     }
 }
 
+/// What an episode's page shows of its record (`episodes/<id>.json`): read without the runs' turns,
+/// which a reader skips rather than parses.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct RecordHead {
+    pub id: String,
+    pub canonical_run: String,
+    pub duration_s: f64,
+    #[serde(default)]
+    pub downloads: std::collections::BTreeMap<String, String>,
+    pub runs: Vec<RunHead>,
+}
+
+/// A run as the episode page lists it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct RunHead {
+    pub pipeline: String,
+    pub kind: crate::quotes::transcript::RunKind,
+    pub created: String,
+}
+
 /// What the quote page shows of a question and its answer.
 #[derive(Debug, Default)]
 pub struct QuoteView<'a> {
@@ -281,7 +301,7 @@ impl Renderer {
     /// spoke how much, its runs and downloads.
     pub fn episode_page(
         &self,
-        record: &EpisodeRecord,
+        record: &RecordHead,
         episode: &EpisodeRef,
         segments: &[SegmentView],
         stats: &SpeakersView,

@@ -8,7 +8,7 @@ use domain::api::{
     EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
-use domain::quotes::page::QuoteView;
+use domain::quotes::page::{QuoteView, RecordHead};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views::{self, Filters};
 use domain::quotes::transcript::compare::compare;
@@ -62,7 +62,7 @@ async fn shows(env: &Env) -> Result<Vec<ShowSummary>, ApiError> {
 
 /// `GET /quotes?quote=…&source_url=…`
 pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiError> {
-    let n_episodes: usize = shows(env).await?.iter().map(|show| show.episode_count).sum();
+    let n_episodes = quotes::built_episodes(env).await?.len();
     let mut view =
         QuoteView { quote: &asked.quote, source_url: &asked.source_url, n_episodes, ..Default::default() };
     if asked.quote.trim().is_empty() {
@@ -141,7 +141,10 @@ async fn record(env: &Env, id: &str) -> Result<EpisodeRecord, ApiError> {
 
 /// `GET /episodes/{episode_id}`
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
-    let record = record(env, id).await?;
+    let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
+    let bytes = intake::episode_file(env, id, ".json").await?.ok_or_else(not_found)?;
+    let record: RecordHead = serde_json::from_slice(&bytes)
+        .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
     let loaded = load(env, id).await?;
     let decided = decisions::with_decisions(env, &loaded.0, false).await?;
     let canonical = decided.as_ref().unwrap_or(&loaded.0);

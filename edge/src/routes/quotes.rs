@@ -7,7 +7,7 @@
 //! and the token index build; the phrase index's pieces it keeps in the cache all static indexes share
 //! (`crate::index`). Editors' speaker names show at once through `crate::decisions`.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
@@ -25,10 +25,18 @@ use crate::{decisions, http, index, intake, store};
 /// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
 const TRANSCRIPTS_KEPT: usize = 8;
 
-/// A transcript and its token index.
-type PreparedTranscript = Rc<(Canonical, Prepared)>;
+/// A transcript, and its token index once an attribution has asked for it (a transcript, speakers
+/// or page read never pays for it).
+pub(crate) type PreparedTranscript = Rc<(Canonical, OnceCell<Prepared>)>;
+
+/// The token index of a loaded transcript, made on first use.
+fn prepared(loaded: &PreparedTranscript) -> &Prepared {
+    loaded.1.get_or_init(|| Prepared::new(&loaded.0.segments))
+}
 
 thread_local! {
+    /// The built episode list of one build.
+    static EPISODES: RefCell<Option<(u64, Rc<Vec<EpisodeSummary>>)>> = const { RefCell::new(None) };
     /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
     static TRANSCRIPTS: RefCell<(u64, Vec<(String, PreparedTranscript)>)> = const { RefCell::new((0, Vec::new())) };
 }
@@ -65,8 +73,7 @@ pub(crate) async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiE
     let bytes = intake::episode_file(env, id, "/transcript.json").await?.ok_or_else(not_found)?;
     let canonical: Canonical = serde_json::from_slice(&bytes)
         .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
-    let prepared = Prepared::new(&canonical.segments);
-    let loaded = Rc::new((canonical, prepared));
+    let loaded = Rc::new((canonical, OnceCell::new()));
     TRANSCRIPTS.with(|cache| {
         let (at, cache) = &mut *cache.borrow_mut();
         if *at != generation {
@@ -101,7 +108,7 @@ pub async fn attribution(
         loaded => loaded?,
     };
     let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
-    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), &loaded.1, quote))
+    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), prepared(&loaded), quote))
 }
 
 /// The episode the intake made of an address it was asked for by another than the episode's own
@@ -153,27 +160,42 @@ pub async fn episode_page(
     env: &Env,
     EpisodesAsked { show, page }: EpisodesAsked,
 ) -> Result<EpisodePage, ApiError> {
-    let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
-    let mut all: Vec<EpisodeSummary> =
-        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?;
+    let built = built_episodes(env).await?;
     // Episodes the intake published and no build has yet, in the build's order.
     let mut taken_in = Vec::new();
     for line in store::episode_summaries(&store::db(env)?).await? {
         let summary: EpisodeSummary = serde_json::from_str(&line)
             .map_err(|err| ApiError::Internal(format!("intake summary: {err}")))?;
-        if !all.iter().any(|built| built.id == summary.id) {
+        if !built.iter().any(|built| built.id == summary.id) {
             taken_in.push(summary);
         }
     }
+    let mut all: Vec<&EpisodeSummary> = built.iter().chain(&taken_in).collect();
     if !taken_in.is_empty() {
-        all.extend(taken_in);
         all.sort_by(|a, b| b.published.cmp(&a.published).then_with(|| a.id.cmp(&b.id)));
     }
     if let Some(show) = &show {
         all.retain(|episode| &episode.show == show);
     }
     let (items, next_cursor) = page.slice_within(&all);
-    Ok(EpisodePage { show, items: items.to_vec(), total: all.len(), next_cursor })
+    let items = items.iter().map(|item| (*item).clone()).collect();
+    Ok(EpisodePage { show, items, total: all.len(), next_cursor })
+}
+
+/// Every built episode's summary (`episodes.json`), parsed once per build in an isolate.
+pub(crate) async fn built_episodes(env: &Env) -> Result<Rc<Vec<EpisodeSummary>>, ApiError> {
+    let generation = crate::packs::generation(env).await?;
+    let kept = EPISODES
+        .with(|kept| kept.borrow().as_ref().filter(|(at, _)| *at == generation).map(|(_, all)| all.clone()));
+    if let Some(all) = kept {
+        return Ok(all);
+    }
+    let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
+    let all: Rc<Vec<EpisodeSummary>> = Rc::new(
+        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?,
+    );
+    EPISODES.with(|kept| *kept.borrow_mut() = Some((generation, all.clone())));
+    Ok(all)
 }
 
 /// `GET /api/episodes/:id`: the record with every run, as built.
