@@ -9,7 +9,8 @@
 #      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
 # KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
 # quote-page quote-page-anywhere episode-page search-page show-page (the quote service's pages, each
-# followed by its page weight: the bytes of its HTML, inline CSS and script included)
+# followed by its page weight: the bytes of its HTML, inline CSS and script included), show-list (the
+# API's list of a show's episodes, which its page reads)
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
 # never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
 # (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase),
@@ -123,6 +124,7 @@ write("search-page", [p.replace("/api/search?", "/search?") for p in phrase])
 write("episode-page", [f"/episodes/{ep['id']}" for ep in rng.sample(episodes, len(episodes))])
 shows = sorted({ep["show"] for ep in episodes})
 write("show-page", [f"/shows/{show}" for show in shows])
+write("show-list", [f"/api/episodes?show={show}&limit=50" for show in shows])
 write("transcript", transcript)
 write("phrase", phrase)
 PY
