@@ -122,3 +122,83 @@ impl Queue {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quotes::transcript::names::{LabelReport, Vote, VoteSource};
+    use crate::quotes::transcript::{Person, Role, RunKind, Segment};
+
+    fn record(id: &str, turns: &[(&str, &str)], names: &[(&str, Option<&str>, NameState)]) -> EpisodeRecord {
+        let segments = turns
+            .iter()
+            .enumerate()
+            .map(|(i, (label, text))| Segment::said(label, i as f64, i as f64 + 1.0, text))
+            .collect();
+        EpisodeRecord {
+            id: id.into(),
+            show: "show".into(),
+            title: format!("Episode {id}"),
+            source_url: format!("https://example.org/{id}"),
+            normalised_url: format!("https://example.org/{id}"),
+            published: "2026-01-01".into(),
+            roster: vec![Person { name: "Ana Lima".into(), role: Role::Host }],
+            licence: "CC0-1.0".into(),
+            attribution: None,
+            derived_from: None,
+            canonical_run: "asr".into(),
+            duration_s: turns.len() as f64,
+            names: names
+                .iter()
+                .map(|(label, name, state)| {
+                    let votes = vec![Vote::new(VoteSource::LanguageModel, name.map(String::from), "said so")];
+                    let report =
+                        LabelReport { name: name.map(String::from), name_state: *state, votes, human: None };
+                    (label.to_string(), report)
+                })
+                .collect(),
+            downloads: Default::default(),
+            runs: vec![Run {
+                pipeline: "asr".into(),
+                kind: RunKind::Asr,
+                created: "2026-01-01".into(),
+                imported_from: None,
+                segments,
+                speaker_embeddings: None,
+                speaker_names: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn only_names_neither_confident_nor_decided_are_queued_most_cited_first() {
+        let mut queue = Queue::default();
+        queue.add(
+            &record(
+                "ep_a",
+                &[("A", "Hello."), ("B", "Hi."), ("A", "Welcome.")],
+                &[
+                    ("A", Some("Ana Lima"), NameState::Confident),
+                    ("B", Some("Rui Tavares"), NameState::Tentative),
+                ],
+            ),
+            None,
+        );
+        queue.add(
+            &record(
+                "ep_b",
+                &[("X", "One."), ("X", "Two."), ("Y", "Three.")],
+                &[("X", None, NameState::Withheld), ("Y", None, NameState::Unknown)],
+            ),
+            Some("https://example.org/b.mp3"),
+        );
+        queue.sort();
+        let order: Vec<(&str, &str, usize)> =
+            queue.entries.iter().map(|e| (e.episode.as_str(), e.label.as_str(), e.turns)).collect();
+        assert_eq!(order, [("ep_b", "X", 2), ("ep_a", "B", 1), ("ep_b", "Y", 1)]);
+        assert_eq!(queue.entries[0].first_turns.len(), 2);
+        assert_eq!(queue.entries[0].audio_url.as_deref(), Some("https://example.org/b.mp3"));
+        // The show knows its roster and its confident names, not the unconfirmed ones.
+        assert_eq!(queue.known["show"], ["Ana Lima"]);
+    }
+}
