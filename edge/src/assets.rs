@@ -2,10 +2,14 @@
 //! [`crate::packs`]. [`fetch_bytes`] and [`serve`] are the one way the Worker reads a built file, so
 //! no handler knows which of the two holds it.
 
+use std::cell::RefCell;
 use std::rc::Rc;
+use std::thread::LocalKey;
 
+use domain::quotes::transcript::{EpisodeSummary, ShowSummary};
 use domain::site::layout;
 use futures::TryStreamExt as _;
+use serde::de::DeserializeOwned;
 use worker::{Env, Headers, Request, Response};
 
 use crate::error::ApiError;
@@ -17,6 +21,46 @@ pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, Api
         return Ok(packs::get(env, &path).await?.map(|(_, bytes)| bytes));
     }
     packs::fetch_asset(env, &path).await
+}
+
+/// A built JSON file as an isolate keeps it parsed: the build it is of ([`packs::generation`]) and
+/// its value.
+type Kept<T> = RefCell<Option<(u64, Rc<T>)>>;
+
+thread_local! {
+    static SHOWS: Kept<Vec<ShowSummary>> = const { RefCell::new(None) };
+    static EPISODES: Kept<Vec<EpisodeSummary>> = const { RefCell::new(None) };
+}
+
+/// A built JSON file, read and parsed once per build in an isolate; `empty` stands for it when the
+/// build has no such file.
+async fn parsed_once<T: DeserializeOwned + 'static>(
+    env: &Env,
+    kept: &'static LocalKey<Kept<T>>,
+    path: &str,
+    empty: &[u8],
+) -> Result<Rc<T>, ApiError> {
+    let generation = packs::generation(env).await?;
+    let hit =
+        kept.with(|kept| kept.borrow().as_ref().filter(|(at, _)| *at == generation).map(|(_, v)| v.clone()));
+    if let Some(value) = hit {
+        return Ok(value);
+    }
+    let bytes = fetch_bytes(env, path.to_string()).await?.unwrap_or_else(|| empty.to_vec());
+    let value: Rc<T> =
+        Rc::new(serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("{path}: {err}")))?);
+    kept.with(|kept| *kept.borrow_mut() = Some((generation, value.clone())));
+    Ok(value)
+}
+
+/// Every published show (`shows.json`).
+pub async fn built_shows(env: &Env) -> Result<Rc<Vec<ShowSummary>>, ApiError> {
+    parsed_once(env, &SHOWS, "shows.json", b"[]").await
+}
+
+/// Every built episode's summary (`episodes.json`).
+pub async fn built_episodes(env: &Env) -> Result<Rc<Vec<EpisodeSummary>>, ApiError> {
+    parsed_once(env, &EPISODES, "episodes.json", b"[]").await
 }
 
 /// Whether the build has a file at `path` (a static asset or a packed file), without reading it.

@@ -19,7 +19,7 @@ use domain::quotes::intake::{self, Answer, Content, Intake, Step};
 use domain::quotes::quote::phrase::Overlay;
 use domain::quotes::transcript::publish::Built;
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Canonical, Show, ShowSummary, Vote, export, llm};
+use domain::quotes::transcript::{Canonical, EpisodeSummary, Show, Vote, export, llm};
 use domain::site::limits::{self, Subject};
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
-use crate::assets::fetch_bytes;
+use crate::assets::{built_shows, fetch_bytes};
 use crate::auth::now_iso;
 use crate::error::ApiError;
 use crate::store::{self, FeedJob, FeedValidators, NewEpisode};
@@ -250,22 +250,17 @@ async fn language_model_votes(
 
 /// A published show's folder and record, from `shows.json`.
 async fn followed_show(env: &Env, slug: &str) -> Result<Option<(String, Show)>, ApiError> {
-    let shows = published_shows(env).await?;
-    Ok(shows.into_iter().find(|show| show.id == slug).map(|show| (show.id.clone(), show.record())))
-}
-
-async fn published_shows(env: &Env) -> Result<Vec<ShowSummary>, ApiError> {
-    let Some(bytes) = fetch_bytes(env, "shows.json".into()).await? else { return Ok(Vec::new()) };
-    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("shows.json: {err}")))
+    let shows = built_shows(env).await?;
+    Ok(shows.iter().find(|show| show.id == slug).map(|show| (show.id.clone(), show.clone().record())))
 }
 
 /// The cron: every followed feed (a published show's `feed_url`) goes on the queue as its own message,
 /// so no invocation reads more than one feed whatever their number.
 pub async fn follow_all(env: &Env) -> Result<usize, ApiError> {
-    let messages: Vec<Message> = published_shows(env)
+    let messages: Vec<Message> = built_shows(env)
         .await?
-        .into_iter()
-        .filter_map(|show| show.feed_url.map(|url| Message::Feed { show: show.id, url }))
+        .iter()
+        .filter_map(|show| show.feed_url.clone().map(|url| Message::Feed { show: show.id.clone(), url }))
         .collect();
     let queue = env.queue(QUEUE)?;
     // A batch holds at most 100 messages.
@@ -325,52 +320,68 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
     store::feed_checked(&db, url, Some(&validators), &now).await
 }
 
-/// The episodes taken in since the build (none of which a build has published yet), as this isolate
-/// last saw them: the build's generation, when it looked, their ids and their overlay.
-struct SeenOverlay {
+/// The episodes the intake published that no build has yet.
+#[derive(Default)]
+pub struct TakenIn {
+    /// Their summaries, oldest first.
+    pub summaries: Vec<EpisodeSummary>,
+    /// Their phrase overlay, for phrase search and corpus-wide attribution
+    /// (`domain::quotes::quote::phrase::Overlay`); `None` when there are none.
+    pub overlay: Option<Rc<Overlay>>,
+}
+
+/// [`TakenIn`] as this isolate last saw it: the build's generation, when it looked, and their ids.
+struct Seen {
     generation: u64,
     at_ms: u64,
     ids: Vec<String>,
-    overlay: Option<Rc<Overlay>>,
+    taken_in: Rc<TakenIn>,
 }
 
 thread_local! {
-    static OVERLAY: RefCell<Option<SeenOverlay>> = const { RefCell::new(None) };
+    static TAKEN_IN: RefCell<Option<Seen>> = const { RefCell::new(None) };
 }
 
-/// How long an isolate answers keyless reads from its overlay before it asks D1 again which episodes
-/// were taken in: a search may miss an episode for this long after it is ready.
-const OVERLAY_FRESH_MS: u64 = 2_000;
+/// How long an isolate answers keyless reads from what it last saw of [`TakenIn`] before it asks D1
+/// again which episodes were taken in: a search or a list may miss an episode for this long after
+/// it is ready.
+const TAKEN_IN_FRESH_MS: u64 = 2_000;
 
-/// The phrase overlay of the episodes taken in that no build has published yet, for phrase search
-/// and corpus-wide attribution (`domain::quotes::quote::phrase::Overlay`); `None` when there are
-/// none. Made again only when that list changes; `keyed` reads ask D1 every time.
-pub async fn overlay(env: &Env, keyed: bool) -> Result<Option<Rc<Overlay>>, ApiError> {
+/// The episodes taken in that no build has published yet. Keyless reads take what this isolate saw
+/// at most [`TAKEN_IN_FRESH_MS`] ago; `keyed` reads ask D1 every time. The overlay is made again only
+/// when the list of episodes changes.
+pub async fn taken_in(env: &Env, keyed: bool) -> Result<Rc<TakenIn>, ApiError> {
     let generation = crate::packs::generation(env).await?;
     let now = worker::Date::now().as_millis();
-    let fresh = OVERLAY.with(|seen| {
+    let fresh = TAKEN_IN.with(|seen| {
         seen.borrow().as_ref().and_then(|seen| {
-            (seen.generation == generation && (!keyed && now < seen.at_ms + OVERLAY_FRESH_MS))
-                .then(|| seen.overlay.clone())
+            (seen.generation == generation && (!keyed && now < seen.at_ms + TAKEN_IN_FRESH_MS))
+                .then(|| seen.taken_in.clone())
         })
     });
-    if let Some(overlay) = fresh {
-        return Ok(overlay);
+    if let Some(taken_in) = fresh {
+        return Ok(taken_in);
     }
-    let taken_in = store::episode_ids(&store::db(env)?).await?;
-    let published = if taken_in.is_empty() { Default::default() } else { published_ids(env).await? };
-    let ids: Vec<String> = taken_in.into_iter().filter(|id| !published.contains(id)).collect();
-    let unchanged = OVERLAY.with(|seen| {
+    let rows = store::taken_in_episodes(&store::db(env)?).await?;
+    let published = if rows.is_empty() { Default::default() } else { published_ids(env).await? };
+    let rows: Vec<(String, String)> = rows.into_iter().filter(|(id, _)| !published.contains(id)).collect();
+    let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
+    let unchanged = TAKEN_IN.with(|seen| {
         let mut seen = seen.borrow_mut();
         let same = seen.as_mut().filter(|seen| seen.generation == generation && seen.ids == ids)?;
         same.at_ms = now;
-        Some(same.overlay.clone())
+        Some(same.taken_in.clone())
     });
-    if let Some(overlay) = unchanged {
-        return Ok(overlay);
+    if let Some(taken_in) = unchanged {
+        return Ok(taken_in);
     }
-    let mut episodes = Vec::with_capacity(ids.len());
-    for id in &ids {
+    let mut summaries = Vec::with_capacity(rows.len());
+    let mut episodes = Vec::with_capacity(rows.len());
+    for (id, summary) in &rows {
+        summaries.push(
+            serde_json::from_str(summary)
+                .map_err(|err| ApiError::Internal(format!("intake summary {id}: {err}")))?,
+        );
         let Some(bytes) = taken_in_file(env, id, "/transcript.json").await? else { continue };
         let canonical: Canonical = serde_json::from_slice(&bytes)
             .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
@@ -379,10 +390,16 @@ pub async fn overlay(env: &Env, keyed: bool) -> Result<Option<Rc<Overlay>>, ApiE
     let overlay = Overlay::of(&episodes)
         .map_err(|err| ApiError::Internal(format!("the intake's overlay: {}", err.0)))?
         .map(Rc::new);
-    OVERLAY.with(|seen| {
-        *seen.borrow_mut() = Some(SeenOverlay { generation, at_ms: now, ids, overlay: overlay.clone() });
+    let taken_in = Rc::new(TakenIn { summaries, overlay });
+    TAKEN_IN.with(|seen| {
+        *seen.borrow_mut() = Some(Seen { generation, at_ms: now, ids, taken_in: taken_in.clone() });
     });
-    Ok(overlay)
+    Ok(taken_in)
+}
+
+/// The phrase overlay of [`taken_in`].
+pub async fn overlay(env: &Env, keyed: bool) -> Result<Option<Rc<Overlay>>, ApiError> {
+    Ok(taken_in(env, keyed).await?.overlay.clone())
 }
 
 /// The ids of the published episodes.

@@ -13,10 +13,10 @@ use domain::quotes::quote::phrase;
 use domain::quotes::quote::views::{self, Filters};
 use domain::quotes::transcript::compare::compare;
 use domain::quotes::transcript::normalise::tokens;
-use domain::quotes::transcript::{EpisodeRecord, ShowSummary};
+use domain::quotes::transcript::{EpisodeRecord, episode_id};
 use worker::{Env, Response};
 
-use crate::assets::fetch_bytes;
+use crate::assets::{built_episodes, built_shows};
 use crate::error::ApiError;
 use crate::routes::quotes::{self, load};
 use crate::routes::recipes::RENDERER;
@@ -55,14 +55,9 @@ fn in_words(problems: &[Diagnostic]) -> Vec<String> {
         .collect()
 }
 
-async fn shows(env: &Env) -> Result<Vec<ShowSummary>, ApiError> {
-    let bytes = fetch_bytes(env, "shows.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
-    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("shows.json: {err}")))
-}
-
 /// `GET /quotes?quote=…&source_url=…`
 pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiError> {
-    let n_episodes = quotes::built_episodes(env).await?.len();
+    let n_episodes = built_episodes(env).await?.len();
     let mut view =
         QuoteView { quote: &asked.quote, source_url: &asked.source_url, n_episodes, ..Default::default() };
     if asked.quote.trim().is_empty() {
@@ -78,7 +73,16 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
             return page(RENDERER.with(|r| r.quote_page(&view)));
         }
     };
-    let answer = match quotes::attribution(env, &question, false).await {
+    // The episode's names are read beside its transcript, for the episode the address names.
+    let named = question.source_url.as_deref().map(episode_id);
+    let names = async {
+        match &named {
+            Some(id) => decisions::name_inputs(env, id).await,
+            None => Ok(None),
+        }
+    };
+    let (answer, names) = futures::join!(quotes::attribution(env, &question, false), names);
+    let answer = match answer {
         Err(ApiError::NotFound(detail)) => {
             view.unknown = Some(&detail);
             return page(RENDERER.with(|r| r.quote_page(&view)));
@@ -91,7 +95,11 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
         let decided = decisions::with_decisions(env, &loaded.0, false).await?;
         context =
             views::around(decided.as_ref().unwrap_or(&loaded.0), found.start_s, found.end_s, CONTEXT_TURNS);
-        if let Some(inputs) = decisions::name_inputs(env, &episode.id).await? {
+        let inputs = match names? {
+            Some(inputs) if named.as_deref() == Some(episode.id.as_str()) => Some(inputs),
+            _ => decisions::name_inputs(env, &episode.id).await?,
+        };
+        if let Some(inputs) = inputs {
             let in_force = decisions::decisions_of(env, &[episode.id.as_str()], false).await?;
             report = inputs
                 .resolve_with(in_force.get(&episode.id).unwrap_or(&Default::default()))
@@ -142,10 +150,10 @@ async fn record(env: &Env, id: &str) -> Result<EpisodeRecord, ApiError> {
 /// `GET /episodes/{episode_id}`
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-    let bytes = intake::episode_file(env, id, ".json").await?.ok_or_else(not_found)?;
-    let record: RecordHead = serde_json::from_slice(&bytes)
+    let (bytes, loaded) = futures::join!(intake::episode_file(env, id, ".json"), load(env, id));
+    let record: RecordHead = serde_json::from_slice(&bytes?.ok_or_else(not_found)?)
         .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
-    let loaded = load(env, id).await?;
+    let loaded = loaded?;
     let decided = decisions::with_decisions(env, &loaded.0, false).await?;
     let canonical = decided.as_ref().unwrap_or(&loaded.0);
     let segments = views::transcript(canonical, &Filters::default()).segments;
@@ -183,13 +191,13 @@ pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError
 /// `GET /shows/{show_id}?cursor=…`
 pub async fn show_page(env: &Env, asked: EpisodesAsked) -> Result<Response, ApiError> {
     let id = asked.show.clone().unwrap_or_default();
-    let show = shows(env)
-        .await?
-        .into_iter()
+    let shows = built_shows(env).await?;
+    let show = shows
+        .iter()
         .find(|show| show.id == id)
         .ok_or_else(|| ApiError::NotFound(format!("no show `{id}`")))?;
     let listed = quotes::episode_page(env, asked).await?;
-    page(RENDERER.with(|r| r.show_page(&show, &listed.items, listed.next_cursor.as_deref())))
+    page(RENDERER.with(|r| r.show_page(show, &listed.items, listed.next_cursor.as_deref())))
 }
 
 /// `GET /search?q=…&speaker=…&cursor=…`

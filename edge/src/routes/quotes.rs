@@ -17,7 +17,7 @@ use domain::quotes::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
 use worker::{Env, Response};
 
-use crate::assets::fetch_bytes;
+use crate::assets::{built_episodes, built_shows};
 use crate::error::ApiError;
 use crate::routes::intake as intake_routes;
 use crate::{decisions, http, index, intake, store};
@@ -35,9 +35,7 @@ fn prepared(loaded: &PreparedTranscript) -> &Prepared {
 }
 
 thread_local! {
-    /// The built episode list of one build.
-    static EPISODES: RefCell<Option<(u64, Rc<Vec<EpisodeSummary>>)>> = const { RefCell::new(None) };
-    /// Both are of one build ([`crate::packs::generation`]): a new build empties them.
+    /// Of one build ([`crate::packs::generation`]): a new build empties it.
     static TRANSCRIPTS: RefCell<(u64, Vec<(String, PreparedTranscript)>)> = const { RefCell::new((0, Vec::new())) };
 }
 
@@ -143,11 +141,8 @@ async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attri
 
 /// `GET /api/shows`
 pub async fn shows(env: &Env) -> Result<Response, ApiError> {
-    let bytes = fetch_bytes(env, "shows.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
-    let items: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("shows.json: {err}")))?;
-    let total = items.as_array().map_or(0, Vec::len);
-    http::public_json(&json!({ "items": items, "total": total }), 300)
+    let items = built_shows(env).await?;
+    http::public_json(&json!({ "items": *items, "total": items.len() }), 300)
 }
 
 /// `GET /api/episodes?show=…&limit=…&cursor=…`
@@ -162,16 +157,9 @@ pub async fn episode_page(
 ) -> Result<EpisodePage, ApiError> {
     let built = built_episodes(env).await?;
     // Episodes the intake published and no build has yet, in the build's order.
-    let mut taken_in = Vec::new();
-    for line in store::episode_summaries(&store::db(env)?).await? {
-        let summary: EpisodeSummary = serde_json::from_str(&line)
-            .map_err(|err| ApiError::Internal(format!("intake summary: {err}")))?;
-        if !built.iter().any(|built| built.id == summary.id) {
-            taken_in.push(summary);
-        }
-    }
-    let mut all: Vec<&EpisodeSummary> = built.iter().chain(&taken_in).collect();
-    if !taken_in.is_empty() {
+    let taken_in = intake::taken_in(env, false).await?;
+    let mut all: Vec<&EpisodeSummary> = built.iter().chain(&taken_in.summaries).collect();
+    if !taken_in.summaries.is_empty() {
         all.sort_by(|a, b| b.published.cmp(&a.published).then_with(|| a.id.cmp(&b.id)));
     }
     if let Some(show) = &show {
@@ -180,22 +168,6 @@ pub async fn episode_page(
     let (items, next_cursor) = page.slice_within(&all);
     let items = items.iter().map(|item| (*item).clone()).collect();
     Ok(EpisodePage { show, items, total: all.len(), next_cursor })
-}
-
-/// Every built episode's summary (`episodes.json`), parsed once per build in an isolate.
-pub(crate) async fn built_episodes(env: &Env) -> Result<Rc<Vec<EpisodeSummary>>, ApiError> {
-    let generation = crate::packs::generation(env).await?;
-    let kept = EPISODES
-        .with(|kept| kept.borrow().as_ref().filter(|(at, _)| *at == generation).map(|(_, all)| all.clone()));
-    if let Some(all) = kept {
-        return Ok(all);
-    }
-    let bytes = fetch_bytes(env, "episodes.json".into()).await?.unwrap_or_else(|| b"[]".to_vec());
-    let all: Rc<Vec<EpisodeSummary>> = Rc::new(
-        serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes.json: {err}")))?,
-    );
-    EPISODES.with(|kept| *kept.borrow_mut() = Some((generation, all.clone())));
-    Ok(all)
 }
 
 /// `GET /api/episodes/:id`: the record with every run, as built.

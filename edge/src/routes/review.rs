@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use domain::api::ReviewAsked;
 use domain::quotes::page::state_word;
+use domain::quotes::transcript::EpisodeRecord;
 use domain::quotes::transcript::names::decision_from_body;
 use domain::quotes::transcript::review::{Entry, Queue};
-use domain::quotes::transcript::{EpisodeRecord, EpisodeSummary};
 use serde_json::json;
 use worker::{Env, Request, Response};
 
@@ -24,7 +24,7 @@ use crate::error::ApiError;
 use crate::routes::kitchen::{field, redirect, signed_in, signed_in_form};
 use crate::routes::recipes::RENDERER;
 use crate::routes::speakers;
-use crate::{decisions, intake, store};
+use crate::{decisions, intake};
 
 /// Entries a page shows, most cited first.
 const SHOWN: usize = 50;
@@ -36,9 +36,7 @@ async fn queue(env: &Env) -> Result<Queue, ApiError> {
             .map_err(|err| ApiError::Internal(format!("episodes/review.json: {err}")))?,
         None => Queue::default(),
     };
-    for line in store::episode_summaries(&store::db(env)?).await? {
-        let summary: EpisodeSummary = serde_json::from_str(&line)
-            .map_err(|err| ApiError::Internal(format!("intake summary: {err}")))?;
+    for summary in &intake::taken_in(env, true).await?.summaries {
         if queue.entries.iter().any(|entry| entry.episode == summary.id) {
             continue;
         }

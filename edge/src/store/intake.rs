@@ -145,25 +145,15 @@ pub async fn has_episode(db: &D1Database, id: &str) -> Result<bool, ApiError> {
     Ok(first::<Found>(db, "SELECT id FROM intake_episodes WHERE id = ?1", &[Arg::Text(id)]).await?.is_some())
 }
 
-/// The ids of every episode the intake published, oldest first.
-pub async fn episode_ids(db: &D1Database) -> Result<Vec<String>, ApiError> {
+/// Every episode the intake published, oldest first: its id and its summary (`EpisodeSummary` JSON).
+pub async fn taken_in_episodes(db: &D1Database) -> Result<Vec<(String, String)>, ApiError> {
     #[derive(Deserialize)]
     struct Row {
         id: String,
-    }
-    let rows: Vec<Row> = all(db, "SELECT id FROM intake_episodes ORDER BY seq", &[]).await?;
-    Ok(rows.into_iter().map(|row| row.id).collect())
-}
-
-/// The lines (`EpisodeSummary` JSON) of every episode the intake published, newest first.
-pub async fn episode_summaries(db: &D1Database) -> Result<Vec<String>, ApiError> {
-    #[derive(Deserialize)]
-    struct Line {
         summary: String,
     }
-    let lines: Vec<Line> =
-        all(db, "SELECT summary FROM intake_episodes ORDER BY created_at DESC, id", &[]).await?;
-    Ok(lines.into_iter().map(|line| line.summary).collect())
+    let rows: Vec<Row> = all(db, "SELECT id, summary FROM intake_episodes ORDER BY seq", &[]).await?;
+    Ok(rows.into_iter().map(|row| (row.id, row.summary)).collect())
 }
 
 /// An episode of the public feed of episodes the intake published.

@@ -36,13 +36,18 @@ const SCORE_FUZZY: i32 = 1;
 const SCORE_MISMATCH: i32 = -2;
 const SCORE_GAP: i32 = -2;
 
-/// A transcript token with its segment and times.
+/// A transcript token: its segment and its byte range in the segment's text. Its times are worked
+/// out only for the few tokens an answer names ([`Prepared::times`]).
 #[derive(Debug, Clone)]
 struct TokenAt {
     segment: u32,
-    /// Byte range in the segment's text.
     start: u32,
     end: u32,
+}
+
+/// When a token was said.
+#[derive(Debug, Clone, Copy)]
+struct Times {
     start_s: f64,
     end_s: f64,
     /// `start_s` is not a measured time: no timed word starts the token, and it is not its
@@ -66,42 +71,7 @@ impl Prepared {
     pub fn new(segments: &[Segment]) -> Prepared {
         let mut prepared = Prepared::default();
         for (segment_idx, segment) in segments.iter().enumerate() {
-            let word_times = word_times(segment);
-            let n_chars = segment.text.chars().count().max(1) as f64;
-            let span = segment.end_s - segment.start_s;
-            let mut chars_before = 0usize;
-            let mut last_byte = 0usize;
-            let tokens = normalise::tokens(&segment.text);
-            let n_tokens = tokens.len();
-            for (token_idx, token) in tokens.into_iter().enumerate() {
-                chars_before += segment.text[last_byte..token.start].chars().count();
-                let token_chars = segment.text[token.start..token.end].chars().count();
-                last_byte = token.start;
-                let timed = word_times.as_ref().and_then(|times| {
-                    let first =
-                        times.iter().find(|(start, end, ..)| *start <= token.start && token.start < *end)?;
-                    let last = times
-                        .iter()
-                        .rev()
-                        .find(|(start, end, ..)| *start < token.end && token.end <= *end)
-                        .unwrap_or(first);
-                    Some((first.2, last.3, first.4, last.4))
-                });
-                // Without word times, a segment's first word starts at its start and its last word
-                // ends at its end; every other time is interpolated by character position.
-                let (start_s, end_s, start_estimated, end_estimated) = timed.unwrap_or_else(|| {
-                    let (start_s, start_estimated) = if token_idx == 0 {
-                        (segment.start_s, segment.start_estimated)
-                    } else {
-                        (segment.start_s + span * chars_before as f64 / n_chars, true)
-                    };
-                    let (end_s, end_estimated) = if token_idx + 1 == n_tokens {
-                        (segment.end_s, segment.end_estimated)
-                    } else {
-                        (segment.start_s + span * (chars_before + token_chars) as f64 / n_chars, true)
-                    };
-                    (start_s, end_s, start_estimated, end_estimated)
-                });
+            for token in normalise::tokens(&segment.text) {
                 let id = match prepared.vocab.get(&token.norm) {
                     Some(id) => *id,
                     None => {
@@ -118,14 +88,44 @@ impl Prepared {
                     segment: segment_idx as u32,
                     start: token.start as u32,
                     end: token.end as u32,
-                    start_s,
-                    end_s,
-                    start_estimated,
-                    end_estimated,
                 });
             }
         }
         prepared
+    }
+
+    /// When token `idx` was said, by its timed words, else interpolated by character position in its
+    /// segment: a segment's first word starts at its start and its last word ends at its end.
+    /// `segments` are the ones the index was made of.
+    fn times(&self, segments: &[Segment], idx: usize) -> Times {
+        let token = &self.tokens[idx];
+        let segment = &segments[token.segment as usize];
+        let (start, end) = (token.start as usize, token.end as usize);
+        let timed = word_times(segment).and_then(|times| {
+            let first = times.iter().find(|(from, to, ..)| *from <= start && start < *to)?;
+            let last = times.iter().rev().find(|(from, to, ..)| *from < end && end <= *to).unwrap_or(first);
+            Some(Times { start_s: first.2, end_s: last.3, start_estimated: first.4, end_estimated: last.4 })
+        });
+        if let Some(timed) = timed {
+            return timed;
+        }
+        let first = idx == 0 || self.tokens[idx - 1].segment != token.segment;
+        let last = self.tokens.get(idx + 1).is_none_or(|next| next.segment != token.segment);
+        let n_chars = segment.text.chars().count().max(1) as f64;
+        let span = segment.end_s - segment.start_s;
+        let chars_before = segment.text[..start].chars().count();
+        let token_chars = segment.text[start..end].chars().count();
+        let (start_s, start_estimated) = if first {
+            (segment.start_s, segment.start_estimated)
+        } else {
+            (segment.start_s + span * chars_before as f64 / n_chars, true)
+        };
+        let (end_s, end_estimated) = if last {
+            (segment.end_s, segment.end_estimated)
+        } else {
+            (segment.start_s + span * (chars_before + token_chars) as f64 / n_chars, true)
+        };
+        Times { start_s, end_s, start_estimated, end_estimated }
     }
 
     pub fn n_tokens(&self) -> usize {
@@ -347,34 +347,35 @@ fn attribute_pieces(
         .map(|&at| {
             let token = &prepared.tokens[at];
             let label = &canonical.segments[token.segment as usize].speaker;
+            let start_s = prepared.times(&canonical.segments, at).start_s;
             let resolved = canonical.speaker(label);
             corpus::Alternative {
                 episode: canonical.episode.clone(),
                 speaker: label.clone(),
                 name: resolved.name,
                 name_state: resolved.name_state,
-                start_s: round_ms(token.start_s),
+                start_s: round_ms(start_s),
             }
         })
         .collect();
     let matches = u64::try_from(places.len()).unwrap_or(u64::MAX).max(1);
 
     let (first_alignment, last_alignment) = (&found[0], &found[found.len() - 1]);
-    let tokens = &prepared.tokens[first_alignment.token_start..last_alignment.token_end];
-    let first = &tokens[0];
-    let last = &tokens[tokens.len() - 1];
+    let (first_idx, last_idx) = (first_alignment.token_start, last_alignment.token_end - 1);
     let segments = &canonical.segments;
-    let label = &segments[first.segment as usize].speaker;
+    let (first, last) = (prepared.times(segments, first_idx), prepared.times(segments, last_idx));
+    let first_segment = prepared.tokens[first_idx].segment;
+    let label = &segments[first_segment as usize].speaker;
     let mut speakers: Vec<SpeakerPart> = Vec::new();
-    for token in tokens {
-        let speaker = &segments[token.segment as usize].speaker;
+    for idx in first_idx..=last_idx {
+        let speaker = &segments[prepared.tokens[idx].segment as usize].speaker;
         if speakers.last().is_none_or(|part| &part.speaker != speaker) {
             let resolved = canonical.speaker(speaker);
             speakers.push(SpeakerPart {
                 speaker: speaker.clone(),
                 name: resolved.name,
                 name_state: resolved.name_state,
-                start_s: token.start_s,
+                start_s: prepared.times(segments, idx).start_s,
             });
         }
     }
@@ -393,7 +394,7 @@ fn attribute_pieces(
             Trust::Review
         };
     let segment_start_s =
-        segments[..=first.segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
+        segments[..=first_segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
     let text: Vec<String> =
         found.iter().map(|a| span_text(segments, &prepared.tokens[a.token_start..a.token_end])).collect();
     let start_s = round_ms(first.start_s);

@@ -53,49 +53,49 @@ fn is_joiner(c: char) -> bool {
 }
 
 /// Raw words: runs of letters and digits; an apostrophe inside a word and `,`/`.` between digits join.
+/// Read byte by byte, decoding only the characters that are not ASCII.
 fn raw_words(text: &str) -> Vec<(usize, usize)> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut out = Vec::new();
-    let mut idx = 0;
+    let bytes = text.as_bytes();
+    let char_at = |pos: usize| match bytes.get(pos) {
+        Some(byte) if byte.is_ascii() => Some(char::from(*byte)),
+        Some(_) => text[pos..].chars().next(),
+        None => None,
+    };
+    let mut out = Vec::with_capacity(text.len() / 5);
     let mut bracket_depth = 0usize;
-    while idx < chars.len() {
-        let (pos, c) = chars[idx];
+    let mut pos = 0;
+    while let Some(c) = char_at(pos) {
+        let start = pos;
+        pos += c.len_utf8();
         if c == '[' {
             bracket_depth += 1;
-            idx += 1;
             continue;
         }
         if c == ']' {
             bracket_depth = bracket_depth.saturating_sub(1);
-            idx += 1;
             continue;
         }
         if bracket_depth > 0 || !is_word_char(c) {
             if bracket_depth == 0 && matches!(c, '%' | '&') {
-                out.push((pos, pos + c.len_utf8()));
+                out.push((start, pos));
             }
-            idx += 1;
             continue;
         }
-        let start = pos;
-        let mut end = pos + c.len_utf8();
-        idx += 1;
-        while idx < chars.len() {
-            let (pos, c) = chars[idx];
-            let next = chars.get(idx + 1).map(|(_, c)| *c);
-            let prev = chars[idx - 1].1;
+        let mut prev = c;
+        while let Some(c) = char_at(pos) {
+            let next = || char_at(pos + c.len_utf8());
             let joins = is_word_char(c)
-                || (is_joiner(c) && next.is_some_and(char::is_alphanumeric))
+                || (is_joiner(c) && next().is_some_and(char::is_alphanumeric))
                 || (matches!(c, ',' | '.')
                     && prev.is_ascii_digit()
-                    && next.is_some_and(|n| n.is_ascii_digit()));
+                    && next().is_some_and(|n| n.is_ascii_digit()));
             if !joins {
                 break;
             }
-            end = pos + c.len_utf8();
-            idx += 1;
+            pos += c.len_utf8();
+            prev = c;
         }
-        out.push((start, end));
+        out.push((start, pos));
     }
     out
 }
@@ -104,6 +104,21 @@ fn fold_word(raw: &str) -> String {
     match raw {
         "%" => "percent".into(),
         "&" => "and".into(),
+        // Most words are ASCII: lower-cased in one pass, keeping what the general case keeps.
+        _ if raw.is_ascii() => {
+            let number = raw.as_bytes()[0].is_ascii_digit();
+            let mut folded = String::with_capacity(raw.len());
+            for byte in raw.bytes() {
+                let kept = if number { !matches!(byte, b'\'' | b',') } else { byte.is_ascii_alphanumeric() };
+                if kept {
+                    folded.push(char::from(byte.to_ascii_lowercase()));
+                }
+            }
+            if number {
+                folded.truncate(folded.trim_end_matches(".0").len());
+            }
+            folded
+        }
         _ => {
             let mut folded = fold(raw);
             if folded.chars().next().is_some_and(|c| c.is_ascii_digit()) {
@@ -126,6 +141,12 @@ enum NumberWord {
 }
 
 fn number_word(word: &str) -> Option<NumberWord> {
+    // Every number word is 3 to 9 letters long: most words are turned away by their length or
+    // their first letter before any comparison.
+    if !(3..=9).contains(&word.len()) || !word.starts_with(['z', 'o', 't', 'f', 's', 'e', 'n', 'h', 'm', 'b'])
+    {
+        return None;
+    }
     if let Some(value) = UNITS.iter().position(|unit| *unit == word) {
         return Some(NumberWord::Unit(value as u64));
     }
