@@ -4,13 +4,15 @@
 //!
 //! Layout in `dist/`: `shows.json`, `episodes.json`, `episodes/by-url.json`, `episodes/<id>.json` (the
 //! record with every run), `episodes/<id>/transcript.{json,vtt,p20.json}`, `quotes/manifest.json` and
-//! its content-hashed index files, `episodes.jsonl`.
+//! its content-hashed index files, `quotes/tokens/<id>.bin` (an episode's token index, which an
+//! attribution in it reads rather than making it), `episodes.jsonl`.
 
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 use domain::Diagnostic;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
+use domain::quotes::quote::{Prepared, tokens_path};
 use domain::quotes::transcript::{
     self, Canonical, Episode, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary, export, names,
     publish, review,
@@ -305,6 +307,8 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
             &format!("episodes/{id}/transcript.p20.json"),
             export::to_podcasting20(&built.canonical).to_string().as_bytes(),
         )?;
+        // The token index an attribution in this episode reads beside its transcript.
+        out.write(&tokens_path(id), &Prepared::new(&built.canonical.segments).encode())?;
         Ok(())
     })?;
 

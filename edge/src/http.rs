@@ -80,6 +80,17 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
     Ok(response)
 }
 
+/// A public page, rendered by `domain` (recipe and quote pages): checked again on every visit, since
+/// a write or an editor's decision changes it at once.
+pub fn public_page(rendered: Result<String, minijinja::Error>) -> Result<Response, ApiError> {
+    let html = rendered.map_err(|err| ApiError::Internal(format!("page: {err}")))?;
+    let mut response = Response::from_html(html)?;
+    let headers = response.headers_mut();
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    cors(headers);
+    Ok(response)
+}
+
 /// Whether the request's `If-None-Match` names the current representation (`domain::recipes::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
     Ok(req

@@ -69,6 +69,7 @@ async fn queue(batch: MessageBatch<intake::Message>, env: Env, _ctx: Context) ->
         let done = match message.body() {
             intake::Message::Job(id) => intake::take_in(&env, id).await,
             intake::Message::Feed { show, url } => intake::follow(&env, show, url).await,
+            intake::Message::Feeds { from, to } => intake::follow_some(&env, *from, *to).await,
         };
         match done {
             Ok(()) => message.ack(),

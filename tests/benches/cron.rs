@@ -110,7 +110,7 @@ async fn main() -> Result<()> {
         });
         std::fs::write(show.join("show.json"), record.to_string())?;
     }
-    let worker = tests::worker_on_content(&content, &host.addr.to_string()).await?;
+    let worker = tests::worker_on_content(&content, &host.addr.to_string(), &[]).await?;
     let client = reqwest::Client::new();
     let mut noio = Vec::new();
     for _ in 0..20 {

@@ -316,7 +316,7 @@ fn unsafe_free_parent_death_signal(cmd: &mut Command) {
 
 /// A worker on a build of the content folder `content` (written next to it, in `<content>/../dist`),
 /// allowed to fetch the loopback pair `allowed` (a scripted feed host's).
-pub async fn worker_on_content(content: &Path, allowed: &str) -> Result<Worker> {
+pub async fn worker_on_content(content: &Path, allowed: &str, settings: &[(&str, &str)]) -> Result<Worker> {
     let out = content.with_file_name("dist");
     let built = Command::new(root().join("target/release/builder"))
         .args(["build", "--content", &content.to_string_lossy(), "--out", &out.to_string_lossy()])
@@ -325,6 +325,7 @@ pub async fn worker_on_content(content: &Path, allowed: &str) -> Result<Worker> 
     if !built.status.success() {
         bail!("builder build: {}", String::from_utf8_lossy(&built.stderr));
     }
-    let vars = vec![("FETCH_ALLOW_LOOPBACK".to_string(), allowed.to_string())];
+    let mut vars = vec![("FETCH_ALLOW_LOOPBACK".to_string(), allowed.to_string())];
+    vars.extend(settings.iter().map(|(name, value)| (name.to_string(), value.to_string())));
     Worker::start_with(Config { vars, out: Some(out), ..Config::default() }).await
 }

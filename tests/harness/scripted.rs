@@ -222,6 +222,13 @@ pub async fn podcast_host() -> Result<Listener> {
                 path if path.starts_with("/self/episodes/") => {
                     respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
                 }
+                // A show with no episodes yet.
+                "/quiet/feed.xml" => {
+                    let body = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Quiet hour</title>\
+                                <link>https://quiet.example.org/</link><description>Soon.</description></channel></rss>";
+                    let headers = [("Content-Type", "application/rss+xml"), ("ETag", "\"quiet\"")];
+                    respond(&mut stream, "200 OK", &headers, body).await
+                }
                 "/tx/feed.xml" => {
                     let body = untranscribed_feed(&host);
                     respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await

@@ -257,7 +257,8 @@ pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason(_w: Arc<Wor
     Ok(())
 }
 
-/// A show that names its feed is followed: the cron (`/__scheduled`) reads the feed,
+/// A show that names its feed is followed: the cron (`/__scheduled`) reads the feed (here through
+/// slices of the followed feeds, as a site with more feeds than one invocation queues does),
 /// each of its items with a publisher transcript comes in as an episode of that show, each item that
 /// cannot fails with its reason, and the next run's read is a conditional GET the host answers 304,
 /// which makes no job.
@@ -273,7 +274,14 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     let feed_url = format!("http://{}/self/feed.xml", host.addr);
     let show = json!({"title": "The Morning Ledger", "licence": "CC-BY-4.0", "feed_url": feed_url});
     std::fs::write(content.join("shows/morning-ledger/show.json"), show.to_string())?;
-    let worker = tests::worker_on_content(&content, &host.addr.to_string()).await?;
+    // A second followed show, and one feed an invocation: the cron queues two slices, and each
+    // slice's invocation queues its feed.
+    std::fs::create_dir_all(content.join("shows/quiet-hour"))?;
+    let quiet_url = format!("http://{}/quiet/feed.xml", host.addr);
+    let quiet = json!({"title": "Quiet Hour", "licence": "CC-BY-4.0", "feed_url": quiet_url});
+    std::fs::write(content.join("shows/quiet-hour/show.json"), quiet.to_string())?;
+    let settings = [("FOLLOW_FEEDS_PER_INVOCATION", "1")];
+    let worker = tests::worker_on_content(&content, &host.addr.to_string(), &settings).await?;
     let client = unpooled()?;
     let jobs = |worker: &Worker| {
         worker.d1_query("SELECT source_url, state, reason, episode_id, show, guid FROM intake_jobs")
@@ -296,6 +304,9 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     ensure!(ready.len() == 2, "the two items with a publisher transcript came in: {rows:?}");
     ensure!(ready.iter().all(|row| row["show"] == "morning-ledger"), "into the followed show: {rows:?}");
     ensure!(rows.iter().any(|row| row["guid"] == "ledger-42"), "each job keeps its item's guid: {rows:?}");
+    let read = worker.d1_query("SELECT url FROM followed_feeds ORDER BY url")?;
+    let read: Vec<&str> = read.iter().filter_map(|row| row["url"].as_str()).collect();
+    ensure!(read == [quiet_url.as_str(), feed_url.as_str()], "both feeds were read, a slice each: {read:?}");
     let trailer = rows.iter().find(|row| row["source_url"].as_str().is_some_and(|u| u.ends_with("/trailer")));
     let reason = trailer.and_then(|row| row["reason"].as_str()).unwrap_or_default();
     ensure!(reason.contains("no transcript"), "the trailer says why: {rows:?}");

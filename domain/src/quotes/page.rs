@@ -505,9 +505,38 @@ fn download_name(key: &str) -> &str {
     }
 }
 
+/// Words of a quote that was not found, searched for together.
+const CLOSEST_WORDS: usize = 3;
+/// The most searches for a quote's closest passages.
+const CLOSEST_SEARCHES: usize = 8;
+
+/// The phrases a page searches for a quote that was not found, in order, until one has hits: three of
+/// its words in a row at its start, at its end, then between. None for a quote of one word.
+pub fn closest_phrases(quote: &str) -> Vec<String> {
+    let words: Vec<&str> = tokens(quote).iter().map(|t| &quote[t.start..t.end]).collect();
+    if words.len() < 2 {
+        return Vec::new();
+    }
+    let take = CLOSEST_WORDS.min(words.len());
+    let mut starts: Vec<usize> = vec![0, words.len() - take];
+    starts.extend(1..words.len() - take);
+    starts.dedup();
+    starts.into_iter().take(CLOSEST_SEARCHES).map(|start| words[start..start + take].join(" ")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quote_not_found_is_searched_by_its_start_its_end_then_between() {
+        let phrases = closest_phrases("Bread, she said, is a slow food");
+        assert_eq!(phrases[..3], ["Bread she said", "a slow food", "she said is"]);
+        assert_eq!(phrases.len(), 5);
+        assert_eq!(closest_phrases("yes no"), ["yes no"]);
+        assert!(closest_phrases("bread").is_empty());
+        assert_eq!(closest_phrases(&"word ".repeat(40)).len(), CLOSEST_SEARCHES);
+    }
 
     #[test]
     fn the_quote_is_marked_in_its_turn_even_with_other_punctuation() {

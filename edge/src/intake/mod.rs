@@ -43,12 +43,41 @@ pub const QUEUE: &str = "INTAKE_QUEUE";
 /// The bucket of the episodes the intake published, and of what transcription services answered.
 pub const BUCKET: &str = "INTAKE";
 
-/// A queue message: a job to move along, or a followed feed to read.
+/// A queue message: a job to move along, a followed feed to read, or a slice of the followed feeds
+/// to queue one by one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Message {
     Job(String),
-    Feed { show: String, url: String },
+    Feed {
+        show: String,
+        url: String,
+    },
+    /// Followed feeds `from..to`, in `shows.json`'s order of the shows that name one.
+    Feeds {
+        from: usize,
+        to: usize,
+    },
+}
+
+/// The most messages one queue batch holds.
+const PER_BATCH: usize = 100;
+
+/// How many followed feeds one invocation queues (`FOLLOW_FEEDS_PER_INVOCATION`): by default 48
+/// batches, so with its read of `shows.json` it stays within the Free plan's 50 subrequests.
+fn feeds_per_invocation(env: &Env) -> usize {
+    let configured =
+        env.var("FOLLOW_FEEDS_PER_INVOCATION").ok().and_then(|v| v.to_string().trim().parse().ok());
+    configured.unwrap_or(48 * PER_BATCH).max(1)
+}
+
+/// Sends messages in batches of [`PER_BATCH`].
+async fn send_all(env: &Env, messages: Vec<Message>) -> Result<(), ApiError> {
+    let queue = env.queue(QUEUE)?;
+    for chunk in messages.chunks(PER_BATCH) {
+        queue.send_batch(chunk.iter().cloned().map(worker::SendMessage::from).collect::<Vec<_>>()).await?;
+    }
+    Ok(())
 }
 
 /// The loopback pairs a development run may fetch; none outside one.
@@ -254,20 +283,36 @@ async fn followed_show(env: &Env, slug: &str) -> Result<Option<(String, Show)>, 
     Ok(shows.iter().find(|show| show.id == slug).map(|show| (show.id.clone(), show.clone().record())))
 }
 
-/// The cron: every followed feed (a published show's `feed_url`) goes on the queue as its own message,
-/// so no invocation reads more than one feed whatever their number.
-pub async fn follow_all(env: &Env) -> Result<usize, ApiError> {
-    let messages: Vec<Message> = built_shows(env)
+/// The followed feeds: each published show that names a `feed_url`, in `shows.json`'s order.
+async fn followed(env: &Env) -> Result<Vec<Message>, ApiError> {
+    Ok(built_shows(env)
         .await?
         .iter()
         .filter_map(|show| show.feed_url.clone().map(|url| Message::Feed { show: show.id.clone(), url }))
-        .collect();
-    let queue = env.queue(QUEUE)?;
-    // A batch holds at most 100 messages.
-    for chunk in messages.chunks(100) {
-        queue.send_batch(chunk.iter().cloned().map(worker::SendMessage::from).collect::<Vec<_>>()).await?;
+        .collect())
+}
+
+/// The cron: every followed feed (a published show's `feed_url`) goes on the queue as its own message,
+/// so no invocation reads more than one feed whatever their number. When there are more feeds than
+/// one invocation queues, the cron queues slices of them ([`Message::Feeds`]) and each slice's
+/// invocation queues its feeds ([`follow_some`]). Returns how many feeds are followed.
+pub async fn follow_all(env: &Env) -> Result<usize, ApiError> {
+    let feeds = followed(env).await?;
+    let (n, per) = (feeds.len(), feeds_per_invocation(env));
+    if n <= per {
+        send_all(env, feeds).await?;
+    } else {
+        let slices = (0..n).step_by(per).map(|from| Message::Feeds { from, to: (from + per).min(n) });
+        send_all(env, slices.collect()).await?;
     }
-    Ok(messages.len())
+    Ok(n)
+}
+
+/// One slice of the followed feeds onto the queue, each feed its own message.
+pub async fn follow_some(env: &Env, from: usize, to: usize) -> Result<(), ApiError> {
+    let feeds = followed(env).await?;
+    let slice = feeds.get(from.min(feeds.len())..to.min(feeds.len())).unwrap_or_default();
+    send_all(env, slice.to_vec()).await
 }
 
 /// Reads one followed feed, conditionally: when it changed, each of its newest items no published
@@ -311,12 +356,7 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
         .collect();
     let now = now_iso();
     let made = store::add_feed_jobs(&db, &jobs, store::site_account(&db).await?, &now).await?;
-    let queue = env.queue(QUEUE)?;
-    for chunk in made.chunks(100) {
-        let messages: Vec<worker::SendMessage<Message>> =
-            chunk.iter().map(|id| Message::Job(id.clone()).into()).collect();
-        queue.send_batch(messages).await?;
-    }
+    send_all(env, made.into_iter().map(Message::Job).collect()).await?;
     store::feed_checked(&db, url, Some(&validators), &now).await
 }
 

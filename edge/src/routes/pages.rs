@@ -8,11 +8,10 @@ use domain::api::{
     EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
-use domain::quotes::page::{QuoteView, RecordHead};
+use domain::quotes::page::{QuoteView, RecordHead, closest_phrases};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views::{self, Filters};
 use domain::quotes::transcript::compare::compare;
-use domain::quotes::transcript::normalise::tokens;
 use domain::quotes::transcript::{EpisodeRecord, episode_id};
 use worker::{Env, Response};
 
@@ -24,19 +23,6 @@ use crate::{decisions, http, intake};
 
 /// Turns shown on each side of a found quote.
 const CONTEXT_TURNS: usize = 2;
-/// Words of a quote that was not found, searched for together: at its start, at its end, then
-/// between, in at most `CLOSEST_SEARCHES` searches.
-const CLOSEST_WORDS: usize = 3;
-const CLOSEST_SEARCHES: usize = 8;
-
-fn page(rendered: Result<String, minijinja::Error>) -> Result<Response, ApiError> {
-    let html = rendered.map_err(|err| ApiError::Internal(format!("page: {err}")))?;
-    let mut response = Response::from_html(html)?;
-    let headers = response.headers_mut();
-    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
-    http::cors(headers);
-    Ok(response)
-}
 
 /// A problem in the words of the form it came from.
 fn in_words(problems: &[Diagnostic]) -> Vec<String> {
@@ -61,7 +47,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
     let mut view =
         QuoteView { quote: &asked.quote, source_url: &asked.source_url, n_episodes, ..Default::default() };
     if asked.quote.trim().is_empty() {
-        return page(RENDERER.with(|r| r.quote_page(&view)));
+        return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
     }
     let question = match from_query::<QuoteAttribution>([
         ("quote", asked.quote.as_str()),
@@ -70,7 +56,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
         Ok(question) => question,
         Err(problems) => {
             view.problems = in_words(&problems);
-            return page(RENDERER.with(|r| r.quote_page(&view)));
+            return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
         }
     };
     // The episode's names are read beside its transcript, for the episode the address names.
@@ -85,7 +71,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
     let answer = match answer {
         Err(ApiError::NotFound(detail)) => {
             view.unknown = Some(&detail);
-            return page(RENDERER.with(|r| r.quote_page(&view)));
+            return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
         }
         answer => answer?,
     };
@@ -112,23 +98,13 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
     view.report = report.as_ref();
     view.context = &context;
     view.closest = closest.as_ref();
-    page(RENDERER.with(|r| r.quote_page(&view)))
+    http::public_page(RENDERER.with(|r| r.quote_page(&view)))
 }
 
-/// For a quote not found: the passages that hold three of its words in a row (its first, else its
-/// last, else some between).
+/// For a quote not found: the passages that hold three of its words in a row
+/// ([`closest_phrases`]: its first, else its last, else some between).
 async fn closest_passages(env: &Env, quote: &str) -> Result<Option<phrase::Answer>, ApiError> {
-    let words: Vec<&str> = tokens(quote).iter().map(|t| &quote[t.start..t.end]).collect();
-    if words.len() < 2 {
-        return Ok(None);
-    }
-    let take = CLOSEST_WORDS.min(words.len());
-    // The quote's first words, its last, then the ones between, a few searches at most.
-    let mut starts: Vec<usize> = vec![0, words.len() - take];
-    starts.extend(1..words.len() - take);
-    starts.dedup();
-    for start in starts.into_iter().take(CLOSEST_SEARCHES) {
-        let q = words[start..start + take].join(" ");
+    for q in closest_phrases(quote) {
         let Ok(query) = from_query::<TranscriptSearch>([("q", q.as_str()), ("limit", "5")]) else { continue };
         let answer = quotes::phrase_search(env, &query, false).await?;
         if !answer.hits.is_empty() {
@@ -158,7 +134,7 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     let canonical = decided.as_ref().unwrap_or(&loaded.0);
     let segments = views::transcript(canonical, &Filters::default()).segments;
     let stats = views::speakers(canonical, &Filters::default());
-    page(RENDERER.with(|r| r.episode_page(&record, &canonical.episode, &segments, &stats)))
+    http::public_page(RENDERER.with(|r| r.episode_page(&record, &canonical.episode, &segments, &stats)))
 }
 
 /// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first
@@ -185,7 +161,7 @@ pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError
             .ok_or_else(|| ApiError::NotFound(format!("episode `{}` has no run `{pipeline}`", record.id)))
     };
     let diff = compare(run(&first)?, run(&second)?);
-    page(RENDERER.with(|r| r.compare_page(&record, &first, &second, &diff)))
+    http::public_page(RENDERER.with(|r| r.compare_page(&record, &first, &second, &diff)))
 }
 
 /// `GET /shows/{show_id}?cursor=…`
@@ -197,14 +173,14 @@ pub async fn show_page(env: &Env, asked: EpisodesAsked) -> Result<Response, ApiE
         .find(|show| show.id == id)
         .ok_or_else(|| ApiError::NotFound(format!("no show `{id}`")))?;
     let listed = quotes::episode_page(env, asked).await?;
-    page(RENDERER.with(|r| r.show_page(show, &listed.items, listed.next_cursor.as_deref())))
+    http::public_page(RENDERER.with(|r| r.show_page(show, &listed.items, listed.next_cursor.as_deref())))
 }
 
 /// `GET /search?q=…&speaker=…&cursor=…`
 pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, ApiError> {
     let typed = (asked.q.as_str(), asked.speaker.as_str());
     if asked.q.trim().is_empty() && asked.speaker.trim().is_empty() {
-        return page(RENDERER.with(|r| r.search_page(None, typed, &[], None, None)));
+        return http::public_page(RENDERER.with(|r| r.search_page(None, typed, &[], None, None)));
     }
     let limit = SEARCH_PAGE_HITS.to_string();
     let mut params =
@@ -217,7 +193,7 @@ pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, 
         Ok(query) => query,
         Err(problems) => {
             let problems = in_words(&problems);
-            return page(RENDERER.with(|r| r.search_page(None, typed, &problems, None, None)));
+            return http::public_page(RENDERER.with(|r| r.search_page(None, typed, &problems, None, None)));
         }
     };
     let answer = quotes::phrase_search(env, &query, false).await?;
@@ -230,5 +206,7 @@ pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, 
         }
         format!("/search?{}", next.append_pair("cursor", cursor).finish())
     });
-    page(RENDERER.with(|r| r.search_page(Some(&query), typed, &[], Some(&answer), next.as_deref())))
+    http::public_page(
+        RENDERER.with(|r| r.search_page(Some(&query), typed, &[], Some(&answer), next.as_deref())),
+    )
 }

@@ -3,21 +3,25 @@
 //! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
 //! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,
 //! and renders.
-//! An isolate keeps a few prepared transcripts, so repeated questions about one episode skip the parse
-//! and the token index build; the phrase index's pieces it keeps in the cache all static indexes share
-//! (`crate::index`). Editors' speaker names show at once through `crate::decisions`.
+//! An attribution in one episode reads the episode's token index, which the build stored
+//! (`quotes/tokens/<id>.bin`), beside its transcript, rather than making it; an episode the intake
+//! took in has its index made from its transcript. An isolate keeps a few prepared transcripts, so
+//! repeated questions about one episode skip both; the phrase index's pieces it keeps in the cache
+//! all static indexes share (`crate::index`). Editors' speaker names show at once through `crate::decisions`.
 
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
 use domain::quotes::quote::phrase;
-use domain::quotes::quote::{Attribution, Prepared, attribute as attribute_quote, corpus, views};
+use domain::quotes::quote::{
+    Attribution, Prepared, attribute as attribute_quote, corpus, tokens_path, views,
+};
 use domain::quotes::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
 use worker::{Env, Response};
 
-use crate::assets::{built_episodes, built_shows};
+use crate::assets::{built_episodes, built_shows, fetch_bytes};
 use crate::error::ApiError;
 use crate::routes::intake as intake_routes;
 use crate::{decisions, http, index, intake, store};
@@ -29,9 +33,22 @@ const TRANSCRIPTS_KEPT: usize = 8;
 /// or page read never pays for it).
 pub(crate) type PreparedTranscript = Rc<(Canonical, OnceCell<Prepared>)>;
 
-/// The token index of a loaded transcript, made on first use.
-fn prepared(loaded: &PreparedTranscript) -> &Prepared {
-    loaded.1.get_or_init(|| Prepared::new(&loaded.0.segments))
+/// The token index of a loaded transcript: the one the build stored (`stored`, when it fits), else
+/// made here, on first use.
+fn prepared(loaded: &PreparedTranscript, stored: Option<Vec<u8>>) -> &Prepared {
+    loaded.1.get_or_init(|| {
+        stored
+            .and_then(|bytes| Prepared::decode(&bytes, &loaded.0.segments))
+            .unwrap_or_else(|| Prepared::new(&loaded.0.segments))
+    })
+}
+
+/// The token index the build stored for episode `id`, unless this isolate holds the episode's
+/// index already; `None` too for an episode the intake took in (the index is made from its
+/// transcript then).
+async fn stored_tokens(env: &Env, id: &str) -> Result<Option<Vec<u8>>, ApiError> {
+    let held = TRANSCRIPTS.with(|cache| cache.borrow().1.iter().any(|(k, v)| k == id && v.1.get().is_some()));
+    if held { Ok(None) } else { fetch_bytes(env, tokens_path(id)).await }
 }
 
 thread_local! {
@@ -101,12 +118,16 @@ pub async fn attribution(
     keyed: bool,
 ) -> Result<Attribution, ApiError> {
     let Some(normalised) = normalised else { return corpus_attribution(env, quote, keyed).await };
-    let loaded = match load(env, &episode_id(normalised)).await {
+    let id = episode_id(normalised);
+    // The transcript and its stored token index are read at once.
+    let (loaded, stored) = futures::join!(load(env, &id), stored_tokens(env, &id));
+    let loaded = match loaded {
         Err(ApiError::NotFound(_)) => load_taken_in(env, normalised).await?,
         loaded => loaded?,
     };
+    let stored = stored?.filter(|_| loaded.0.episode.id == id);
     let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
-    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), prepared(&loaded), quote))
+    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), prepared(&loaded, stored), quote))
 }
 
 /// The episode the intake made of an address it was asked for by another than the episode's own

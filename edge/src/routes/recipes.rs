@@ -123,14 +123,7 @@ pub async fn recipe_page(
     let adjusted = domain::recipes::cooking::adjust(&published, request);
     // Images and `og:url` are absolute, on the origin the page was asked for.
     let site = req.url()?.origin().ascii_serialization();
-    let html = RENDERER
-        .with(|renderer| renderer.recipe_page(&adjusted, &site, cards))
-        .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
-    let mut response = Response::from_html(html)?;
-    let headers = response.headers_mut();
-    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
-    http::cors(headers);
-    Ok(response)
+    http::public_page(RENDERER.with(|renderer| renderer.recipe_page(&adjusted, &site, cards)))
 }
 
 /// `GET /r/{slug}.{ratio}.svg`: the card of a recipe, drawn from its current document by the same

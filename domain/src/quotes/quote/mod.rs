@@ -15,7 +15,10 @@ pub(crate) mod fixtures;
 // The tokeniser lives with the transcripts it reads.
 pub use crate::quotes::transcript::normalise;
 pub mod phrase;
+mod stored;
 pub mod views;
+
+pub use stored::{TOKENS_VERSION, tokens_path};
 
 use std::collections::HashMap;
 
@@ -650,4 +653,4 @@ fn align(prepared: &Prepared, ids: &[Option<u32>], quote: &[String], from: usize
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
