@@ -3,6 +3,7 @@
 //! no handler knows which of the two holds it.
 
 use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 use std::thread::LocalKey;
 
@@ -30,6 +31,24 @@ type Kept<T> = RefCell<Option<(u64, Rc<T>)>>;
 thread_local! {
     static SHOWS: Kept<Vec<ShowSummary>> = const { RefCell::new(None) };
     static EPISODES: Kept<Vec<EpisodeSummary>> = const { RefCell::new(None) };
+    static EPISODE_IDS: Kept<PublishedIds> = const { RefCell::new(None) };
+}
+
+/// The ids of the published episodes: the values of `episodes/by-url.json`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(from = "BTreeMap<String, String>")]
+pub struct PublishedIds(HashSet<String>);
+
+impl PublishedIds {
+    pub fn contains(&self, id: &str) -> bool {
+        self.0.contains(id)
+    }
+}
+
+impl From<BTreeMap<String, String>> for PublishedIds {
+    fn from(by_url: BTreeMap<String, String>) -> PublishedIds {
+        PublishedIds(by_url.into_values().collect())
+    }
 }
 
 /// A built JSON file, read and parsed once per build in an isolate; `empty` stands for it when the
@@ -61,6 +80,11 @@ pub async fn built_shows(env: &Env) -> Result<Rc<Vec<ShowSummary>>, ApiError> {
 /// Every built episode's summary (`episodes.json`).
 pub async fn built_episodes(env: &Env) -> Result<Rc<Vec<EpisodeSummary>>, ApiError> {
     parsed_once(env, &EPISODES, "episodes.json", b"[]").await
+}
+
+/// The ids of the published episodes (`episodes/by-url.json`).
+pub async fn built_episode_ids(env: &Env) -> Result<Rc<PublishedIds>, ApiError> {
+    parsed_once(env, &EPISODE_IDS, "episodes/by-url.json", b"{}").await
 }
 
 /// Whether the build has a file at `path` (a static asset or a packed file), without reading it.

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
-use crate::assets::{built_shows, fetch_bytes};
+use crate::assets::{built_episode_ids, built_shows, fetch_bytes};
 use crate::auth::now_iso;
 use crate::error::ApiError;
 use crate::store::{self, FeedJob, FeedValidators, NewEpisode};
@@ -339,7 +339,7 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
             return store::feed_checked(&db, url, None, &now_iso()).await;
         }
     };
-    let published = published_ids(env).await?;
+    let published = built_episode_ids(env).await?;
     let (guids, audio) = store::feed_item_keys(&db, url).await?;
     let known = intake::Known { published: &|id| published.contains(id), guids: &guids, audio: &audio };
     let jobs: Vec<FeedJob> = intake::new_items(&feed, &known)
@@ -403,7 +403,7 @@ pub async fn taken_in(env: &Env, keyed: bool) -> Result<Rc<TakenIn>, ApiError> {
         return Ok(taken_in);
     }
     let rows = store::taken_in_episodes(&store::db(env)?).await?;
-    let published = if rows.is_empty() { Default::default() } else { published_ids(env).await? };
+    let published = if rows.is_empty() { Rc::default() } else { built_episode_ids(env).await? };
     let rows: Vec<(String, String)> = rows.into_iter().filter(|(id, _)| !published.contains(id)).collect();
     let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
     let unchanged = TAKEN_IN.with(|seen| {
@@ -440,16 +440,6 @@ pub async fn taken_in(env: &Env, keyed: bool) -> Result<Rc<TakenIn>, ApiError> {
 /// The phrase overlay of [`taken_in`].
 pub async fn overlay(env: &Env, keyed: bool) -> Result<Option<Rc<Overlay>>, ApiError> {
     Ok(taken_in(env, keyed).await?.overlay.clone())
-}
-
-/// The ids of the published episodes.
-async fn published_ids(env: &Env) -> Result<std::collections::HashSet<String>, ApiError> {
-    let Some(bytes) = fetch_bytes(env, "episodes/by-url.json".into()).await? else {
-        return Ok(Default::default());
-    };
-    let by_url: std::collections::BTreeMap<String, String> = serde_json::from_slice(&bytes)
-        .map_err(|err| ApiError::Internal(format!("episodes/by-url.json: {err}")))?;
-    Ok(by_url.into_values().collect())
 }
 
 /// Writes the episode's files into the bucket, as the build lays them out.
