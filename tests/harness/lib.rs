@@ -1,8 +1,9 @@
 //! The integration test harness: the real Worker in workerd (`wrangler dev --local`) with a fresh local
 //! D1, driven over real HTTP.
 //!
-//! [`Worker::start`] builds what is missing, picks a free loopback port, applies the D1 migrations to a
-//! new state folder, starts wrangler in its own process group and waits until the Worker answers.
+//! [`Worker::start`] builds what is missing, picks a free loopback port, copies a fresh local state
+//! (D1 migrated, the sample build's packs in R2) to a new folder, starts wrangler in its own process
+//! group and waits until the Worker answers.
 //! Dropping the [`Worker`] stops the whole group, so no workerd is left behind, also when a test fails.
 
 use std::net::TcpListener;
@@ -57,6 +58,50 @@ fn fill_local_r2(out: &Path, state: &Path) -> Result<()> {
         .context("running scripts/r2-local.sh")?;
     if !output.status.success() {
         bail!("filling the local R2 failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(())
+}
+
+/// The local state a new worker starts from: D1 with every migration applied and the sample build's
+/// packs in R2. Made once per test run and copied for each worker (milliseconds), rather than applying
+/// the migrations and filling R2 for each (two wrangler runs, about ten seconds). A worker on another
+/// build gets that build's packs put in after the copy (`fill_local_r2`).
+static STARTING_STATE: tokio::sync::OnceCell<PathBuf> = tokio::sync::OnceCell::const_new();
+
+async fn starting_state() -> Result<PathBuf> {
+    let work = root().join("tests/.work");
+    // Starting states of test runs that are over (their process is gone).
+    for entry in std::fs::read_dir(&work)?.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if let Some(pid) = name.strip_prefix("starting-state-").and_then(|pid| pid.parse::<i32>().ok())
+            && unsafe_kill(pid, 0) != 0
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    let state = work.join(format!("starting-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    migrate(&state)?;
+    fill_local_r2(&root().join("dist"), &state)?;
+    Ok(state)
+}
+
+fn migrate(state: &Path) -> Result<()> {
+    let state_arg = state.to_string_lossy().to_string();
+    let migrate = wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", &state_arg])
+        .stdin(Stdio::null())
+        .output()
+        .context("running wrangler d1 migrations apply")?;
+    if !migrate.status.success() {
+        bail!("migrations failed: {}", String::from_utf8_lossy(&migrate.stderr));
+    }
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    let copied = Command::new("cp").arg("-a").arg(from).arg(to).stdin(Stdio::null()).output()?;
+    if !copied.status.success() {
+        bail!("cp -a {} {}: {}", from.display(), to.display(), String::from_utf8_lossy(&copied.stderr));
     }
     Ok(())
 }
@@ -117,17 +162,14 @@ impl Worker {
             None => {
                 let state = work.join(format!("d1-{}-{port}", std::process::id()));
                 let _ = std::fs::remove_dir_all(&state);
+                let template = STARTING_STATE.get_or_try_init(starting_state).await?;
+                copy_dir(template, &state)?;
                 state
             }
         };
         let state_arg = state.to_string_lossy().to_string();
-
-        let migrate = wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", &state_arg])
-            .stdin(Stdio::null())
-            .output()
-            .context("running wrangler d1 migrations apply")?;
-        if !migrate.status.success() {
-            bail!("migrations failed: {}", String::from_utf8_lossy(&migrate.stderr));
+        if config.state.is_some() {
+            migrate(&state)?;
         }
 
         let log = work.join(format!("wrangler-{port}.log"));
