@@ -115,7 +115,7 @@ pub const FEED_ETAG: &str = "\"ledger-v1\"";
 pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The episodes of [`podcast_host`]'s feed without transcripts (`/tx/feed.xml`): each one's name, as
-/// its page (`/tx/episodes/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
+/// its page (`/tx/episodes/<name>`, also reached by the share link `/tx/share/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
 /// length in minutes. The name tells the scripted transcription services
 /// (`tests::transcribers`) how to behave: `twice` calls back twice, `quiet` never calls back,
 /// `early` calls back before it answers the submission, `gone`'s audio answers 404.
@@ -251,6 +251,11 @@ pub async fn podcast_host() -> Result<Listener> {
                 "/big" => {
                     let big = "<p>a</p>".repeat(300_000);
                     respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &big).await
+                }
+                // A share link to an episode's page, as newsletters and apps give them.
+                path if path.starts_with("/tx/share/") => {
+                    let to = format!("/tx/episodes/{}", &path["/tx/share/".len()..]);
+                    respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
                 }
                 // Redirects without end: /loop/1 → /loop/2 → …
                 path if path.starts_with("/loop/") => {

@@ -403,8 +403,9 @@ fn callbacks_of(events: &[String], name: &str) -> Vec<String> {
 /// Through the scripted AssemblyAI: episodes whose feed has no transcript are transcribed from their
 /// audio and named by the service's speaker identification; a webhook delivered twice is one
 /// transcription, one that never comes is made up for by polling, an audio link that is dead fails
-/// the job with the service's reason and costs nothing; the day's budget refuses what would pass it
-/// and, once spent, refuses asking at all with 429 and the `RateLimit` headers.
+/// the job with the service's reason and costs nothing; one episode asked for by two addresses at
+/// once is bought once; the day's budget refuses what would pass it and, once spent, refuses asking
+/// at all with 429 and the `RateLimit` headers.
 pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget(
     _w: Arc<Worker>,
 ) -> Result<()> {
@@ -500,8 +501,26 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
     let reason = big["reason"].as_str().unwrap_or_default();
     ensure!(big["state"] == "failed" && reason.contains("INTAKE_HOURS_PER_ACCOUNT_PER_DAY"), "{big}");
     ensure!(site.charges()?.len() == 4, "nothing charged for either: {:?}", site.charges()?);
-    let fill = site.take_in("fill").await?;
+    // One episode asked for at once by its page and by a share link to it: two jobs, one
+    // transcription bought once, and one episode that both addresses find.
+    let (page, share) = (site.on_host("/tx/episodes/fill"), site.on_host("/tx/share/fill"));
+    let (by_page, by_share) = tokio::join!(site.ask(&page), site.ask(&share));
+    let fill = site.finished(&by_page?.1.context("a Location")?).await?;
+    let shared = site.finished(&by_share?.1.context("a Location")?).await?;
     ensure!(fill["state"] == "ready", "half an hour fits the hour: {fill}");
+    ensure!(
+        shared["state"] == "ready" && shared["episode_id"] == fill["episode_id"],
+        "the share link's job ends with the page's episode: {shared} {fill}"
+    );
+    let events = service.events();
+    let fills = events.iter().filter(|e| e.starts_with("submitted ") && e.contains("/fill-")).count();
+    ensure!(fills == 1, "one submission for both addresses: {events:?}");
+    let charged: Vec<_> = site.charges()?.into_iter().filter(|(name, _, _)| name == "fill").collect();
+    ensure!(charged == [("fill".to_string(), "completed".to_string(), 1800)], "charged once: {charged:?}");
+    let quote = "it was about fill";
+    let (status, answer) =
+        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&share), query(quote))).await?;
+    ensure!(status == 200 && answer["found"] == true, "the share link finds the episode: {status} {answer}");
 
     // The hour is spent: asking is refused at once, with the budget's headers.
     let response = site

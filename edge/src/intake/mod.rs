@@ -201,6 +201,9 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
                 heard = true;
                 match transcription::hear(env, &job, &audio, &created).await? {
                     Heard::Run(run) => machine.transcribed(*run),
+                    Heard::Published(episode) => {
+                        return store::ready_with(&db, id, &episode, &now_iso()).await;
+                    }
                     Heard::Waiting => return Ok(()),
                     Heard::Failed(reason) => Step::Failed(reason),
                 }

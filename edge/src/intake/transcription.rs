@@ -6,12 +6,16 @@
 //! A request never waits for a transcription: the queue consumer submits and returns; the job's
 //! message comes back after `INTAKE_POLL_SECONDS` to ask where it stands (AssemblyAI) or to see
 //! whether the callback came (Deepgram, which answers only by calling back), and the callback queues
-//! it at once. Each job is charged once (`intake_transcriptions`, one row a job), only while the
-//! day's budgets have room, and the charge is settled to the length the service measured.
+//! it at once. An audio is transcribed once (`intake_transcriptions`, one row a job and an audio),
+//! charged only while the day's budgets have room, and the charge is settled to the length the
+//! service measured. A job whose audio another job bought (the same episode asked for by another
+//! address: its share link, its page, the cron's feed item) waits for that transcription and ends
+//! with that job's episode, charged nothing.
 
 use domain::quotes::intake::Audio;
 use domain::quotes::intake::transcribe::{self, Call, Order, Progress, Service};
 use domain::quotes::transcript::Run;
+use domain::quotes::transcript::url::normalise_source_url;
 use domain::site::limits::{self, Policy, RateDecision};
 use serde_json::json;
 use worker::{Env, Headers, Method, Request, RequestInit, Response};
@@ -125,6 +129,8 @@ pub async fn admit(env: &Env, account_id: i64) -> Result<Option<RateDecision>, A
 pub enum Heard {
     /// Transcribed: the run.
     Run(Box<Run>),
+    /// Another job, which bought this audio's transcription, published its episode: this one.
+    Published(String),
     /// Still with the service: the job's message comes back later.
     Waiting,
     /// A reason a person can act on; nothing is charged for it.
@@ -139,8 +145,12 @@ pub async fn hear(env: &Env, job: &JobRow, audio: &Audio, created: &str) -> Resu
         Err(reason) => return Ok(Heard::Failed(reason)),
     };
     let db = store::db(env)?;
-    let Some(row) = store::transcription(&db, &job.id).await? else {
-        return charge(env, job, audio, &transcriber).await;
+    let row = match store::transcription(&db, &job.id).await? {
+        Some(row) => row,
+        None => match store::transcription_of_audio(&db, &audio_key(audio)).await? {
+            Some(theirs) => return shared(env, job, audio, &transcriber, theirs, created).await,
+            None => return charge(env, job, audio, &transcriber).await,
+        },
     };
     match row.state.as_str() {
         // Another invocation may be submitting it right now (a callback can queue the job before
@@ -170,6 +180,56 @@ pub async fn hear(env: &Env, job: &JobRow, audio: &Audio, created: &str) -> Resu
     }
 }
 
+/// The key a transcription is kept under: the audio's normalised address.
+fn audio_key(audio: &Audio) -> String {
+    normalise_source_url(&audio.audio_url).unwrap_or_else(|| audio.audio_url.clone())
+}
+
+/// The audio's transcription, which another job bought (`theirs`): that job's episode once it made
+/// it; the service's answer when that job could not make one; bought anew when it failed and its
+/// charge is over; else this job waits for it.
+async fn shared(
+    env: &Env,
+    job: &JobRow,
+    audio: &Audio,
+    transcriber: &Transcriber,
+    theirs: TranscriptionRow,
+    created: &str,
+) -> Result<Heard, ApiError> {
+    let db = store::db(env)?;
+    match theirs.state.as_str() {
+        "completed" => match store::job(&db, &theirs.job_id).await? {
+            Some(JobRow { state, episode_id: Some(episode), .. }) if state == "ready" => {
+                return Ok(Heard::Published(episode));
+            }
+            // The job that bought it could not make an episode of it: this one tries, from the
+            // service's answer.
+            Some(buyer) if buyer.state != "failed" => {}
+            _ => {
+                let answer = stored_answer(env, &theirs.job_id, &theirs.service).await?;
+                let service = Service::named(&theirs.service).ok().flatten();
+                let (Some(body), Some(service)) = (answer, service) else {
+                    return Ok(Heard::Failed("the transcription of its audio was not kept".into()));
+                };
+                return Ok(match transcribe::transcribed(service, &body, created) {
+                    Ok(done) => Heard::Run(Box::new(done.run)),
+                    Err(reason) => Heard::Failed(reason),
+                });
+            }
+        },
+        "failed" => {
+            if store::forget_failed_transcription(&db, &theirs.job_id, &today()).await? {
+                return charge(env, job, audio, transcriber).await;
+            }
+            return Ok(Heard::Failed(theirs.reason.unwrap_or_else(|| "the transcription failed".into())));
+        }
+        _ => {}
+    }
+    store::move_job(&db, &job.id, "transcribing", None, &now_iso()).await?;
+    come_back(env, &job.id).await?;
+    Ok(Heard::Waiting)
+}
+
 /// Charges the job's audio against the day's budgets, then submits it.
 async fn charge(
     env: &Env,
@@ -196,10 +256,13 @@ async fn charge(
     let day = today();
     let now = now_iso();
     let token_hash = sha256_hex(&token);
+    let audio_key = audio_key(audio);
+    let db = store::db(env)?;
     let charged = store::charge(
-        &store::db(env)?,
+        &db,
         store::Charge {
             job_id: &job.id,
+            audio: &audio_key,
             service: transcriber.service.code(),
             token_hash: &token_hash,
             account_id: job.account_id,
@@ -211,13 +274,14 @@ async fn charge(
         },
     )
     .await?;
-    if !charged && store::transcription(&store::db(env)?, &job.id).await?.is_some() {
-        // Another delivery of this job's message charged it a moment ago and is submitting it.
+    if !charged && store::transcription_of_audio(&db, &audio_key).await?.is_some() {
+        // Another delivery of this job's message, or another job of this audio, charged it a moment
+        // ago and is submitting it.
         come_back(env, &job.id).await?;
         return Ok(Heard::Waiting);
     }
     if !charged {
-        let (site_s, account_s) = store::charged_on(&store::db(env)?, &day, job.account_id).await?;
+        let (site_s, account_s) = store::charged_on(&db, &day, job.account_id).await?;
         let left = |budget: u32, used: i64| (f64::from(budget) - used as f64 / 3600.0).max(0.0);
         return Ok(Heard::Failed(format!(
             "transcribing \"{}\" ({:.1} hours) would pass today's budget: {:.1} of the site's {site_budget} \
@@ -279,7 +343,8 @@ async fn submit(
         Ok(remote) => remote,
         Err(reason) => return fail(env, &job.id, "charged", reason, true).await,
     };
-    store::move_transcription(&db, &job.id, "charged", "submitted", Some(&remote), None, &now_iso()).await?;
+    store::move_transcription(&db, &job.id, &["charged"], "submitted", Some(&remote), None, &now_iso())
+        .await?;
     store::move_job(&db, &job.id, "transcribing", None, &now_iso()).await?;
     come_back(env, &job.id).await?;
     Ok(Heard::Waiting)
@@ -317,16 +382,9 @@ async fn collect(
     match transcribe::progress(transcriber.service, status, &body) {
         Progress::Done => {
             keep_answer(env, &job.id, transcriber.service, &body).await?;
-            store::move_transcription(
-                &store::db(env)?,
-                &job.id,
-                &row.state,
-                "completed",
-                None,
-                None,
-                &now_iso(),
-            )
-            .await?;
+            let db = store::db(env)?;
+            store::move_transcription(&db, &job.id, &[&row.state], "completed", None, None, &now_iso())
+                .await?;
             finish(env, job, transcriber.service, &body, created, row.seconds).await
         }
         Progress::Failed(reason) => fail(env, &job.id, &row.state, reason, true).await,
@@ -371,7 +429,7 @@ async fn finish(
 /// (`refund`), kept when it may have (a callback that never came, a service that never finished).
 async fn fail(env: &Env, job_id: &str, from: &str, reason: String, refund: bool) -> Result<Heard, ApiError> {
     let db = store::db(env)?;
-    store::move_transcription(&db, job_id, from, "failed", None, Some(&reason), &now_iso()).await?;
+    store::move_transcription(&db, job_id, &[from], "failed", None, Some(&reason), &now_iso()).await?;
     if refund {
         store::settle_transcription(&db, job_id, 0).await?;
     }
@@ -485,17 +543,20 @@ pub async fn callback_route(mut req: Request, env: &Env, job_id: &str) -> Result
         )]));
     }
     let now = now_iso();
+    let ending = ["charged", "submitted"];
     let first = match service {
         // Deepgram's callback is the transcript itself: kept, then the transcription is complete.
         Service::Deepgram if matches!(row.state.as_str(), "charged" | "submitted") => {
             match transcribe::progress(service, 200, &body) {
                 Progress::Done => {
                     keep_answer(env, job_id, service, &body).await?;
-                    store::end_transcription(&db, job_id, "completed", named.as_deref(), None, &now).await?
+                    store::move_transcription(&db, job_id, &ending, "completed", named.as_deref(), None, &now)
+                        .await?
                 }
                 Progress::Failed(reason) => {
                     store::settle_transcription(&db, job_id, 0).await?;
-                    store::end_transcription(&db, job_id, "failed", named.as_deref(), Some(&reason), &now)
+                    let reason = Some(reason.as_str());
+                    store::move_transcription(&db, job_id, &ending, "failed", named.as_deref(), reason, &now)
                         .await?
                 }
                 Progress::Waiting => false,

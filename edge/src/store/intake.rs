@@ -124,16 +124,21 @@ pub async fn finish_with_episode(db: &D1Database, episode: NewEpisode<'_>) -> Re
                 Arg::Text(now),
             ],
         )?,
-        stmt(
-            db,
-            "UPDATE intake_jobs SET state = 'ready', reason = NULL, episode_id = ?2, updated_at = ?3 \
-             WHERE id = ?1",
-            &[Arg::Text(job_id), Arg::Text(id), Arg::Text(now)],
-        )?,
+        stmt(db, READY, &[Arg::Text(job_id), Arg::Text(id), Arg::Text(now)])?,
     ];
     batch(db, statements).await?;
     Ok(())
 }
+
+/// Ends the job `job_id` `ready` with an episode another job published (the same audio, asked for by
+/// another address).
+pub async fn ready_with(db: &D1Database, job_id: &str, episode_id: &str, now: &str) -> Result<(), ApiError> {
+    run(db, READY, &[Arg::Text(job_id), Arg::Text(episode_id), Arg::Text(now)]).await?;
+    Ok(())
+}
+
+const READY: &str =
+    "UPDATE intake_jobs SET state = 'ready', reason = NULL, episode_id = ?2, updated_at = ?3 WHERE id = ?1";
 
 /// Whether the intake published the episode `id`.
 pub async fn has_episode(db: &D1Database, id: &str) -> Result<bool, ApiError> {
@@ -288,9 +293,12 @@ fn optional(text: Option<&str>) -> Arg<'_> {
     text.map_or(Arg::Null, Arg::Text)
 }
 
-/// A job's transcription, as `intake_transcriptions` keeps it (`migrations/0009_transcriptions.sql`).
+/// A transcription, as `intake_transcriptions` keeps it (`migrations/0009_transcriptions.sql`,
+/// `0010_transcriptions_by_audio.sql`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct TranscriptionRow {
+    /// The job that bought it.
+    pub job_id: String,
     pub service: String,
     pub remote_id: Option<String>,
     pub token_hash: String,
@@ -302,19 +310,29 @@ pub struct TranscriptionRow {
     pub created_at: String,
 }
 
+const TRANSCRIPTION_COLUMNS: &str =
+    "job_id, service, remote_id, token_hash, state, reason, seconds, created_at";
+
+/// The transcription the job `job_id` bought.
 pub async fn transcription(db: &D1Database, job_id: &str) -> Result<Option<TranscriptionRow>, ApiError> {
-    first(
-        db,
-        "SELECT service, remote_id, token_hash, state, reason, seconds, created_at \
-         FROM intake_transcriptions WHERE job_id = ?1",
-        &[Arg::Text(job_id)],
-    )
-    .await
+    let sql = format!("SELECT {TRANSCRIPTION_COLUMNS} FROM intake_transcriptions WHERE job_id = ?1");
+    first(db, &sql, &[Arg::Text(job_id)]).await
+}
+
+/// The transcription of the audio at `audio` (its normalised address), whichever job bought it.
+pub async fn transcription_of_audio(
+    db: &D1Database,
+    audio: &str,
+) -> Result<Option<TranscriptionRow>, ApiError> {
+    let sql = format!("SELECT {TRANSCRIPTION_COLUMNS} FROM intake_transcriptions WHERE audio = ?1");
+    first(db, &sql, &[Arg::Text(audio)]).await
 }
 
 /// A charge against the day's budgets: the site's and the account's, in seconds of audio.
 pub struct Charge<'a> {
     pub job_id: &'a str,
+    /// The normalised address of the audio: one transcription an audio, whatever job asks.
+    pub audio: &'a str,
     pub service: &'a str,
     pub token_hash: &'a str,
     pub account_id: i64,
@@ -326,13 +344,13 @@ pub struct Charge<'a> {
 }
 
 /// Charges a job's transcription, in one statement, only while the day's budgets have room for it:
-/// `false` when they have not (or the job was charged already).
+/// `false` when they have not, or the job or the audio was charged already.
 pub async fn charge(db: &D1Database, charge: Charge<'_>) -> Result<bool, ApiError> {
     let made = run(
         db,
         "INSERT INTO intake_transcriptions (job_id, service, token_hash, state, account_id, day, seconds, \
-         created_at, updated_at) \
-         SELECT ?1, ?2, ?3, 'charged', ?4, ?5, ?6, ?9, ?9 \
+         created_at, updated_at, audio) \
+         SELECT ?1, ?2, ?3, 'charged', ?4, ?5, ?6, ?9, ?9, ?10 \
          WHERE (SELECT COALESCE(SUM(seconds), 0) FROM intake_transcriptions WHERE day = ?5) + ?6 <= ?7 \
          AND (SELECT COALESCE(SUM(seconds), 0) FROM intake_transcriptions WHERE day = ?5 AND account_id = ?4) \
          + ?6 <= ?8 ON CONFLICT DO NOTHING",
@@ -346,6 +364,7 @@ pub async fn charge(db: &D1Database, charge: Charge<'_>) -> Result<bool, ApiErro
             Arg::Int(charge.site_budget),
             Arg::Int(charge.account_budget),
             Arg::Text(charge.now),
+            Arg::Text(charge.audio),
         ],
     )
     .await?;
@@ -370,51 +389,28 @@ pub async fn charged_on(db: &D1Database, day: &str, account_id: i64) -> Result<(
     Ok((sums.site.unwrap_or(0.0) as i64, sums.account.unwrap_or(0.0) as i64))
 }
 
-/// Moves a job's transcription from `from` to `state`: `true` when this call did.
+/// Moves a job's transcription that is in one of the states `from` to `state`, keeping the
+/// service's id once known: `true` when this call moved it. A callback may come before the
+/// submission's answer is recorded, so ending one takes it from `charged` or `submitted`.
 pub async fn move_transcription(
     db: &D1Database,
     job_id: &str,
-    from: &str,
+    from: &[&str],
     state: &str,
     remote_id: Option<&str>,
     reason: Option<&str>,
     now: &str,
 ) -> Result<bool, ApiError> {
-    let moved = run(
-        db,
-        "UPDATE intake_transcriptions SET state = ?3, remote_id = COALESCE(?4, remote_id), reason = ?5, \
-         updated_at = ?6 WHERE job_id = ?1 AND state = ?2",
-        &[
-            Arg::Text(job_id),
-            Arg::Text(from),
-            Arg::Text(state),
-            optional(remote_id),
-            optional(reason),
-            Arg::Text(now),
-        ],
-    )
-    .await?;
-    Ok(moved == 1)
-}
-
-/// Ends a transcription that is `charged` or `submitted` (its service may call back before the
-/// submission's answer is recorded) as `state`, recording the service's id: `true` when this call did.
-pub async fn end_transcription(
-    db: &D1Database,
-    job_id: &str,
-    state: &str,
-    remote_id: Option<&str>,
-    reason: Option<&str>,
-    now: &str,
-) -> Result<bool, ApiError> {
-    let moved = run(
-        db,
+    let mut args =
+        vec![Arg::Text(job_id), Arg::Text(state), optional(remote_id), optional(reason), Arg::Text(now)];
+    let states: Vec<String> = (0..from.len()).map(|i| format!("?{}", args.len() + 1 + i)).collect();
+    args.extend(from.iter().map(|state| Arg::Text(state)));
+    let sql = format!(
         "UPDATE intake_transcriptions SET state = ?2, remote_id = COALESCE(remote_id, ?3), reason = ?4, \
-         updated_at = ?5 WHERE job_id = ?1 AND state IN ('charged', 'submitted')",
-        &[Arg::Text(job_id), Arg::Text(state), optional(remote_id), optional(reason), Arg::Text(now)],
-    )
-    .await?;
-    Ok(moved == 1)
+         updated_at = ?5 WHERE job_id = ?1 AND state IN ({})",
+        states.join(", ")
+    );
+    Ok(run(db, &sql, &args).await? == 1)
 }
 
 /// Settles a transcription's charge to the seconds the service measured (or none, when it
@@ -436,11 +432,15 @@ pub async fn transcription_notified(db: &D1Database, job_id: &str, now: &str) ->
     Ok(changed == 1)
 }
 
-/// Forgets a transcription that failed, so asking for the job again may buy one anew: one whose
-/// charge was given back, or one charged on an earlier day (today's charge stands for today).
-pub async fn forget_failed_transcription(db: &D1Database, job_id: &str, today: &str) -> Result<(), ApiError> {
+/// Forgets the transcription the job `job_id` bought when it failed, so its audio may be bought anew:
+/// one whose charge was given back, or one charged on an earlier day (today's charge stands for
+/// today). `true` when it was forgotten.
+pub async fn forget_failed_transcription(
+    db: &D1Database,
+    job_id: &str,
+    today: &str,
+) -> Result<bool, ApiError> {
     let sql = "DELETE FROM intake_transcriptions WHERE job_id = ?1 AND state = 'failed' \
                AND (seconds = 0 OR day < ?2)";
-    run(db, sql, &[Arg::Text(job_id), Arg::Text(today)]).await?;
-    Ok(())
+    Ok(run(db, sql, &[Arg::Text(job_id), Arg::Text(today)]).await? == 1)
 }

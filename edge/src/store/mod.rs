@@ -33,9 +33,10 @@ pub use idempotency::{
 };
 pub use intake::{
     Charge, FeedJob, FeedValidators, JobRow, NewEpisode, TranscriptionRow, add_feed_jobs, add_job, charge,
-    charged_on, end_transcription, feed_checked, feed_item_keys, feed_validators, finish_with_episode,
-    forget_failed_transcription, has_episode, job, job_by_address, move_job, move_transcription, retry_job,
-    settle_transcription, taken_in_episodes, taken_in_since, transcription, transcription_notified,
+    charged_on, feed_checked, feed_item_keys, feed_validators, finish_with_episode,
+    forget_failed_transcription, has_episode, job, job_by_address, move_job, move_transcription, ready_with,
+    retry_job, settle_transcription, taken_in_episodes, taken_in_since, transcription,
+    transcription_notified, transcription_of_audio,
 };
 pub use recipes::{
     NewRow, OverlayRow, Update, adopt_built, insert_recipe, overlay_row, recipes_of, slugs_like,
