@@ -285,9 +285,14 @@ fn operation(route: &Route) -> Value {
         _ => json!({"application/problem+json": {"schema": reference("Problem")}}),
     };
     for status in route.errors {
+        let mut content = error_body.clone();
+        // A browser (`Accept: text/html`) missing a page gets a page saying so (`edge::http::wants_page`).
+        if *status == 404 && answer == Answer::Html {
+            content["text/html"] = json!({"schema": {"type": "string"}});
+        }
         responses.insert(
             status.to_string(),
-            json!({"description": error_description(*status), "content": error_body}),
+            json!({"description": error_description(*status), "content": content}),
         );
     }
     let mut operation = json!({

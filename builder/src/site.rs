@@ -49,7 +49,7 @@ pub(crate) fn write_site_wide(
     let (quotes_llms, n_episodes) = crate::quotes::build_into(source, out)?;
     let renderer = pages::Renderer::new()?;
     out.write("index.html", renderer.home_page(&cards, facet_counts, n_episodes)?.as_bytes())?;
-    out.write("404.html", renderer.not_found_page()?.as_bytes())?;
+    out.write("404.html", renderer.not_found_page(None)?.as_bytes())?;
     let parts = [quotes_llms, crate::agents::llms_part()];
     let llms = opendata::llms_txt(&cards, &dump_names(docs), &parts);
     out.write("llms.txt", llms.as_bytes())?;

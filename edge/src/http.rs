@@ -91,6 +91,21 @@ pub fn public_page(rendered: Result<String, minijinja::Error>) -> Result<Respons
     Ok(response)
 }
 
+/// Whether a missing answer to `req` should be a page rather than problem+json: a browser (its
+/// `Accept` names `text/html`) getting or heading an address outside the API (`/api/`, `/mcp`) that
+/// names no file (no extension in its last segment), as a person following a stale link does.
+pub fn wants_page(req: &Request) -> bool {
+    let method = req.method();
+    let accept = req.headers().get("Accept").ok().flatten().unwrap_or_default();
+    let path = req.path();
+    let last = path.rsplit('/').next().unwrap_or_default();
+    matches!(method, Method::Get | Method::Head)
+        && accept.to_ascii_lowercase().contains("text/html")
+        && !path.starts_with("/api/")
+        && path != "/mcp"
+        && !last.contains('.')
+}
+
 /// Whether the request's `If-None-Match` names the current representation (`domain::recipes::write::none_match`).
 pub fn none_match(req: &worker::Request, etag: &str) -> Result<bool, ApiError> {
     Ok(req

@@ -47,12 +47,14 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let instance = req.path();
     let method = http::routed_method(&req);
     let if_none_match = req.headers().get("If-None-Match").ok().flatten();
+    let wants_page = http::wants_page(&req);
     let answer = match http::check_host(&req, &env) {
         Ok(()) => router(req, &env).await,
         Err(refused) => Err(refused),
     };
     let response = match answer {
         Ok(response) => response,
+        Err(ApiError::NotFound(detail)) if wants_page => pages::not_found(&detail),
         Err(err) => err.into_response(&instance),
     };
     let mut response = http::not_modified_if_matched(&method, if_none_match.as_deref(), response);

@@ -275,6 +275,8 @@ pub async fn cook_mode_walks_steps_with_timers_in_hebrew_on_a_phone(w: Arc<Worke
     browser.execute(&key("ArrowRight")).await?;
     ensure!(browser.text("#cook-count").await? == "שלב 6 מתוך 10", "right goes back in Hebrew");
     std::fs::write(tests::root().join("tests/.work/cook-mode.png"), browser.screenshot().await?)?;
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on cook mode: {violations:?}");
     browser.execute(&key("Escape")).await?;
     until(&browser, "return document.getElementById('cook').hidden;").await?;
     ensure!(

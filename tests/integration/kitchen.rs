@@ -27,6 +27,8 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
     let browser = Browser::start().await?;
 
     browser.goto(&w.url("/kitchen")).await?;
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the kitchen before signing in: {violations:?}");
     browser.click("#github-login").await?;
     browser.wait_for("#authorize").await?;
     ensure!(
@@ -59,6 +61,8 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
     browser.wait_for("#new-key").await?;
     let key = browser.text("#new-key").await?;
     ensure!(key.starts_with("cpk_") && key.len() > 40, "{key}");
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the kitchen with a new key: {violations:?}");
     let client = reqwest::Client::new();
     let me: Value = client.get(w.url("/api/me")).bearer_auth(&key).send().await?.json().await?;
     ensure!(
@@ -100,6 +104,13 @@ pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> 
     ensure!(created.status() == 201, "{}", created.status());
     browser.goto(&w.url("/kitchen")).await?;
     ensure!(browser.text("#recipes").await?.contains("browser-salad"), "my recipes");
+
+    // A recipe file imported into a draft, and the page that shows it: axe finds nothing.
+    browser.type_into("#import-source", "---\ntitle: Browser Rice\n---\n\nSimmer @rice{300%g}.\n").await?;
+    browser.click("#import-form button").await?;
+    browser.wait_for("#draft").await?;
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the kitchen with a draft: {violations:?}");
 
     browser.click("#keys form button").await?;
     // The click returns before the browser's form post has been answered: wait for it, bounded.

@@ -412,9 +412,11 @@ impl Renderer {
         })
     }
 
-    pub fn not_found_page(&self) -> Result<String> {
+    /// The page a person's browser gets for an address that names nothing, with what was missing
+    /// (`detail`, the problem's) when there is something to say.
+    pub fn not_found_page(&self, detail: Option<&str>) -> Result<String> {
         self.env.get_template("not_found.html")?.render(context! {
-            lang => "en", dir => "ltr", title => "Not found", tagline => "open recipes", footer => "",
+            lang => "en", dir => "ltr", title => "Not found", tagline => "open recipes and quotes", footer => "", detail,
         })
     }
 }

@@ -210,3 +210,19 @@ pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, 
         RENDERER.with(|r| r.search_page(Some(&query), typed, &[], Some(&answer), next.as_deref())),
     )
 }
+
+/// The page for an address that names nothing (`detail` says what), 404, for [`crate::http::wants_page`]
+/// requests; it varies by `Accept`, since an API client gets problem+json at the same address.
+pub fn not_found(detail: &str) -> Response {
+    let html = RENDERER.with(|renderer| renderer.not_found_page(Some(detail)));
+    let Ok(mut response) = html
+        .map_err(|err| err.to_string())
+        .and_then(|html| Response::from_html(html).map_err(|err| err.to_string()))
+    else {
+        return ApiError::NotFound(detail.to_string()).into_response("");
+    };
+    let headers = response.headers_mut();
+    let _ = headers.set("Cache-Control", "no-store");
+    let _ = headers.set("Vary", "Accept");
+    response.with_status(404)
+}
