@@ -13,7 +13,9 @@
 //! Each fetches the audio and reads its length from its WAV header, as a service measures it. What
 //! each episode does follows its audio's name ([`crate::scripted::UNTRANSCRIBED`]): `twice` calls
 //! back twice, `quiet` never calls back. Every callback's answer is kept in [`Transcriber::events`].
+//! A caller may script what AssemblyAI says of an audio instead ([`assemblyai_saying`], [`Said`]).
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,6 +58,18 @@ struct Job {
 }
 
 type Jobs = Arc<Mutex<Vec<(String, Job)>>>;
+
+/// What the scripted AssemblyAI says of one audio, by the audio's name (`…/audio/<name>-<seconds>.wav`):
+/// its utterances (label, start and end in seconds, text) and the name its speaker identification
+/// gives each label it names (a name it was not told, `known_values`, it does not give).
+#[derive(Debug, Clone, Default)]
+pub struct Said {
+    pub utterances: Vec<(String, f64, f64, String)>,
+    pub names: BTreeMap<String, String>,
+}
+
+/// What the scripted AssemblyAI says, by audio name; an audio not named here gets [`script`].
+pub type Scripts = Arc<HashMap<String, Said>>;
 
 /// Reads the audio at `url` as a service would: its length from the WAV header, or why it cannot.
 async fn measure(url: &str) -> (f64, Option<String>) {
@@ -124,8 +138,27 @@ async fn call_back(url: &str, header: Option<(&str, &str)>, body: &Value, events
     events.lock().unwrap().push(format!("callback {} {said}", id.and_then(Value::as_str).unwrap_or("?")));
 }
 
+/// What the service says of `job`'s audio: the caller's script for it, else [`script`] and
+/// [`identified`].
+fn said_of(job: &Job, scripts: &Scripts) -> Said {
+    if let Some(said) = scripts.get(&job.name) {
+        let names = said.names.iter().filter(|(_, name)| job.known.contains(name));
+        return Said {
+            utterances: said.utterances.clone(),
+            names: names.map(|(label, name)| (label.clone(), name.clone())).collect(),
+        };
+    }
+    Said {
+        utterances: script(&job.name)
+            .into_iter()
+            .map(|(label, s, e, text)| (label.to_string(), s, e, text))
+            .collect(),
+        names: ["A", "B"].iter().filter_map(|l| Some((l.to_string(), identified(l, &job.known)?))).collect(),
+    }
+}
+
 /// AssemblyAI's transcript as `GET /v2/transcript/{id}` gives it.
-fn assemblyai_transcript(id: &str, job: &Job) -> Value {
+fn assemblyai_transcript(id: &str, job: &Job, scripts: &Scripts) -> Value {
     let status = match (job.error.as_ref(), job.at.elapsed()) {
         (Some(_), _) => "error",
         (None, age) if age < Duration::from_millis(300) => "queued",
@@ -140,16 +173,22 @@ fn assemblyai_transcript(id: &str, job: &Job) -> Value {
     if status != "completed" {
         return transcript;
     }
-    let utterances: Vec<Value> = script(&job.name)
-        .into_iter()
+    let said = said_of(job, scripts);
+    let utterances: Vec<Value> = said
+        .utterances
+        .iter()
         .map(|(label, start, end, text)| {
-            let speaker = identified(label, &job.known).unwrap_or_else(|| label.to_string());
+            let speaker = said.names.get(label).cloned().unwrap_or_else(|| label.clone());
+            // A word every 200 ms, or closer when the utterance is too short for that.
+            let count = text.split_whitespace().count().max(1) as f64;
+            let step_ms = (((end - start) * 1000.0) / count).clamp(1.0, 200.0);
             let words: Vec<Value> = text
                 .split_whitespace()
                 .enumerate()
                 .map(|(n, w)| {
-                    let at = (start * 1000.0) as u64 + n as u64 * 200;
-                    json!({ "text": w, "start": at, "end": at + 180, "speaker": speaker, "confidence": 0.97 })
+                    let at = (start * 1000.0 + n as f64 * step_ms) as u64;
+                    let end = at + (step_ms * 0.9) as u64;
+                    json!({ "text": w, "start": at, "end": end, "speaker": speaker, "confidence": 0.97 })
                 })
                 .collect();
             json!({ "speaker": speaker, "start": (start * 1000.0) as u64, "end": (end * 1000.0) as u64,
@@ -159,10 +198,8 @@ fn assemblyai_transcript(id: &str, job: &Job) -> Value {
     transcript["utterances"] = json!(utterances);
     transcript["audio_duration"] = json!(job.seconds);
     if !job.known.is_empty() {
-        let mapping: serde_json::Map<String, Value> = ["A", "B"]
-            .iter()
-            .filter_map(|label| Some((label.to_string(), json!(identified(label, &job.known)?))))
-            .collect();
+        let mapping: serde_json::Map<String, Value> =
+            said.names.iter().map(|(label, name)| (label.clone(), json!(name))).collect();
         transcript["speech_understanding"] = json!({
             "request": { "speaker_identification": { "speaker_type": "name", "known_values": job.known } },
             "response": { "speaker_identification": { "status": "success", "mapping": mapping } }
@@ -178,12 +215,17 @@ async fn json_answer(stream: &mut BufReader<TcpStream>, status: &str, body: &str
 
 /// A scripted AssemblyAI.
 pub async fn assemblyai() -> Result<Transcriber> {
+    assemblyai_saying(Scripts::default()).await
+}
+
+/// A scripted AssemblyAI that says what `scripts` give of the audios they name.
+pub async fn assemblyai_saying(scripts: Scripts) -> Result<Transcriber> {
     let events: Arc<Mutex<Vec<String>>> = Arc::default();
     let jobs: Jobs = Arc::default();
     let counter = Arc::new(AtomicUsize::new(0));
     let log = events.clone();
     let listener = listen(move |stream| {
-        let (events, jobs, counter) = (log.clone(), jobs.clone(), counter.clone());
+        let (events, jobs, counter, scripts) = (log.clone(), jobs.clone(), counter.clone(), scripts.clone());
         async move {
             let mut stream = BufReader::new(stream);
             let Ok(Some(request)) = read_request(&mut stream).await else { return };
@@ -234,7 +276,7 @@ pub async fn assemblyai() -> Result<Transcriber> {
                     json_answer(&mut stream, "404 Not Found", r#"{"error":"Transcript not found"}"#).await;
                     return;
                 };
-                let transcript = assemblyai_transcript(id, &job);
+                let transcript = assemblyai_transcript(id, &job, &scripts);
                 events
                     .lock()
                     .unwrap()
