@@ -19,23 +19,6 @@ use domain::quotes::transcript::voice::{Library, LibraryBuilder, THRESHOLDS, Thr
 use domain::quotes::transcript::{Person, Role, Segment, Vote, VoteSource, llm};
 use tests::corpus::Rng;
 
-fn corpus() -> PathBuf {
-    let dir = tests::root().join("tests/.work/corpus");
-    if !dir.join("jsparty").is_dir() {
-        std::fs::create_dir_all(&dir).unwrap();
-        let archive = tests::root().join("../shared/corpora/changelog-transcripts.tar.xz");
-        let status = std::process::Command::new("tar")
-            .arg("-xJf")
-            .arg(&archive)
-            .arg("-C")
-            .arg(&dir)
-            .status()
-            .expect("tar runs");
-        assert!(status.success(), "extracting {}", archive.display());
-    }
-    dir
-}
-
 /// One evaluation episode: the truth per label, the roster, and what the model would be shown.
 struct Case {
     truth: BTreeMap<String, String>,
@@ -191,7 +174,7 @@ fn recording(rng: &mut Rng, voice: &[f32], noise: f32) -> Vec<f32> {
 }
 
 fn main() {
-    let dir = corpus();
+    let dir = tests::corpus::changelog();
     let started = Instant::now();
     let cases = load(&dir);
     let n_labels: usize = cases.iter().map(|c| c.truth.len()).sum();

@@ -25,8 +25,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use domain::quotes::transcript::Segment;
 use domain::quotes::transcript::import::parse_changelog;
+use domain::quotes::transcript::{Person, Role, Segment, llm};
 use futures::future::join_all;
 use serde_json::{Value, json};
 use tests::corpus::Rng;
@@ -35,18 +35,6 @@ use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
 use tests::scripted::{Listener, listen, read_request, respond, wav};
 use tests::transcribers::{self, KEY, Said};
 use tests::{Config, Worker};
-
-fn corpus() -> PathBuf {
-    let dir = tests::root().join("tests/.work/corpus");
-    if !dir.join("jsparty").is_dir() {
-        std::fs::create_dir_all(&dir).unwrap();
-        let archive = tests::root().join("../shared/corpora/changelog-transcripts.tar.xz");
-        let status =
-            std::process::Command::new("tar").arg("-xJf").arg(&archive).arg("-C").arg(&dir).status().unwrap();
-        assert!(status.success(), "extracting {}", archive.display());
-    }
-    dir
-}
 
 /// One corpus episode as the bench serves it.
 struct Episode {
@@ -67,7 +55,7 @@ fn label(idx: usize) -> String {
 /// `n` episodes with two to five speakers and a roster no other chosen episode has, spread over the
 /// corpus.
 fn episodes(n: usize) -> Vec<Episode> {
-    let dir = corpus();
+    let dir = tests::corpus::changelog();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
@@ -194,15 +182,19 @@ fn vote(rng: &mut Rng, abstain: f64, error: f64, truth: &str, people: &[String])
     Some(truth.to_string())
 }
 
-/// The roster block of the real prompt (`domain::quotes::transcript::llm::prompt`), which tells the
-/// scripted model which episode it is asked about.
+/// The roster block of the real prompt (`llm::prompt`), which tells the scripted model which episode
+/// it is asked about.
 fn roster_block(people: &[String]) -> String {
-    let mut block = String::from("Roster:\n");
-    for (idx, person) in people.iter().enumerate() {
-        let role = if idx == 0 { "host" } else { "guest" };
-        let _ = writeln!(block, "- {person} ({role})");
-    }
-    block
+    let roster: Vec<Person> = people
+        .iter()
+        .enumerate()
+        .map(|(idx, name)| Person {
+            name: name.clone(),
+            role: if idx == 0 { Role::Host } else { Role::Guest },
+        })
+        .collect();
+    let user = llm::prompt(&roster, &[], &[]).pop().map(|(_, user)| user).unwrap_or_default();
+    user.split("\nLabels").next().unwrap_or_default().to_string()
 }
 
 #[derive(Default, Debug)]

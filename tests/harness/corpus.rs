@@ -2,12 +2,27 @@
 //!
 //! Each generated recipe is one of the hand-written sample recipes with a new title, summary and times,
 //! so the text stays real cooking language in all three languages; invented place-like names in each
-//! script make the vocabulary grow with the corpus as a real one would.
+//! script make the vocabulary grow with the corpus as a real one would. Also the Changelog transcript
+//! corpus, extracted where benchmarks read it ([`changelog`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde_json::Value;
+
+/// The Changelog corpus (CC BY-SA 4.0, © Changelog Media LLC), extracted into the ignored
+/// `tests/.work/corpus` when missing: one folder of Markdown transcripts a show.
+pub fn changelog() -> PathBuf {
+    let dir = crate::root().join("tests/.work/corpus");
+    if !dir.join("jsparty").is_dir() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let archive = crate::root().join("../shared/corpora/changelog-transcripts.tar.xz");
+        let status =
+            std::process::Command::new("tar").arg("-xJf").arg(&archive).arg("-C").arg(&dir).status().unwrap();
+        assert!(status.success(), "extracting {}", archive.display());
+    }
+    dir
+}
 
 /// A small deterministic generator (SplitMix64): benchmarks must see the same corpus every run.
 #[derive(Debug, Clone)]
