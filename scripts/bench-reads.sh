@@ -8,7 +8,8 @@
 # e.g. scripts/bench-reads.sh tests/.work/bench-dist-100000 20s
 #      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
 # KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
-# quote-page quote-page-anywhere episode-page search-page show-page (the quote service's pages, each
+# quote-page quote-page-anywhere episode-page search-page show-page compare-page review-page (the quote
+# service's pages and the editors' queue, signed in as an editor, each
 # followed by its page weight: the bytes of its HTML, inline CSS and script included), show-list (the
 # API's list of a show's episodes, which its page reads)
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
@@ -52,6 +53,13 @@ started=$(date +%s)
 bash scripts/r2-local.sh "$OUT" "$WORK/state"
 echo "local R2 filled in $(( $(date +%s) - started )) s: $(wc -l < "$OUT.r2/objects.txt") packs, $(du -sh "$OUT.r2/packs" | cut -f1)"
 (cd "$WORK" && "$WRANGLER" d1 migrations apply DB --local --persist-to state >/dev/null)
+# An editor signed in, for the review queue's page: an account and a session row, as the kitchen's
+# sign-in writes them (only the token's SHA-256 is stored); its cookie goes with every request.
+SESSION=bench-editor-session
+(cd "$WORK" && "$WRANGLER" d1 execute DB --local --persist-to state --command \
+  "INSERT INTO accounts (id, handle, display_name, role, created_at) VALUES (1, 'bench-editor', 'Bench editor', 'editor', '2026-01-01T00:00:00Z');
+   INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) VALUES ('$(printf %s "$SESSION" | sha256sum | cut -d' ' -f1)', 1, 'bench', '2026-01-01T00:00:00Z', 4102444800);" >/dev/null)
+export COOKIE="cp_session=$SESSION"
 started=$(date +%s)
 source scripts/dev-local-lib.sh
 dev_local "$WORK" "$PORT" /llms.txt
@@ -126,6 +134,15 @@ shows = sorted({ep["show"] for ep in episodes})
 write("show-page", [f"/shows/{show}" for show in shows])
 write("show-list", [f"/api/episodes?show={show}&limit=50" for show in shows])
 write("transcript", transcript)
+# Two runs of an episode compared (its canonical run and the first other), every such episode once;
+# the editors' review queue (one page: the 50 most-cited labels of the whole queue).
+compare = []
+for ep in rng.sample(episodes, len(episodes)):
+    runs = json.load(open(f"{out}/episodes/{ep['id']}.json"))["runs"]
+    if len(runs) >= 2:
+        compare.append(f"/episodes/{ep['id']}/compare")
+write("compare-page", compare)
+write("review-page", ["/kitchen/review"] if os.path.exists(f"{out}/episodes/review.json") else [])
 write("phrase", phrase)
 PY
 
@@ -142,7 +159,7 @@ local stride = tonumber(os.getenv("STRIDE") or "2")
 local i = -1
 request = function()
   i = i + 1
-  return wrk.format(os.getenv("METHOD"), paths[(i * stride + (id or 0)) % #paths + 1])
+  return wrk.format(os.getenv("METHOD"), paths[(i * stride + (id or 0)) % #paths + 1], { Cookie = os.getenv("COOKIE") })
 end
 LUA
 echo "/api/recipes" > "$WORK/noio.txt"
@@ -246,7 +263,7 @@ n50, n99 = (a50 + b50) / 2, (a99 + b99) / 2
 print(f'%-20s %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %7s' % ('$kind', k50, k99, n50, n99, k50 / n50, k99 / n99, '$reqs'))"
   [ "$errors" = 0 ] || echo "  ($errors answers were not 2xx/3xx)"
   if [[ $kind == *-page* && $kind != recipe-page ]]; then
-    echo "  page weight: $(curl -s "http://127.0.0.1:$PORT$(head -n 1 "$WORK/$kind.txt")" | wc -c) bytes (HTML with its CSS and script)"
+    echo "  page weight: $(curl -s -H "Cookie: $COOKIE" "http://127.0.0.1:$PORT$(head -n 1 "$WORK/$kind.txt")" | wc -c) bytes (HTML with its CSS and script)"
   fi
   [[ $paths != *.from.txt ]] || [ "$reqs" -le "$(wc -l < "$paths")" ] ||
     echo "  ($kind ran out of fresh queries: some repeated)"

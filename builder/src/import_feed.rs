@@ -204,6 +204,7 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
                         status: response.status,
                         content_type: response.content_type,
                         body: response.body,
+                        size: None,
                     }),
                     Err(err) => machine.unreachable(format!("{err:#}")),
                 };

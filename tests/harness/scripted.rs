@@ -118,8 +118,9 @@ pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic
 /// its page (`/tx/episodes/<name>`, also reached by the share link `/tx/share/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
 /// length in minutes. The name tells the scripted transcription services
 /// (`tests::transcribers`) how to behave: `twice` calls back twice, `quiet` never calls back,
-/// `early` calls back before it answers the submission, `gone`'s audio answers 404.
-pub const UNTRANSCRIBED: [(&str, u32); 8] = [
+/// `early` calls back before it answers the submission, `gone`'s audio answers 404, `liar`'s audio is
+/// longer than its feed says.
+pub const UNTRANSCRIBED: [(&str, u32); 9] = [
     ("clean", 10),
     ("twice", 10),
     ("quiet", 10),
@@ -128,7 +129,14 @@ pub const UNTRANSCRIBED: [(&str, u32); 8] = [
     ("big", 40),
     ("fill", 30),
     ("early", 10),
+    ("liar", 10),
 ];
+
+/// How many times longer an episode's audio is than its feed claims: `liar`'s file lasts two and a
+/// half hours where its feed says ten minutes.
+fn truly_longer(name: &str) -> u32 {
+    if name == "liar" { 15 } else { 1 }
+}
 
 /// The feed of [`UNTRANSCRIBED`] on `host`: the show's people, its licence, and no transcripts.
 fn untranscribed_feed(host: &str) -> String {
@@ -239,9 +247,9 @@ pub async fn podcast_host() -> Result<Listener> {
                     respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
                 }
                 path if path.starts_with("/audio/") && path.ends_with(".wav") && !path.contains("gone") => {
-                    let seconds =
-                        path.trim_end_matches(".wav").rsplit('-').next().and_then(|s| s.parse().ok());
-                    let body = wav(seconds.unwrap_or(3));
+                    let (name, seconds) = path["/audio/".len()..].trim_end_matches(".wav").rsplit_once('-').unzip();
+                    let seconds: Option<u32> = seconds.and_then(|s| s.parse().ok());
+                    let body = wav(seconds.unwrap_or(3) * truly_longer(name.unwrap_or_default()));
                     respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body).await
                 }
                 "/audio/99.mp3" => {

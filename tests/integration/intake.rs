@@ -557,6 +557,7 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
     let service = transcribers::deepgram().await?;
     let mut settings = transcribing("deepgram", &service.base());
     settings.push(("TRANSCRIBE_TIMEOUT_SECONDS".into(), "3".into()));
+    settings.push(("INTAKE_MAX_AUDIO_HOURS".into(), "2".into()));
     let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let site = IntakeSite::start_with(&settings).await?;
 
@@ -573,6 +574,21 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
         jobs[3]
     );
     ensure!(jobs[4]["state"] == "ready", "a callback before the submission's answer is kept: {}", jobs[4]);
+    // Deepgram cannot be told to stop, so the audio is measured before it is bought: a feed that
+    // claims ten minutes for two and a half hours is taken at the file's length, past the longest.
+    let liar = site.take_in("liar").await?;
+    let reason = liar["reason"].as_str().unwrap_or_default();
+    ensure!(
+        liar["state"] == "failed"
+            && reason.contains("2.5 hours long by its audio file")
+            && reason.contains("INTAKE_MAX_AUDIO_HOURS"),
+        "{liar}"
+    );
+    ensure!(
+        !service.events().iter().any(|e| e.contains("/liar-")),
+        "nothing submitted: {:?}",
+        service.events()
+    );
 
     let episode = jobs[0]["episode_id"].as_str().context("clean's episode")?;
     let (_, record) = site.get(&format!("/api/episodes/{episode}")).await?;

@@ -19,7 +19,7 @@ use crate::quotes::quote::phrase::{Answer as SearchAnswer, Query};
 use crate::quotes::quote::views::{SegmentView, SpeakersView};
 use crate::quotes::quote::{Attribution, MAX_QUOTE_CHARS, Match};
 use crate::quotes::transcript::compare::{Comparison, MAX_LISTED};
-use crate::quotes::transcript::names::{LabelReport, NameState, Vote, VoteSource};
+use crate::quotes::transcript::names::{self, LabelReport, NameState, Vote, VoteSource};
 use crate::quotes::transcript::normalise::tokens;
 use crate::quotes::transcript::review::Entry;
 use crate::quotes::transcript::{EpisodeRecord, EpisodeRef, EpisodeSummary, ShowSummary};
@@ -55,9 +55,9 @@ fn and_list(words: &[&str]) -> String {
     }
 }
 
-/// Why a name is in its state: which sources agreed, which one alone vouches, who disagreed, or
-/// who decided.
-pub fn state_reason(report: Option<&LabelReport>) -> String {
+/// Why the name of `label` is in its state: which sources agreed, which one alone vouches, who
+/// disagreed, or who decided.
+pub fn state_reason(label: &str, report: Option<&LabelReport>) -> String {
     let Some(report) = report else { return "No source named this voice.".into() };
     if let Some(human) = &report.human {
         let note = human.note.as_deref().map(|note| format!(" ({note})")).unwrap_or_default();
@@ -67,6 +67,16 @@ pub fn state_reason(report: Option<&LabelReport>) -> String {
     let sources: Vec<&str> = named.iter().map(|vote| source_word(vote.source)).collect();
     match report.name_state {
         NameState::Confident => capitalised(&format!("{} agree.", and_list(&sources))),
+        NameState::Tentative if names::is_merged_label(label) => {
+            let voices: Vec<&str> = label.split(names::MERGED).collect();
+            format!(
+                "The transcription service gave one name to the voices {}, so these turns may be any of \
+                 theirs; {} {} them, and an editor can decide.",
+                and_list(&voices),
+                and_list(&sources),
+                if sources.len() == 1 { "names" } else { "name" }
+            )
+        }
         NameState::Tentative => {
             format!("Only {} names them; no other source confirms it.", and_list(&sources))
         }
@@ -268,7 +278,7 @@ impl Renderer {
                 "found": true,
                 "who": who(found.name.as_deref(), &found.speaker, found.name_state),
                 "state": state_word(found.name_state),
-                "state_reason": state_reason(view.report),
+                "state_reason": state_reason(&found.speaker, view.report),
                 "trust": if found.trust == crate::quotes::quote::Trust::High { "high" } else { "review" },
                 "trust_reasons": trust_reasons(found, answer.matches),
                 "clock": clock(found.start_s),
@@ -563,8 +573,19 @@ mod tests {
             human: None,
         };
         assert_eq!(
-            state_reason(Some(&report)),
+            state_reason("S0", Some(&report)),
             "The sources disagree: the transcription service says Ana Lima; the language model says Dora Salgado."
+        );
+        let merged = LabelReport {
+            name: Some("Ana Lima".into()),
+            name_state: NameState::Tentative,
+            votes: vec![Vote::new(VoteSource::Asr, Some("Ana Lima".into()), "said so")],
+            human: None,
+        };
+        assert_eq!(
+            state_reason("A+B", Some(&merged)),
+            "The transcription service gave one name to the voices A and B, so these turns may be any of \
+             theirs; the transcription service names them, and an editor can decide."
         );
     }
 }

@@ -33,23 +33,31 @@ pub enum Fetched {
     Page,
     /// A publisher's transcript (WebVTT, Podcasting 2.0 JSON, SRT).
     Transcript,
+    /// The first bytes of an episode's audio, read to measure its length.
+    AudioHead,
 }
 
 impl Fetched {
-    /// The most bytes read; a longer body is refused, not cut.
+    /// The most bytes read; a longer body is refused, not cut, except by [`Fetched::cuts`].
     pub fn max_bytes(self) -> usize {
         match self {
             Fetched::Feed => 10 * 1024 * 1024,
             Fetched::Page => 2 * 1024 * 1024,
             Fetched::Transcript => 20 * 1024 * 1024,
+            Fetched::AudioHead => 64 * 1024,
         }
+    }
+
+    /// Whether the body is cut at [`Fetched::max_bytes`] (asked for as a `Range`) rather than refused.
+    pub fn cuts(self) -> bool {
+        self == Fetched::AudioHead
     }
 
     /// The most time one fetch (redirects included) may take, in milliseconds.
     pub fn timeout_ms(self) -> u64 {
         match self {
             Fetched::Feed | Fetched::Transcript => 20_000,
-            Fetched::Page => 10_000,
+            Fetched::Page | Fetched::AudioHead => 10_000,
         }
     }
 
@@ -59,6 +67,7 @@ impl Fetched {
             Fetched::Feed => "the feed",
             Fetched::Page => "the page",
             Fetched::Transcript => "the transcript",
+            Fetched::AudioHead => "the audio",
         }
     }
 }

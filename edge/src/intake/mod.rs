@@ -113,7 +113,11 @@ async fn fetch_if_changed(
             let mut init = RequestInit::new();
             let headers = Headers::new();
             headers.set("User-Agent", "Commonplace intake (+https://commonplace.example/docs/quotes)").ok();
-            headers.set("Accept-Encoding", "gzip").ok();
+            if kind.cuts() {
+                headers.set("Range", &format!("bytes=0-{}", kind.max_bytes() - 1)).ok();
+            } else {
+                headers.set("Accept-Encoding", "gzip").ok();
+            }
             if let Some(etag) = &known.etag {
                 headers.set("If-None-Match", etag).ok();
             }
@@ -138,8 +142,13 @@ async fn fetch_if_changed(
             let header = |name: &str| response.headers().get(name).ok().flatten();
             let validators = FeedValidators { etag: header("ETag"), last_modified: header("Last-Modified") };
             let content_type = header("Content-Type").unwrap_or_default();
+            // `Content-Range: bytes 0-65535/123456` names the whole; a host that ignored the range
+            // sends the whole, as long as it says.
+            let size = header("Content-Range")
+                .and_then(|range| range.rsplit('/').next()?.trim().parse().ok())
+                .or_else(|| header("Content-Length")?.parse().ok());
             let body = read_bounded(&mut response, kind, url.as_str()).await?;
-            return Ok((Answer { url: url.to_string(), status, content_type, body }, validators));
+            return Ok((Answer { url: url.to_string(), status, content_type, body, size }, validators));
         }
         unreachable!("the loop returns")
     };
@@ -152,12 +161,13 @@ async fn fetch_if_changed(
     }
 }
 
-/// The body, refused when it is longer than `kind` allows (told by `Content-Length` or counted).
+/// The body, refused when it is longer than `kind` allows (told by `Content-Length` or counted), or
+/// cut there when `kind` [`Fetched::cuts`].
 async fn read_bounded(response: &mut worker::Response, kind: Fetched, url: &str) -> Result<Vec<u8>, String> {
     let max = kind.max_bytes();
     let too_long = || format!("{url}: {} is larger than {} MiB", kind.noun(), max / (1024 * 1024));
     let told = response.headers().get("Content-Length").ok().flatten().and_then(|n| n.parse::<u64>().ok());
-    if told.is_some_and(|length| length > max as u64) {
+    if !kind.cuts() && told.is_some_and(|length| length > max as u64) {
         return Err(too_long());
     }
     let mut stream = response.stream().map_err(|err| format!("{url}: {err}"))?;
@@ -165,6 +175,10 @@ async fn read_bounded(response: &mut worker::Response, kind: Fetched, url: &str)
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|err| format!("{url}: the answer broke off: {err}"))?;
         if body.len() + chunk.len() > max {
+            if kind.cuts() {
+                body.extend_from_slice(&chunk[..max - body.len()]);
+                break;
+            }
             return Err(too_long());
         }
         body.extend_from_slice(&chunk);

@@ -17,6 +17,7 @@ use domain::quotes::intake::transcribe::{self, Call, Order, Progress, Service};
 use domain::quotes::transcript::Run;
 use domain::quotes::transcript::url::normalise_source_url;
 use domain::site::limits::{self, Policy, RateDecision};
+use domain::site::outbound::Fetched;
 use serde_json::json;
 use worker::{Env, Headers, Method, Request, RequestInit, Response};
 
@@ -237,16 +238,20 @@ async fn charge(
     audio: &Audio,
     transcriber: &Transcriber,
 ) -> Result<Heard, ApiError> {
-    // The feed's claim, at least five minutes: the service is held to it (plus a margin) where it can
-    // be ([`transcribe::cap_seconds`]), and the charge settles to what it measured.
-    let seconds = ((audio.hours * 3600.0).ceil() as i64).max(transcribe::MIN_CHARGE_S);
+    // The audio file's own length, else the feed's claim; at least five minutes. The service is held
+    // to it (plus a margin) where it can be ([`transcribe::cap_seconds`]), and the charge settles to
+    // what it measured.
+    let (long, by) = match measured_s(env, audio).await {
+        Some(seconds) => (seconds / 3600.0, "its audio file"),
+        None => (audio.hours, "its feed"),
+    };
+    let seconds = ((long * 3600.0).ceil() as i64).max(transcribe::MIN_CHARGE_S);
     let longest = max_audio_s(env);
     if seconds > longest {
         return Ok(Heard::Failed(format!(
-            "\"{}\" is {:.1} hours long, longer than the {:.1} hours this site transcribes \
+            "\"{}\" is {long:.1} hours long by {by}, longer than the {:.1} hours this site transcribes \
              (INTAKE_MAX_AUDIO_HOURS)",
             audio.title,
-            audio.hours,
             longest as f64 / 3600.0
         )));
     }
@@ -284,16 +289,26 @@ async fn charge(
         let (site_s, account_s) = store::charged_on(&db, &day, job.account_id).await?;
         let left = |budget: u32, used: i64| (f64::from(budget) - used as f64 / 3600.0).max(0.0);
         return Ok(Heard::Failed(format!(
-            "transcribing \"{}\" ({:.1} hours) would pass today's budget: {:.1} of the site's {site_budget} \
-             hours (INTAKE_HOURS_PER_DAY) and {:.1} of the account's {account_budget} \
+            "transcribing \"{}\" ({long:.1} hours by {by}) would pass today's budget: {:.1} of the site's \
+             {site_budget} hours (INTAKE_HOURS_PER_DAY) and {:.1} of the account's {account_budget} \
              (INTAKE_HOURS_PER_ACCOUNT_PER_DAY) are left; ask again after midnight UTC",
             audio.title,
-            audio.hours,
             left(site_budget, site_s),
             left(account_budget, account_s),
         )));
     }
     submit(env, job, audio, transcriber, &token, seconds).await
+}
+
+/// The audio's length in seconds as its file says, from its first bytes
+/// ([`domain::quotes::intake::audio`]); `None` when the file cannot be read or measured, and then the
+/// feed's claim stands (a dead link is the service's to report).
+async fn measured_s(env: &Env, audio: &Audio) -> Option<f64> {
+    let answer = super::fetch(&audio.audio_url, Fetched::AudioHead, &super::allowance(env)).await.ok()?;
+    if !(200..300).contains(&answer.status) {
+        return None;
+    }
+    domain::quotes::intake::audio::measured_seconds(&answer.body, answer.size)
 }
 
 /// The address the service calls back, with the job's token; none when the site does not know its

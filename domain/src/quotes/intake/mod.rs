@@ -30,6 +30,7 @@ use crate::quotes::transcript::{Vote, VoteSource, episode_id, voice};
 use crate::site::outbound::{self, Allowance, Fetched};
 use std::collections::BTreeMap;
 
+pub mod audio;
 pub mod transcribe;
 
 use transcribe::Service;
@@ -107,6 +108,9 @@ pub struct Answer {
     pub status: u16,
     pub content_type: String,
     pub body: Vec<u8>,
+    /// The whole body's length as the host told it (`Content-Range`'s total, else
+    /// `Content-Length`): more than `body` holds when the fetch was cut ([`Fetched::cuts`]).
+    pub size: Option<u64>,
 }
 
 /// The next read, the episode, or why there is none.

@@ -9,7 +9,13 @@ const SRT: &str = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for 
 const FEED_URL: &str = "https://ledger.example.org/feed.xml";
 
 fn answer(url: &str, content_type: &str, body: &[u8]) -> Answer {
-    Answer { url: url.into(), status: 200, content_type: content_type.into(), body: body.to_vec() }
+    Answer {
+        url: url.into(),
+        status: 200,
+        content_type: content_type.into(),
+        body: body.to_vec(),
+        size: None,
+    }
 }
 
 fn fetch(step: &Step) -> &Fetch {
@@ -111,7 +117,13 @@ fn each_dead_end_says_what_a_person_can_do() {
     assert!(reason.contains("is a feed: give the address of one of its episodes"), "{reason}");
 
     let (mut intake, _) = start(page, &[]);
-    let gone = Answer { url: page.into(), status: 404, content_type: "text/html".into(), body: Vec::new() };
+    let gone = Answer {
+        url: page.into(),
+        status: 404,
+        content_type: "text/html".into(),
+        body: Vec::new(),
+        size: None,
+    };
     assert_eq!(failed(intake.give(gone)), "https://ledger.example.org/episodes/trailer answered HTTP 404");
 
     let (mut intake, _) = start(page, &[FEED_URL]);

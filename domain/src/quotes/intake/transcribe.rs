@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::quotes::transcript::import::{Format, parse_assemblyai, parse_deepgram};
-use crate::quotes::transcript::{Run, RunKind, Segment};
+use crate::quotes::transcript::{Run, RunKind, Segment, names};
 
 /// A transcription service the site may be configured with (`TRANSCRIBE_PROVIDER`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,6 +339,10 @@ pub fn transcribed(service: Service, body: &[u8], created: &str) -> Result<Trans
 
 /// The segments with the service's labels where it wrote names, and the names by label (`None`
 /// when the service named nobody).
+///
+/// A name the service gave to several of its labels cannot be taken back to one of them: those
+/// turns go under one label of several voices (`A+B`, [`names::merged_label`]), whose vote the
+/// service's name is, and which is never confident.
 fn labels_back(
     mut segments: Vec<Segment>,
     mapping: &BTreeMap<String, String>,
@@ -346,14 +350,19 @@ fn labels_back(
     if mapping.is_empty() {
         return (segments, None);
     }
-    let label_of: BTreeMap<&str, &str> =
-        mapping.iter().rev().map(|(label, name)| (name.as_str(), label.as_str())).collect();
+    let mut labels_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (label, name) in mapping {
+        labels_of.entry(name.as_str()).or_default().push(label.as_str());
+    }
+    let label_of: BTreeMap<&str, String> =
+        labels_of.iter().map(|(name, labels)| (*name, names::merged_label(labels))).collect();
     for segment in &mut segments {
         if let Some(label) = label_of.get(segment.speaker.trim()) {
-            segment.speaker = (*label).to_string();
+            segment.speaker.clone_from(label);
         }
     }
-    (segments, Some(mapping.clone()))
+    let named = label_of.into_iter().map(|(name, label)| (label, name.to_string())).collect();
+    (segments, Some(named))
 }
 
 /// A model's name as a pipeline id's part: lower case, letters, digits and dashes.
@@ -402,6 +411,20 @@ mod tests {
         assert!(!names.contains_key("B"), "an empty name is no name");
         assert_eq!(done.run.pipeline, "assemblyai-universal-2");
         assert_eq!(done.duration_s, Some(12.5));
+    }
+
+    #[test]
+    fn a_name_given_to_two_voices_keeps_their_turns_under_one_label_of_both() {
+        let done = ASSEMBLYAI_DONE
+            .replace(r#""speaker": "B""#, r#""speaker": "Rosa Quint""#)
+            .replace(r#""B": """#, r#""B": "Rosa Quint", "C": "Ana Lima""#);
+        let done = transcribed(Service::AssemblyAi, done.as_bytes(), "2026-11-26").unwrap();
+        let labels: Vec<&str> = done.run.segments.iter().map(|s| s.speaker.as_str()).collect();
+        assert_eq!(labels, ["A+B", "A+B"], "neither voice is taken for the other");
+        let names = done.run.speaker_names.unwrap();
+        assert_eq!(names.get("A+B").map(String::as_str), Some("Rosa Quint"));
+        assert_eq!(names.get("C").map(String::as_str), Some("Ana Lima"));
+        assert!(!names.contains_key("A") && !names.contains_key("B"));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::quotes::transcript::{Names, Run, RunKind, Vote, VoteSource};
+use crate::quotes::transcript::{Names, Run, RunKind, Vote, VoteSource, names};
 
 /// Labels that stand for a role or a kind of voice, not a person: transcription services and editors
 /// write them where they do not know the name (`Audience`, `Host`, `Male 1`, `Unknown Speaker`).
@@ -112,12 +112,20 @@ pub fn asr_votes(run: &Run) -> BTreeMap<String, Vote> {
         let named = run.speaker_names.as_ref().map(|names| names.get(&segment.speaker));
         let vote = match (asr_evidence(format), named) {
             // The service's own naming, kept beside its labels: a name, or no name for this label.
+            (Some(evidence), Some(Some(name))) if names::is_merged_label(label) => {
+                let voices = label.split(names::MERGED).collect::<Vec<_>>().join(" and ");
+                let evidence = format!("{evidence}, which gave voices {voices} this one name");
+                Vote::new(VoteSource::Asr, Some(name.clone()), evidence)
+            }
             (Some(evidence), Some(Some(name))) => Vote::new(VoteSource::Asr, Some(name.clone()), evidence),
             (Some(_), Some(None)) => {
                 Vote::new(VoteSource::Asr, None, format!("{format} did not name the voice `{label}`"))
             }
             (None, _) => {
                 Vote::new(VoteSource::Asr, None, format!("{format} gives diarization labels, not names"))
+            }
+            (Some(_), None) if names::is_merged_label(label) => {
+                Vote::new(VoteSource::Asr, None, format!("the label `{label}` holds more than one voice"))
             }
             (Some(_), None) if is_anonymous_label(label) => {
                 Vote::new(VoteSource::Asr, None, format!("{format} gave the label `{label}`, not a name"))

@@ -9,6 +9,10 @@
 //! Elimination (source 4) is not stored: in a two-person conversation, once the other voice is
 //! recognised (confident or human), elimination votes for the remaining person on the roster. It is
 //! computed from the other sources only, so it cannot feed on itself.
+//!
+//! A label that joins labels with `+` (`A+B`) holds more than one voice: a transcription service gave
+//! two of its voices one name, so their turns cannot be told apart. Whatever the sources say, its
+//! name is at most `tentative` (never `confident`, so never `trust = high`) until a person decides.
 
 use std::collections::BTreeMap;
 
@@ -149,6 +153,22 @@ pub fn name_key(name: &str) -> String {
     name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
+/// What joins the labels of voices a service could not tell apart into one label.
+pub const MERGED: char = '+';
+
+/// The label holding the turns of several voices (`A+B`), its parts sorted.
+pub fn merged_label(labels: &[&str]) -> String {
+    let mut parts: Vec<&str> = labels.to_vec();
+    parts.sort();
+    parts.dedup();
+    parts.join(&MERGED.to_string())
+}
+
+/// Whether a label holds the turns of more than one voice.
+pub fn is_merged_label(label: &str) -> bool {
+    label.split(MERGED).filter(|part| !part.trim().is_empty()).count() > 1
+}
+
 /// The state of one label from its votes and any human decision.
 pub fn resolve(votes: &[Vote], human: Option<&HumanDecision>) -> ResolvedName {
     if let Some(human) = human {
@@ -195,8 +215,10 @@ pub fn resolve_all(names: &Names, runs: &[Vec<String>], roster: &[Person]) -> BT
             .collect()
     };
     let human = |label: &str| names.labels.get(label).and_then(|entry| entry.human.clone());
-    let base: BTreeMap<&str, ResolvedName> =
-        all.iter().map(|label| (label.as_str(), resolve(&stored(label), human(label).as_ref()))).collect();
+    let base: BTreeMap<&str, ResolvedName> = all
+        .iter()
+        .map(|label| (label.as_str(), resolve_label(label, &stored(label), human(label).as_ref())))
+        .collect();
 
     let mut reports = BTreeMap::new();
     for label in &all {
@@ -206,13 +228,23 @@ pub fn resolve_all(names: &Names, runs: &[Vec<String>], roster: &[Person]) -> BT
             votes.push(vote);
         }
         let human = human(label);
-        let resolved = resolve(&votes, human.as_ref());
+        let resolved = resolve_label(label, &votes, human.as_ref());
         reports.insert(
             label.clone(),
             LabelReport { name: resolved.name, name_state: resolved.state, votes, human },
         );
     }
     reports
+}
+
+/// [`resolve`], with a label of several voices held below `confident`: one name is wrong for some
+/// of its turns, however many sources give it.
+fn resolve_label(label: &str, votes: &[Vote], human: Option<&HumanDecision>) -> ResolvedName {
+    let mut resolved = resolve(votes, human);
+    if resolved.state == NameState::Confident && is_merged_label(label) {
+        resolved.state = NameState::Tentative;
+    }
+    resolved
 }
 
 /// Source 4: in a conversation of exactly two voices and two people, the voice that is not the
@@ -571,6 +603,27 @@ mod tests {
                 S1: Unknown None []
                 S2: Unknown None []"#]],
         );
+    }
+
+    #[test]
+    fn a_label_of_two_voices_is_never_confident_until_a_person_decides() {
+        // The service gave A and B one name; the model and elimination agree with it.
+        let merged = merged_label(&["B", "A"]);
+        assert_eq!(merged, "A+B");
+        assert!(is_merged_label(&merged) && !is_merged_label("A") && !is_merged_label("C++"));
+        check_all(
+            &names(&[(&merged, "asr=Ana llm=Ana"), ("C", "asr=Bea llm=Bea")]),
+            &[&merged, "C"],
+            &["Ana", "Bea"],
+            expect![[r#"
+                A+B: Tentative Some("Ana") [Asr=Ana LanguageModel=Ana Elimination=Ana]
+                C: Confident Some("Bea") [Asr=Bea LanguageModel=Bea Elimination=-]"#]],
+        );
+        let mut decided = names(&[(&merged, "asr=Ana llm=Ana")]);
+        decided.labels.get_mut(&merged).unwrap().human =
+            Some(HumanDecision { name: "Ana".into(), by: "ed".into(), note: None });
+        let reports = resolve_all(&decided, &[vec![merged.clone()]], &[]);
+        assert_eq!(reports[&merged].name_state, NameState::Human);
     }
 
     #[test]
