@@ -57,8 +57,8 @@ echo "local R2 filled in $(( $(date +%s) - started )) s: $(wc -l < "$OUT.r2/obje
 # sign-in writes them (only the token's SHA-256 is stored); its cookie goes with every request.
 SESSION=bench-editor-session
 (cd "$WORK" && "$WRANGLER" d1 execute DB --local --persist-to state --command \
-  "INSERT INTO accounts (id, handle, display_name, role, created_at) VALUES (1, 'bench-editor', 'Bench editor', 'editor', '2026-01-01T00:00:00Z');
-   INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) VALUES ('$(printf %s "$SESSION" | sha256sum | cut -d' ' -f1)', 1, 'bench', '2026-01-01T00:00:00Z', 4102444800);" >/dev/null)
+  "INSERT INTO accounts (handle, display_name, role, created_at) VALUES ('bench-editor', 'Bench editor', 'editor', '2026-01-01T00:00:00Z');
+   INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) SELECT '$(printf %s "$SESSION" | sha256sum | cut -d' ' -f1)', id, 'bench', '2026-01-01T00:00:00Z', 4102444800 FROM accounts WHERE handle = 'bench-editor';" >/dev/null)
 export COOKIE="cp_session=$SESSION"
 started=$(date +%s)
 source scripts/dev-local-lib.sh

@@ -335,8 +335,11 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
     for built in episodes {
         queue.add(&built.record, built.canonical.episode.audio_url.as_deref());
     }
-    queue.sort();
-    out.write("episodes/review.json", serde_json::to_string(&queue)?.as_bytes())?;
+    let (head, parts) = queue.published();
+    out.write("episodes/review.json", serde_json::to_string(&head)?.as_bytes())?;
+    for (n, part) in parts.iter().enumerate() {
+        out.write(&format!("episodes/review/{}.json", n + 1), serde_json::to_string(part)?.as_bytes())?;
+    }
 
     let mut jsonl = String::new();
     for built in episodes {
@@ -453,9 +456,16 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
         ),
         (
             "review-queue.schema.json",
-            schema::<review::Queue>(
+            schema::<review::QueueHead>(
                 "review-queue.schema.json",
-                "/episodes/review.json (the editors' review queue as built)",
+                "/episodes/review.json (the editors' review queue as built: its first part)",
+            ),
+        ),
+        (
+            "review-queue-part.schema.json",
+            schema::<review::QueuePart>(
+                "review-queue-part.schema.json",
+                "/episodes/review/{n}.json (the next parts of the review queue)",
             ),
         ),
     ]

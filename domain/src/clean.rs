@@ -76,6 +76,32 @@ pub fn without_controls(text: &str) -> String {
     text.chars().filter(|c| !c.is_control() && !is_bidi_control(*c)).collect()
 }
 
+/// `text` made to pass [`check`] as a field of `kind` by leaving out what it refuses: for text a
+/// machine wrote (a transcription service's answer, an imported transcript), where no person is there
+/// to fix it and an invisible character means nothing. Line and paragraph separators become spaces, and
+/// so do newlines and tabs in a [`TextKind::Line`].
+pub fn tidied(text: &str, kind: TextKind) -> String {
+    if check("", text, kind).is_none() {
+        return text.to_string();
+    }
+    let spaced = |c: char| {
+        matches!(c, '\u{2028}' | '\u{2029}') || (kind == TextKind::Line && matches!(c, '\n' | '\t'))
+    };
+    let mut out: String = text
+        .chars()
+        .map(|c| if spaced(c) { ' ' } else { c })
+        .filter(|&c| {
+            (kind == TextKind::Prose && matches!(c, '\n' | '\t'))
+                || !(c.is_control() || is_invisible(c) || is_bidi_control(c))
+        })
+        .collect();
+    if check("", &out, kind).is_some() {
+        // A joiner or a variation selector out of place: emoji sequences give way.
+        out.retain(|c| c != ZWJ && !is_variation_selector(c));
+    }
+    out
+}
+
 /// Whether `text` is one emoji (see the module documentation).
 pub fn is_one_emoji(text: &str) -> bool {
     let chars: Vec<char> = text.chars().take(MAX_EMOJI_CODE_POINTS + 1).collect();
@@ -537,5 +563,20 @@ mod tests {
     #[test]
     fn the_head_text_loses_controls() {
         assert_eq!(without_controls("\u{202E}Soup\u{0}\u{200F} \u{2067}x\u{2069}"), "Soup x");
+    }
+
+    #[test]
+    fn machine_text_is_tidied_to_pass() {
+        let cases = [
+            ("com\u{00AD}pli\u{200B}cated", TextKind::Line, "complicated"),
+            ("one\ntwo\u{2028}three\u{0}", TextKind::Line, "one two three"),
+            ("one\ntwo\u{202E}", TextKind::Prose, "one\ntwo"),
+            ("a\u{FE0F}b \u{200D}", TextKind::Line, "ab "),
+            ("👩\u{200D}🍳 fine", TextKind::Line, "👩\u{200D}🍳 fine"),
+        ];
+        for (text, kind, tidy) in cases {
+            assert_eq!(tidied(text, kind), tidy, "{text:?}");
+            assert_eq!(check("f", &tidied(text, kind), kind), None, "{text:?}");
+        }
     }
 }

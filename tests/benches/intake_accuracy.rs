@@ -1,7 +1,7 @@
 //! Attribution accuracy on episodes that come in through AssemblyAI (BENCHMARKS.md, "Intake"):
 //! `cargo bench -p tests --bench intake_accuracy`.
 //!
-//! Real conversations through the real path. BENCH_EPISODES (default 8) episodes of the Changelog
+//! Real conversations through the real path. BENCH_EPISODES (default 30) episodes of the Changelog
 //! corpus (CC BY-SA 4.0, © Changelog Media LLC, extracted into the ignored `tests/.work/corpus`), each
 //! with its own roster, are served by a scripted publisher as a feed with `<podcast:person>` names and
 //! audio but no transcript. The Worker in `wrangler dev --local` asks a scripted AssemblyAI for them;
@@ -211,7 +211,7 @@ struct Tally {
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let n: usize = std::env::var("BENCH_EPISODES").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let n: usize = std::env::var("BENCH_EPISODES").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
     let quotes: usize = std::env::var("BENCH_QUOTES").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
     let (service_error, service_abstain) =
         (rate("BENCH_SERVICE_ERROR", 0.1), rate("BENCH_SERVICE_ABSTAIN", 0.3));

@@ -37,6 +37,7 @@ JSON_KINDS = [
     (rf"episodes/{EP}/transcript\.p20\.json", "podcasting20-transcript"),
     (r"episodes/by-url\.json", "episodes-by-url"),
     (r"episodes/review\.json", "review-queue"),
+    (r"episodes/review/\d+\.json", "review-queue-part"),
     (r"episodes\.json", "episodes"),
     (r"shows\.json", "shows"),
     (r"slugs\.json", "slugs"),

@@ -10,6 +10,8 @@
 //! fragment, so `/episodes/{id}#t=65` cites a turn and its moment at once. Transcript text sits in
 //! `dir="auto"` blocks and names in `<bdi>`: a Hebrew turn reads right to left beside English.
 
+use std::collections::BTreeMap;
+
 use minijinja::context;
 use serde_json::{Value, json};
 
@@ -190,7 +192,7 @@ pub struct RecordHead {
     pub canonical_run: String,
     pub duration_s: f64,
     #[serde(default)]
-    pub downloads: std::collections::BTreeMap<String, String>,
+    pub downloads: BTreeMap<String, String>,
     pub runs: Vec<RunHead>,
 }
 
@@ -464,14 +466,15 @@ impl Renderer {
         &self,
         account: &str,
         csrf: &str,
-        entries: &[(Entry, Vec<String>)],
+        entries: &[Entry],
+        known: &BTreeMap<String, Vec<String>>,
         total: usize,
         saved: Option<Value>,
     ) -> Result<String> {
         let entries: Vec<Value> = entries
             .iter()
             .enumerate()
-            .map(|(idx, (entry, known))| {
+            .map(|(idx, entry)| {
                 let episode = EpisodeRef {
                     id: entry.episode.clone(),
                     title: entry.title.clone(),
@@ -495,15 +498,23 @@ impl Renderer {
                         "clock": clock(t.start_s), "href": turn_href(&entry.episode, t.start_s), "text": t.text,
                         "listen": entry.audio_url.as_ref().map(|_| listen_url(&episode, t.start_s)),
                     })).collect::<Vec<_>>(),
-                    "known": known, "confirm": confirm,
+                    "known": known_id(&entry.show), "confirm": confirm,
                 })
             })
             .collect();
+        // One list of suggestions per show, however many of its labels the page shows.
+        let known: Vec<Value> =
+            known.iter().map(|(show, people)| json!({"id": known_id(show), "people": people})).collect();
         self.env.get_template("review.html")?.render(context! {
             lang => "en", dir => "ltr", title => "Names to review", tagline => TAGLINE, footer => FOOTER,
-            account, csrf, entries, total, saved,
+            account, csrf, entries, known, total, saved,
         })
     }
+}
+
+/// The id of a show's list of known people on the review page.
+fn known_id(show: &str) -> String {
+    format!("known-{show}")
 }
 
 fn download_name(key: &str) -> &str {

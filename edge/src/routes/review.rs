@@ -15,7 +15,7 @@ use domain::api::ReviewAsked;
 use domain::quotes::page::state_word;
 use domain::quotes::transcript::EpisodeRecord;
 use domain::quotes::transcript::names::decision_from_body;
-use domain::quotes::transcript::review::{Entry, Queue};
+use domain::quotes::transcript::review::{Entry, Queue, QueueHead, QueuePart};
 use serde_json::json;
 use worker::{Env, Request, Response};
 
@@ -29,13 +29,35 @@ use crate::{decisions, intake};
 /// Entries a page shows, most cited first.
 const SHOWN: usize = 50;
 
-/// The build's queue with the intake's episodes added and decisions since applied.
-async fn queue(env: &Env) -> Result<Queue, ApiError> {
-    let mut queue: Queue = match fetch_bytes(env, "episodes/review.json".into()).await? {
+/// What a page of the queue shows: its most cited entries, the people their shows know, and how
+/// many entries the queue holds.
+struct Shown {
+    entries: Vec<Entry>,
+    known: BTreeMap<String, Vec<String>>,
+    total: usize,
+}
+
+/// The build's queue, read a part at a time until a page is full, with the intake's episodes added
+/// and decisions since applied. `total` counts the decisions of the parts read: a label decided
+/// through the API deep in the queue still counts until the next build.
+async fn queue(env: &Env) -> Result<Shown, ApiError> {
+    let head: QueueHead = match fetch_bytes(env, "episodes/review.json".into()).await? {
         Some(bytes) => serde_json::from_slice(&bytes)
             .map_err(|err| ApiError::Internal(format!("episodes/review.json: {err}")))?,
-        None => Queue::default(),
+        None => QueueHead::default(),
     };
+    let (mut built, mut read) = (head.total, 0);
+    let mut kept = undecided(env, head.entries, &mut built).await?;
+    while kept.len() < SHOWN && read < head.parts {
+        read += 1;
+        let name = format!("episodes/review/{read}.json");
+        let Some(bytes) = fetch_bytes(env, name.clone()).await? else { break };
+        let part: QueuePart =
+            serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("{name}: {err}")))?;
+        kept.extend(undecided(env, part.entries, &mut built).await?);
+    }
+    let mut queue = Queue { entries: kept, known: head.known };
+    let mut taken_in = Queue::default();
     for summary in &intake::taken_in(env, true).await?.summaries {
         if queue.entries.iter().any(|entry| entry.episode == summary.id) {
             continue;
@@ -43,16 +65,36 @@ async fn queue(env: &Env) -> Result<Queue, ApiError> {
         if let Some(bytes) = intake::episode_file(env, &summary.id, ".json").await? {
             let record: EpisodeRecord = serde_json::from_slice(&bytes)
                 .map_err(|err| ApiError::Internal(format!("intake record {}: {err}", summary.id)))?;
-            queue.add(&record, None);
+            taken_in.add(&record, None);
         }
     }
-    let mut ids: Vec<&str> = queue.entries.iter().map(|entry| entry.episode.as_str()).collect();
+    let taken_in_entries = undecided(env, taken_in.entries, &mut 0).await?;
+    let total = built + taken_in_entries.len();
+    queue.entries.extend(taken_in_entries);
+    for (show, people) in taken_in.known {
+        let known = queue.known.entry(show).or_default();
+        known.extend(people);
+        known.sort();
+        known.dedup();
+    }
+    queue.sort();
+    queue.entries.truncate(SHOWN);
+    let shows: Vec<&str> = queue.entries.iter().map(|entry| entry.show.as_str()).collect();
+    queue.known.retain(|show, _| shows.contains(&show.as_str()));
+    Ok(Shown { entries: queue.entries, known: queue.known, total })
+}
+
+/// `entries` without the labels decided since they were queued, the others with their names
+/// resolved again (a decision can make another label confident by elimination); `total` loses one
+/// for each label that left.
+async fn undecided(env: &Env, entries: Vec<Entry>, total: &mut usize) -> Result<Vec<Entry>, ApiError> {
+    let mut ids: Vec<&str> = entries.iter().map(|entry| entry.episode.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
     let in_force = decisions::decisions_of(env, &ids, true).await?;
-    let mut kept: Vec<Entry> = Vec::with_capacity(queue.entries.len());
+    let mut kept: Vec<Entry> = Vec::with_capacity(entries.len());
     let mut reports = BTreeMap::new();
-    for mut entry in std::mem::take(&mut queue.entries) {
+    for mut entry in entries {
         let Some(decided) = in_force.get(&entry.episode) else {
             kept.push(entry);
             continue;
@@ -64,18 +106,17 @@ async fn queue(env: &Env) -> Result<Queue, ApiError> {
             };
             reports.insert(entry.episode.clone(), resolved);
         }
-        let Some(report) = reports[&entry.episode].get(&entry.label) else { continue };
-        if report.name_state.is_trustworthy() {
-            continue;
+        match reports[&entry.episode].get(&entry.label) {
+            Some(report) if !report.name_state.is_trustworthy() => {
+                entry.name = report.name.clone();
+                entry.name_state = report.name_state;
+                entry.votes = report.votes.clone();
+                kept.push(entry);
+            }
+            _ => *total = total.saturating_sub(1),
         }
-        entry.name = report.name.clone();
-        entry.name_state = report.name_state;
-        entry.votes = report.votes.clone();
-        kept.push(entry);
     }
-    queue.entries = kept;
-    queue.sort();
-    Ok(queue)
+    Ok(kept)
 }
 
 /// `GET /kitchen/review?episode=…&label=…`: the queue, and the label just decided.
@@ -98,14 +139,10 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
         },
         None => None,
     };
-    let shown: Vec<(Entry, Vec<String>)> = queue
-        .entries
-        .iter()
-        .take(SHOWN)
-        .map(|entry| (entry.clone(), queue.known.get(&entry.show).cloned().unwrap_or_default()))
-        .collect();
     let html = RENDERER
-        .with(|r| r.review_page(&session.handle, &session.csrf, &shown, queue.entries.len(), saved))
+        .with(|r| {
+            r.review_page(&session.handle, &session.csrf, &queue.entries, &queue.known, queue.total, saved)
+        })
         .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
     let mut response = Response::from_html(html)?;
     response.headers_mut().set("Cache-Control", "no-store")?;

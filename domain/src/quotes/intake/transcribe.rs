@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::quotes::transcript::import::{Format, parse_assemblyai, parse_deepgram};
+use crate::clean::{self, TextKind};
+use crate::quotes::transcript::import::{Format, parse_assemblyai, parse_deepgram, tidy};
 use crate::quotes::transcript::{Run, RunKind, Segment, names};
 
 /// A transcription service the site may be configured with (`TRANSCRIBE_PROVIDER`).
@@ -296,13 +297,19 @@ pub fn transcribed(service: Service, body: &[u8], created: &str) -> Result<Trans
         .map_err(|err| format!("{}'s answer is not JSON: {err}", service.name()))?;
     let (format, model, segments, duration_s, speaker_names) = match service {
         Service::AssemblyAi => {
-            let segments = parse_assemblyai(text).map_err(|err| format!("AssemblyAI's transcript: {err}"))?;
+            let segments =
+                tidy(parse_assemblyai(text).map_err(|err| format!("AssemblyAI's transcript: {err}"))?);
             let mapping: BTreeMap<String, String> = value
                 .pointer("/speech_understanding/response/speaker_identification/mapping")
                 .and_then(Value::as_object)
                 .map(|map| {
                     map.iter()
-                        .filter_map(|(label, name)| Some((label.clone(), name.as_str()?.trim().to_string())))
+                        .filter_map(|(label, name)| {
+                            Some((
+                                label.clone(),
+                                clean::tidied(name.as_str()?, TextKind::Line).trim().to_string(),
+                            ))
+                        })
                         .filter(|(_, name)| !name.is_empty())
                         .collect()
                 })
@@ -317,7 +324,7 @@ pub fn transcribed(service: Service, body: &[u8], created: &str) -> Result<Trans
             (Format::Assemblyai, model, segments, duration, names)
         }
         Service::Deepgram => {
-            let segments = parse_deepgram(text).map_err(|err| format!("Deepgram's transcript: {err}"))?;
+            let segments = tidy(parse_deepgram(text).map_err(|err| format!("Deepgram's transcript: {err}"))?);
             let duration = value.pointer("/metadata/duration").and_then(Value::as_f64);
             (Format::Deepgram, DEEPGRAM_MODEL.to_string(), segments, duration, None)
         }
@@ -411,6 +418,20 @@ mod tests {
         assert!(!names.contains_key("B"), "an empty name is no name");
         assert_eq!(done.run.pipeline, "assemblyai-universal-2");
         assert_eq!(done.duration_s, Some(12.5));
+    }
+
+    #[test]
+    fn invisible_characters_in_the_services_words_are_left_out() {
+        let done = ASSEMBLYAI_DONE.replace(
+            r#""text": "Good morning."}"#,
+            r#""text": "Good mor\u00adning.", "words": [{"text": "Good", "start": 1000, "end": 1500}, {"text": "mor\u00adning.", "start": 1500, "end": 4000}, {"text": "\u200b", "start": 3900, "end": 4000}]}"#,
+        );
+        let done = transcribed(Service::AssemblyAi, done.as_bytes(), "2026-11-26").unwrap();
+        let first = &done.run.segments[0];
+        assert_eq!(first.text, "Good mor\u{00AD}ning.", "prose may hold a soft hyphen");
+        let words: Vec<&str> = first.words.iter().flatten().map(|w| w.w.as_str()).collect();
+        assert_eq!(words, ["Good", "morning."], "a word is one visible line");
+        assert!(crate::quotes::transcript::validate_run(&done.run).is_empty());
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //!
 //! "Cited" counts the label's turns in the canonical transcript: each turn is a passage an
 //! attribution or a search can answer with, so a label with many turns stands behind many answers.
-//! The build publishes the queue of its episodes (`episodes/review.json`); the Worker drops the
-//! labels editors have decided since and adds the episodes the intake took in.
+//! The build publishes the queue of its episodes in parts of [`PART`] entries, most cited first
+//! (`episodes/review.json`, then `episodes/review/{n}.json`), so a page of the queue reads the first
+//! part or two, not the whole; the Worker drops the labels editors have decided since and adds the
+//! episodes the intake took in.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,9 +48,12 @@ pub struct Entry {
     pub audio_url: Option<String>,
 }
 
-/// `episodes/review.json`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+/// Entries in each published part of the queue: more than a page shows, so decisions since the build
+/// seldom make a page read a second part.
+pub const PART: usize = 200;
+
+/// The whole queue, as the build makes it.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Queue {
     /// Most cited first; then by episode and label.
     pub entries: Vec<Entry>,
@@ -104,7 +109,40 @@ pub fn entries(record: &EpisodeRecord, audio_url: Option<&str>) -> (Vec<Entry>, 
     (out, known)
 }
 
+/// `episodes/review.json`: the queue as built, its first part.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct QueueHead {
+    /// Entries in the whole queue.
+    pub total: usize,
+    /// How many parts follow this one: `episodes/review/1.json` to `episodes/review/{parts}.json`.
+    pub parts: usize,
+    /// Per show, the people it already knows (rosters, and names that are confident or decided):
+    /// what the queue suggests.
+    pub known: BTreeMap<String, Vec<String>>,
+    /// The most cited [`PART`] entries.
+    pub entries: Vec<Entry>,
+}
+
+/// `episodes/review/{n}.json`: the next [`PART`] entries of the queue.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct QueuePart {
+    pub entries: Vec<Entry>,
+}
+
 impl Queue {
+    /// The queue, sorted, as its published files: the head, then the parts.
+    pub fn published(mut self) -> (QueueHead, Vec<QueuePart>) {
+        self.sort();
+        let total = self.entries.len();
+        let mut parts: Vec<QueuePart> =
+            self.entries.chunks(PART).map(|entries| QueuePart { entries: entries.to_vec() }).collect();
+        let first = if parts.is_empty() { QueuePart::default() } else { parts.remove(0) };
+        let head = QueueHead { total, parts: parts.len(), known: self.known, entries: first.entries };
+        (head, parts)
+    }
+
     /// Adds an episode's entries and known people.
     pub fn add(&mut self, record: &EpisodeRecord, audio_url: Option<&str>) {
         let (entries, known) = entries(record, audio_url);
@@ -200,5 +238,18 @@ mod tests {
         assert_eq!(queue.entries[0].audio_url.as_deref(), Some("https://example.org/b.mp3"));
         // The show knows its roster and its confident names, not the unconfirmed ones.
         assert_eq!(queue.known["show"], ["Ana Lima"]);
+
+        // Published in parts, most cited first: the head says how many entries and parts in all.
+        let mut many = queue.clone();
+        for n in 0..PART {
+            many.add(
+                &record(&format!("ep_{n:03}"), &[("Z", "Again.")], &[("Z", None, NameState::Unknown)]),
+                None,
+            );
+        }
+        let (head, parts) = many.published();
+        assert_eq!((head.total, head.parts, head.entries.len(), parts.len()), (PART + 3, 1, PART, 1));
+        assert_eq!((head.entries[0].episode.as_str(), parts[0].entries.len()), ("ep_b", 3));
+        assert_eq!(head.known["show"], ["Ana Lima"]);
     }
 }

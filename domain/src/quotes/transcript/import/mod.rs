@@ -9,6 +9,7 @@ mod changelog;
 mod json;
 mod timed_text;
 
+use crate::clean::{self, TextKind};
 use crate::quotes::transcript::{RunKind, Segment, Word};
 
 pub use changelog::{changelog_source_url, parse_changelog};
@@ -92,10 +93,32 @@ pub fn import(format: Format, text: &str, companion: Option<&str>) -> Result<Vec
             parse_rttm(text, companion)?
         }
     };
+    let segments = tidy(segments);
     if segments.is_empty() {
         return Err("the file holds no speech".into());
     }
     Ok(segments)
+}
+
+/// Segments a machine wrote, made to pass the rules of stored text ([`clean::tidied`]): an invisible
+/// character in a service's words (a soft hyphen, a zero width space) is left out rather than
+/// refusing the whole transcript. A word or a segment left empty goes.
+pub fn tidy(segments: Vec<Segment>) -> Vec<Segment> {
+    segments
+        .into_iter()
+        .map(|mut segment| {
+            segment.speaker = clean::tidied(&segment.speaker, TextKind::Line);
+            segment.text = clean::tidied(&segment.text, TextKind::Prose);
+            if let Some(words) = &mut segment.words {
+                for word in words.iter_mut() {
+                    word.w = clean::tidied(&word.w, TextKind::Line);
+                }
+                words.retain(|word| !word.w.trim().is_empty());
+            }
+            segment
+        })
+        .filter(|segment| !segment.text.trim().is_empty() && !segment.speaker.trim().is_empty())
+        .collect()
 }
 
 /// Rounds to milliseconds, so imported files stay readable and diff well.
