@@ -118,9 +118,9 @@ pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic
 /// its page (`/tx/episodes/<name>`, also reached by the share link `/tx/share/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
 /// length in minutes. The name tells the scripted transcription services
 /// (`tests::transcribers`) how to behave: `twice` calls back twice, `quiet` never calls back,
-/// `early` calls back before it answers the submission, `gone`'s audio answers 404, `liar`'s audio is
-/// longer than its feed says.
-pub const UNTRANSCRIBED: [(&str, u32); 9] = [
+/// `early` calls back before it answers the submission, `gone`'s audio answers 404, `liar`'s audio (a
+/// WAV) and `boxed`'s (an M4A with its index at its end, served by range) are longer than their feed says.
+pub const UNTRANSCRIBED: [(&str, u32); 10] = [
     ("clean", 10),
     ("twice", 10),
     ("quiet", 10),
@@ -130,12 +130,38 @@ pub const UNTRANSCRIBED: [(&str, u32); 9] = [
     ("fill", 30),
     ("early", 10),
     ("liar", 10),
+    ("boxed", 10),
 ];
 
-/// How many times longer an episode's audio is than its feed claims: `liar`'s file lasts two and a
-/// half hours where its feed says ten minutes.
+/// How many times longer an episode's audio is than its feed claims: `liar`'s and `boxed`'s files
+/// last two and a half hours where their feed says ten minutes.
 fn truly_longer(name: &str) -> u32 {
-    if name == "liar" { 15 } else { 1 }
+    if matches!(name, "liar" | "boxed") { 15 } else { 1 }
+}
+
+/// The bytes `range` (`bytes=a-b`) asks for of an M4A file that lasts `seconds`, its index (`moov`)
+/// after its media (`mdat`, 16,000 bytes a second of zeros, never held whole), with the whole file's
+/// size.
+pub fn m4a_range(seconds: u32, range: Option<&str>) -> (Vec<u8>, u64, u64) {
+    let media = u64::from(seconds) * 16_000;
+    let mut head = b"\0\0\0\x18ftypM4A \0\0\0\0M4A mp42\0\0\0\x01mdat".to_vec();
+    head.extend_from_slice(&(16 + media).to_be_bytes());
+    let mut index = b"\0\0\0\x6cmoov\0\0\0\x64mvhd\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+    index.extend_from_slice(&1000u32.to_be_bytes());
+    index.extend_from_slice(&(seconds * 1000).to_be_bytes());
+    index.resize(108, 0);
+    let (index_at, total) = (head.len() as u64 + media, head.len() as u64 + media + index.len() as u64);
+    let (from, to) = range
+        .and_then(|r| r.strip_prefix("bytes="))
+        .and_then(|r| r.split_once('-'))
+        .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?.min(total - 1))))
+        .unwrap_or((0, (total - 1).min(65_535)));
+    let byte = |at: u64| match at {
+        at if at < head.len() as u64 => head[at as usize],
+        at if at >= index_at => index[(at - index_at) as usize],
+        _ => 0,
+    };
+    ((from..=to).map(byte).collect(), from, total)
 }
 
 /// The feed of [`UNTRANSCRIBED`] on `host`: the show's people, its licence, and no transcripts.
@@ -149,13 +175,14 @@ fn untranscribed_feed(host: &str) -> String {
                  <guid isPermaLink=\"false\">diary-{name}</guid>\
                  <pubDate>Mon, {day:02} Nov 2026 06:00:00 +0000</pubDate>\
                  <itunes:duration>{hh:02}:{mm:02}:00</itunes:duration>\
-                 <enclosure url=\"http://{host}/audio/{name}-{seconds}.wav\" length=\"{bytes}\" type=\"audio/wav\"/>\
+                 <enclosure url=\"http://{host}/audio/{name}-{seconds}.{ext}\" length=\"{bytes}\" type=\"audio/wav\"/>\
                  <podcast:person role=\"guest\">Ines Varga</podcast:person></item>",
                 day = n + 1,
                 hh = minutes / 60,
                 mm = minutes % 60,
                 seconds = minutes * 60,
                 bytes = 44 + minutes * 60 * 8000,
+                ext = if *name == "boxed" { "m4a" } else { "wav" },
             )
         })
         .collect();
@@ -251,6 +278,15 @@ pub async fn podcast_host() -> Result<Listener> {
                     let seconds: Option<u32> = seconds.and_then(|s| s.parse().ok());
                     let body = wav(seconds.unwrap_or(3) * truly_longer(name.unwrap_or_default()));
                     respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body).await
+                }
+                path if path.starts_with("/audio/") && path.ends_with(".m4a") => {
+                    let (name, seconds) = path["/audio/".len()..].trim_end_matches(".m4a").rsplit_once('-').unzip();
+                    let seconds = seconds.and_then(|s| s.parse::<u32>().ok()).unwrap_or(3);
+                    let seconds = seconds * truly_longer(name.unwrap_or_default());
+                    let (body, from, total) = m4a_range(seconds, request.headers.get("range").map(String::as_str));
+                    let range = format!("bytes {from}-{}/{total}", from + body.len() as u64 - 1);
+                    let headers = [("Content-Type", "audio/mp4"), ("Content-Range", range.as_str())];
+                    respond_bytes(&mut stream, "206 Partial Content", &headers, &body).await
                 }
                 "/audio/99.mp3" => {
                     respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await

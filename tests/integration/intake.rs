@@ -575,7 +575,8 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
     );
     ensure!(jobs[4]["state"] == "ready", "a callback before the submission's answer is kept: {}", jobs[4]);
     // Deepgram cannot be told to stop, so the audio is measured before it is bought: a feed that
-    // claims ten minutes for two and a half hours is taken at the file's length, past the longest.
+    // claims ten minutes for two and a half hours is taken at the file's length, past the longest:
+    // a WAV by its header, an M4A by its index after its media (a second, ranged read).
     let liar = site.take_in("liar").await?;
     let reason = liar["reason"].as_str().unwrap_or_default();
     ensure!(
@@ -584,10 +585,13 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
             && reason.contains("INTAKE_MAX_AUDIO_HOURS"),
         "{liar}"
     );
+    let boxed = site.take_in("boxed").await?;
+    let reason = boxed["reason"].as_str().unwrap_or_default();
+    ensure!(boxed["state"] == "failed" && reason.contains("2.5 hours long by its audio file"), "{boxed}");
+    let events = service.events();
     ensure!(
-        !service.events().iter().any(|e| e.contains("/liar-")),
-        "nothing submitted: {:?}",
-        service.events()
+        !events.iter().any(|e| e.contains("/liar-") || e.contains("/boxed-")),
+        "nothing submitted: {events:?}"
     );
 
     let episode = jobs[0]["episode_id"].as_str().context("clean's episode")?;

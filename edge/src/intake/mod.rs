@@ -93,7 +93,19 @@ pub fn allowance(env: &Env) -> Allowance {
 /// Fetches an address of `kind` as untrusted: each redirect checked, the body bounded in bytes and
 /// the whole in time. `Err` is a reason a person can act on.
 pub async fn fetch(address: &str, kind: Fetched, allowance: &Allowance) -> Result<Answer, String> {
-    fetch_if_changed(address, kind, allowance, &FeedValidators::default()).await.map(|(answer, _)| answer)
+    fetch_if_changed(address, kind, allowance, &FeedValidators::default(), 0).await.map(|(answer, _)| answer)
+}
+
+/// [`fetch`] of a kind that [`Fetched::cuts`], from byte `from` of the file on.
+pub async fn fetch_from(
+    address: &str,
+    kind: Fetched,
+    allowance: &Allowance,
+    from: u64,
+) -> Result<Answer, String> {
+    fetch_if_changed(address, kind, allowance, &FeedValidators::default(), from)
+        .await
+        .map(|(answer, _)| answer)
 }
 
 /// [`fetch`], conditional on `known` (a 304 answers when nothing changed), with the answer's own
@@ -103,6 +115,7 @@ async fn fetch_if_changed(
     kind: Fetched,
     allowance: &Allowance,
     known: &FeedValidators,
+    from: u64,
 ) -> Result<(Answer, FeedValidators), String> {
     let mut url = outbound::check(address, allowance).map_err(|refusal| format!("{address}: {refusal}"))?;
     let limit = Duration::from_millis(kind.timeout_ms());
@@ -114,7 +127,7 @@ async fn fetch_if_changed(
             let headers = Headers::new();
             headers.set("User-Agent", "Commonplace intake (+https://commonplace.example/docs/quotes)").ok();
             if kind.cuts() {
-                headers.set("Range", &format!("bytes=0-{}", kind.max_bytes() - 1)).ok();
+                headers.set("Range", &format!("bytes={from}-{}", from + kind.max_bytes() as u64 - 1)).ok();
             } else {
                 headers.set("Accept-Encoding", "gzip").ok();
             }
@@ -338,7 +351,7 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
     let db = store::db(env)?;
     let allowance = allowance(env);
     let known = store::feed_validators(&db, url).await?;
-    let (answer, validators) = match fetch_if_changed(url, Fetched::Feed, &allowance, &known).await {
+    let (answer, validators) = match fetch_if_changed(url, Fetched::Feed, &allowance, &known, 0).await {
         Ok(read) => read,
         Err(reason) => {
             worker::console_warn!("followed feed {url}: {reason}");

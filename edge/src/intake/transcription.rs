@@ -13,6 +13,7 @@
 //! with that job's episode, charged nothing.
 
 use domain::quotes::intake::Audio;
+use domain::quotes::intake::audio as measure;
 use domain::quotes::intake::transcribe::{self, Call, Order, Progress, Service};
 use domain::quotes::transcript::Run;
 use domain::quotes::transcript::url::normalise_source_url;
@@ -304,11 +305,19 @@ async fn charge(
 /// ([`domain::quotes::intake::audio`]); `None` when the file cannot be read or measured, and then the
 /// feed's claim stands (a dead link is the service's to report).
 async fn measured_s(env: &Env, audio: &Audio) -> Option<f64> {
-    let answer = super::fetch(&audio.audio_url, Fetched::AudioHead, &super::allowance(env)).await.ok()?;
-    if !(200..300).contains(&answer.status) {
+    let allowance = super::allowance(env);
+    let head = super::fetch(&audio.audio_url, Fetched::AudioHead, &allowance).await.ok()?;
+    if !(200..300).contains(&head.status) {
         return None;
     }
-    domain::quotes::intake::audio::measured_seconds(&answer.body, answer.size)
+    if let Some(seconds) = measure::measured_seconds(&head.body, head.size) {
+        return Some(seconds);
+    }
+    // An MP4 whose index follows its media: one more read, where the head says it starts. A host
+    // that ignored the range sent the file from its start, which holds no index there.
+    let at = measure::index_at(&head.body).filter(|at| head.size.is_none_or(|size| *at < size))?;
+    let index = super::fetch_from(&audio.audio_url, Fetched::AudioHead, &allowance, at).await.ok()?;
+    (index.status == 206).then(|| measure::index_seconds(&index.body)).flatten()
 }
 
 /// The address the service calls back, with the job's token; none when the site does not know its

@@ -6,9 +6,11 @@
 //! - MP3 (after any ID3v2 tag): the frame count of a Xing, Info or VBRI header, else the first
 //!   frame's bit rate over the file's size (a constant bit rate, as most podcasts use);
 //! - WAV: the `data` chunk's size over the `fmt ` chunk's bytes per second;
-//! - MP4 / M4A with its `moov` box first: `mvhd`'s duration over its time scale.
+//! - MP4 / M4A: `mvhd`'s duration over its time scale. When the `moov` box that holds it comes after
+//!   the media data, the top-level boxes of the head say where it starts ([`index_at`]), and a
+//!   second read there measures it ([`index_seconds`]).
 //!
-//! Anything else (or a file whose index is at its end) measures nothing, and the feed's claim stands.
+//! Anything else measures nothing, and the feed's claim stands.
 
 /// The length in seconds of the audio whose first bytes are `head`, `total` bytes long in all.
 pub fn measured_seconds(head: &[u8], total: Option<u64>) -> Option<f64> {
@@ -58,6 +60,39 @@ fn mp4(head: &[u8]) -> Option<f64> {
         _ => return None,
     };
     (scale > 0).then(|| duration as f64 / f64::from(scale))
+}
+
+/// Where an MP4 whose head measured nothing keeps its index: the offset of the first top-level box
+/// (after `ftyp`, `free`, `mdat`, …) that starts beyond the head.
+pub fn index_at(head: &[u8]) -> Option<u64> {
+    if head.get(4..8) != Some(b"ftyp") {
+        return None;
+    }
+    let mut at: u64 = 0;
+    loop {
+        let i = usize::try_from(at).ok()?;
+        if i + 16 > head.len() {
+            return Some(at);
+        }
+        let size = match u32_be(head, i)? {
+            // A box to the end of the file: nothing follows it.
+            0 => return None,
+            1 => u64_be(head, i + 8)?,
+            size => u64::from(size),
+        };
+        if size < 8 {
+            return None;
+        }
+        at = at.checked_add(size)?;
+    }
+}
+
+/// The length an MP4's index says, read from where [`index_at`] pointed.
+pub fn index_seconds(bytes: &[u8]) -> Option<f64> {
+    if bytes.get(4..8) != Some(b"moov") {
+        return None;
+    }
+    mp4(bytes).filter(|seconds| seconds.is_finite() && *seconds > 0.0)
 }
 
 /// One MPEG audio frame header.
@@ -213,6 +248,23 @@ mod tests {
         mp4.extend_from_slice(&1000u32.to_be_bytes());
         mp4.extend_from_slice(&2_700_000u32.to_be_bytes());
         assert_eq!(measured_seconds(&mp4, None), Some(2700.0));
+    }
+
+    #[test]
+    fn an_mp4_with_its_index_after_the_media_is_measured_in_a_second_read() {
+        let mut head = b"\0\0\0\x18ftypM4A \0\0\0\0M4A mp42\0\0\0\x01mdat".to_vec();
+        head.extend_from_slice(&(16u64 + 90_000_000).to_be_bytes());
+        head.resize(65_536, 0);
+        assert_eq!(measured_seconds(&head, Some(90_000_200)), None);
+        assert_eq!(index_at(&head), Some(24 + 16 + 90_000_000));
+        let mut index = b"\0\0\0\x6cmoov\0\0\0\x64mvhd".to_vec();
+        index.extend_from_slice(&[1, 0, 0, 0]);
+        index.extend_from_slice(&[0; 16]);
+        index.extend_from_slice(&600u32.to_be_bytes());
+        index.extend_from_slice(&(600u64 * 5400).to_be_bytes());
+        assert_eq!(index_seconds(&index), Some(5400.0));
+        assert_eq!(index_seconds(&head), None, "only a moov box is an index");
+        assert_eq!(index_at(b"RIFF\0\0\0\0WAVE"), None);
     }
 
     #[test]
