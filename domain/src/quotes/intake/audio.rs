@@ -46,7 +46,9 @@ fn wav(head: &[u8]) -> Option<f64> {
             b"data" => return Some(f64::from(size) / f64::from(byte_rate?)),
             _ => {}
         }
-        at += 8 + size as usize + (size as usize & 1);
+        // A hostile size must not wrap around to an earlier chunk (a loop without end).
+        let next = u64::try_from(at).ok()? + 8 + u64::from(size) + u64::from(size & 1);
+        at = usize::try_from(next).ok()?;
     }
     None
 }
@@ -276,5 +278,7 @@ mod tests {
             "one frame is no stream"
         );
         assert_eq!(measured_seconds(b"", None), None);
+        let wrapping = b"RIFF\0\0\0\0WAVEjunk\xf8\xff\xff\xffjunk";
+        assert_eq!(measured_seconds(wrapping, None), None, "a chunk size that wraps ends the walk");
     }
 }
