@@ -127,7 +127,9 @@ async fn fetch_if_changed(
             let headers = Headers::new();
             headers.set("User-Agent", "Commonplace intake (+https://commonplace.example/docs/quotes)").ok();
             if kind.cuts() {
-                headers.set("Range", &format!("bytes={from}-{}", from + kind.max_bytes() as u64 - 1)).ok();
+                let to =
+                    from.checked_add(kind.max_bytes() as u64 - 1).ok_or(format!("{url}: no such range"))?;
+                headers.set("Range", &format!("bytes={from}-{to}")).ok();
             } else {
                 headers.set("Accept-Encoding", "gzip").ok();
             }
@@ -155,11 +157,14 @@ async fn fetch_if_changed(
             let header = |name: &str| response.headers().get(name).ok().flatten();
             let validators = FeedValidators { etag: header("ETag"), last_modified: header("Last-Modified") };
             let content_type = header("Content-Type").unwrap_or_default();
-            // `Content-Range: bytes 0-65535/123456` names the whole; a host that ignored the range
-            // sends the whole, as long as it says.
-            let size = header("Content-Range")
-                .and_then(|range| range.rsplit('/').next()?.trim().parse().ok())
-                .or_else(|| header("Content-Length")?.parse().ok());
+            // `Content-Range: bytes 0-65535/123456` names the whole of a part (206); a host that
+            // ignored the range sends the whole (200), as long as `Content-Length` says.
+            let size = match status {
+                206 => {
+                    header("Content-Range").and_then(|range| range.rsplit('/').next()?.trim().parse().ok())
+                }
+                _ => header("Content-Length").and_then(|length| length.parse().ok()),
+            };
             let body = read_bounded(&mut response, kind, url.as_str()).await?;
             return Ok((Answer { url: url.to_string(), status, content_type, body, size }, validators));
         }

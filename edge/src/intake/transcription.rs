@@ -239,12 +239,13 @@ async fn charge(
     audio: &Audio,
     transcriber: &Transcriber,
 ) -> Result<Heard, ApiError> {
-    // The audio file's own length, else the feed's claim; at least five minutes. The service is held
-    // to it (plus a margin) where it can be ([`transcribe::cap_seconds`]), and the charge settles to
-    // what it measured.
+    // The longer of the feed's claim and the audio file's own length (the file's host writes its
+    // header, so it may only raise the charge, never lower it); at least five minutes. The service is
+    // held to it (plus a margin) where it can be ([`transcribe::cap_seconds`]), and the charge settles
+    // to what it measured.
     let (long, by) = match measured_s(env, audio).await {
-        Some(seconds) => (seconds / 3600.0, "its audio file"),
-        None => (audio.hours, "its feed"),
+        Some(seconds) if seconds / 3600.0 > audio.hours => (seconds / 3600.0, "its audio file"),
+        _ => (audio.hours, "its feed"),
     };
     let seconds = ((long * 3600.0).ceil() as i64).max(transcribe::MIN_CHARGE_S);
     let longest = max_audio_s(env);

@@ -114,8 +114,10 @@ pub fn entries(record: &EpisodeRecord, audio_url: Option<&str>) -> (Vec<Entry>, 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct QueueHead {
     /// Entries in the whole queue.
+    #[serde(default)]
     pub total: usize,
     /// How many parts follow this one: `episodes/review/1.json` to `episodes/review/{parts}.json`.
+    #[serde(default)]
     pub parts: usize,
     /// Per show, the people it already knows (rosters, and names that are confident or decided):
     /// what the queue suggests.

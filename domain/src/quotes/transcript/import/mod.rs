@@ -102,12 +102,16 @@ pub fn import(format: Format, text: &str, companion: Option<&str>) -> Result<Vec
 
 /// Segments a machine wrote, made to pass the rules of stored text ([`clean::tidied`]): an invisible
 /// character in a service's words (a soft hyphen, a zero width space) is left out rather than
-/// refusing the whole transcript. A word or a segment left empty goes.
+/// refusing the whole transcript. A word or a segment left empty goes; a speaker label left empty
+/// is `UNKNOWN`, so its speech stays.
 pub fn tidy(segments: Vec<Segment>) -> Vec<Segment> {
     segments
         .into_iter()
         .map(|mut segment| {
             segment.speaker = clean::tidied(&segment.speaker, TextKind::Line);
+            if segment.speaker.trim().is_empty() {
+                segment.speaker = "UNKNOWN".into();
+            }
             segment.text = clean::tidied(&segment.text, TextKind::Prose);
             if let Some(words) = &mut segment.words {
                 for word in words.iter_mut() {
@@ -117,7 +121,7 @@ pub fn tidy(segments: Vec<Segment>) -> Vec<Segment> {
             }
             segment
         })
-        .filter(|segment| !segment.text.trim().is_empty() && !segment.speaker.trim().is_empty())
+        .filter(|segment| !segment.text.trim().is_empty())
         .collect()
 }
 
