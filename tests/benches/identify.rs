@@ -16,7 +16,7 @@ use std::time::Instant;
 use domain::quotes::transcript::import::parse_changelog;
 use domain::quotes::transcript::names::{LabelVotes, NameState, Names, resolve_all};
 use domain::quotes::transcript::voice::{Library, LibraryBuilder, THRESHOLDS, Thresholds};
-use domain::quotes::transcript::{Person, Role, Segment, Vote, VoteSource, llm};
+use domain::quotes::transcript::{Person, Segment, Vote, VoteSource, llm};
 use tests::corpus::Rng;
 
 /// One evaluation episode: the truth per label, the roster, and what the model would be shown.
@@ -57,14 +57,7 @@ fn load(dir: &Path) -> Vec<Case> {
             .iter()
             .map(|s| Segment { speaker: label_of[s.speaker.as_str()].clone(), ..s.clone() })
             .collect();
-        let roster: Vec<Person> = order
-            .iter()
-            .enumerate()
-            .map(|(idx, name)| Person {
-                name: name.clone(),
-                role: if idx == 0 { Role::Host } else { Role::Guest },
-            })
-            .collect();
+        let roster: Vec<Person> = tests::corpus::roster(&order);
         let mut shown: Vec<String> =
             llm::select_turns(&anonymous, &roster, llm::MAX_TURNS).into_iter().map(|t| t.speaker).collect();
         shown.sort();

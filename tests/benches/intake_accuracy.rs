@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use domain::quotes::transcript::import::parse_changelog;
-use domain::quotes::transcript::{Person, Role, Segment, llm};
+use domain::quotes::transcript::{Segment, llm};
 use futures::future::join_all;
 use serde_json::{Value, json};
 use tests::corpus::Rng;
@@ -185,15 +185,8 @@ fn vote(rng: &mut Rng, abstain: f64, error: f64, truth: &str, people: &[String])
 /// The roster block of the real prompt (`llm::prompt`), which tells the scripted model which episode
 /// it is asked about.
 fn roster_block(people: &[String]) -> String {
-    let roster: Vec<Person> = people
-        .iter()
-        .enumerate()
-        .map(|(idx, name)| Person {
-            name: name.clone(),
-            role: if idx == 0 { Role::Host } else { Role::Guest },
-        })
-        .collect();
-    let user = llm::prompt(&roster, &[], &[]).pop().map(|(_, user)| user).unwrap_or_default();
+    let user =
+        llm::prompt(&tests::corpus::roster(people), &[], &[]).pop().map(|(_, user)| user).unwrap_or_default();
     user.split("\nLabels").next().unwrap_or_default().to_string()
 }
 

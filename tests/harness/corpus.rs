@@ -133,6 +133,19 @@ fn invented_name(rng: &mut Rng, hebrew: bool) -> String {
     pool_name(rank.min(NAME_POOL - 1), hebrew)
 }
 
+/// The roster of a corpus episode from its speakers in order of first turn: the first is the host.
+pub fn roster(people: &[String]) -> Vec<domain::quotes::transcript::Person> {
+    use domain::quotes::transcript::{Person, Role};
+    people
+        .iter()
+        .enumerate()
+        .map(|(idx, name)| Person {
+            name: name.clone(),
+            role: if idx == 0 { Role::Host } else { Role::Guest },
+        })
+        .collect()
+}
+
 /// The hand-written recipes under `content/recipes`, parsed.
 pub fn templates(root: &Path) -> Result<Vec<Value>> {
     let mut out = Vec::new();
