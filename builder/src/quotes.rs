@@ -14,8 +14,8 @@ use domain::Diagnostic;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
 use domain::quotes::quote::{Prepared, tokens_path};
 use domain::quotes::transcript::{
-    self, Canonical, Episode, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary, export, names,
-    publish, review,
+    self, Canonical, Episode, EpisodeHead, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary,
+    export, names, publish, review,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -304,6 +304,10 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
             serde_json::to_string(&built.name_inputs)?.as_bytes(),
         )?;
         out.write(
+            &format!("episodes/{id}/head.json"),
+            serde_json::to_string(&EpisodeHead::of(&built.record))?.as_bytes(),
+        )?;
+        out.write(
             &format!("episodes/{id}/transcript.p20.json"),
             export::to_podcasting20(&built.canonical).to_string().as_bytes(),
         )?;
@@ -415,6 +419,13 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             schema::<EpisodeRecord>(
                 "episode-record.schema.json",
                 "GET /api/episodes/{id} and /episodes/{id}.json",
+            ),
+        ),
+        (
+            "episode-head.schema.json",
+            schema::<EpisodeHead>(
+                "episode-head.schema.json",
+                "/episodes/{id}/head.json (what an episode's pages show besides its transcript)",
             ),
         ),
         (

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 use std::thread::LocalKey;
 
+use domain::quotes::transcript::review::QueueHead;
 use domain::quotes::transcript::{EpisodeSummary, ShowSummary};
 use domain::site::layout;
 use futures::TryStreamExt as _;
@@ -32,6 +33,7 @@ thread_local! {
     static SHOWS: Kept<Vec<ShowSummary>> = const { RefCell::new(None) };
     static EPISODES: Kept<Vec<EpisodeSummary>> = const { RefCell::new(None) };
     static EPISODE_IDS: Kept<PublishedIds> = const { RefCell::new(None) };
+    static REVIEW_HEAD: Kept<QueueHead> = const { RefCell::new(None) };
 }
 
 /// The ids of the published episodes: the values of `episodes/by-url.json`.
@@ -85,6 +87,11 @@ pub async fn built_episodes(env: &Env) -> Result<Rc<Vec<EpisodeSummary>>, ApiErr
 /// The ids of the published episodes (`episodes/by-url.json`).
 pub async fn built_episode_ids(env: &Env) -> Result<Rc<PublishedIds>, ApiError> {
     parsed_once(env, &EPISODE_IDS, "episodes/by-url.json", b"{}").await
+}
+
+/// The first part of the build's review queue (`episodes/review.json`).
+pub async fn built_review_head(env: &Env) -> Result<Rc<QueueHead>, ApiError> {
+    parsed_once(env, &REVIEW_HEAD, "episodes/review.json", br#"{"known": {}, "entries": []}"#).await
 }
 
 /// Whether the build has a file at `path` (a static asset or a packed file), without reading it.

@@ -115,7 +115,7 @@ pub async fn decisions_of(
 }
 
 /// The episode's names with its decisions in force, or `None` when it has none (the built answer stands).
-async fn current_reports(
+pub async fn current_reports(
     env: &Env,
     id: &str,
     keyed: bool,

@@ -183,6 +183,9 @@ pub async fn the_answer_plays_from_the_quotes_second_and_its_link_opens_the_turn
     Ok(())
 }
 
+/// The rows of a comparison's word changes: each run's words.
+const WORD_CHANGES: &str = "return [...document.querySelectorAll('tr.word-change')].map(r => [...r.cells].slice(1).map(c => c.textContent.trim()));";
+
 pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Worker>) -> Result<()> {
     let id = episode_id(&w, SOURDOUGH).await?;
     let browser = Browser::start().await?;
@@ -210,9 +213,7 @@ pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Wo
     // The two runs compared: Whisper's `Ana` where AssemblyAI heard `Anna`, and the turn AssemblyAI
     // gave to the guest where the canonical run has the host.
     browser.goto(&w.url(&format!("/episodes/{id}/compare"))).await?;
-    let words = browser
-        .execute("return [...document.querySelectorAll('tr.word-change')].map(r => [...r.cells].slice(1).map(c => c.textContent.trim()));")
-        .await?;
+    let words = browser.execute(WORD_CHANGES).await?;
     ensure!(
         words.as_array().is_some_and(|rows| rows.contains(&json!(["Ana", "Anna"]))),
         "word changes: {words}"
@@ -231,6 +232,19 @@ pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Wo
     );
     let violations = browser.axe_violations().await?;
     ensure!(violations.is_empty(), "axe on the comparison: {violations:?}");
+    // The pair the other way round is not the one the build compared: the Worker compares it from
+    // the record's runs, by the same code.
+    let record = json_of(&w, &format!("/api/episodes/{id}")).await?;
+    let canonical = record["canonical_run"].as_str().context("no canonical run")?;
+    let mut pipelines =
+        record["runs"].as_array().into_iter().flatten().filter_map(|run| run["pipeline"].as_str());
+    let other = pipelines.find(|p| *p != canonical).context("one run only")?;
+    browser.goto(&w.url(&format!("/episodes/{id}/compare?a={}&b={}", enc(other), enc(canonical)))).await?;
+    let words = browser.execute(WORD_CHANGES).await?;
+    ensure!(
+        words.as_array().is_some_and(|rows| rows.contains(&json!(["Anna", "Ana"]))),
+        "word changes the other way round: {words}"
+    );
 
     // The show's page lists the episode; an unknown one is 404.
     browser.goto(&w.url("/shows/kitchen-table")).await?;

@@ -24,7 +24,7 @@ use crate::quotes::transcript::compare::{Comparison, MAX_LISTED};
 use crate::quotes::transcript::names::{self, LabelReport, NameState, Vote, VoteSource};
 use crate::quotes::transcript::normalise::tokens;
 use crate::quotes::transcript::review::Entry;
-use crate::quotes::transcript::{EpisodeRecord, EpisodeRef, EpisodeSummary, ShowSummary};
+use crate::quotes::transcript::{EpisodeHead, EpisodeRef, EpisodeSummary, ShowSummary};
 
 const TAGLINE: &str = "who said it";
 const FOOTER: &str = "Transcripts keep their own licences, shown with each episode.";
@@ -184,26 +184,6 @@ fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
     }
 }
 
-/// What an episode's page shows of its record (`episodes/<id>.json`): read without the runs' turns,
-/// which a reader skips rather than parses.
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct RecordHead {
-    pub id: String,
-    pub canonical_run: String,
-    pub duration_s: f64,
-    #[serde(default)]
-    pub downloads: BTreeMap<String, String>,
-    pub runs: Vec<RunHead>,
-}
-
-/// A run as the episode page lists it.
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct RunHead {
-    pub pipeline: String,
-    pub kind: crate::quotes::transcript::RunKind,
-    pub created: String,
-}
-
 /// What the quote page shows of a question and its answer.
 #[derive(Debug, Default)]
 pub struct QuoteView<'a> {
@@ -313,7 +293,7 @@ impl Renderer {
     /// spoke how much, its runs and downloads.
     pub fn episode_page(
         &self,
-        record: &RecordHead,
+        record: &EpisodeHead,
         episode: &EpisodeRef,
         segments: &[SegmentView],
         stats: &SpeakersView,
@@ -388,7 +368,7 @@ impl Renderer {
     /// Two runs of an episode compared; labels are shown with their names.
     pub fn compare_page(
         &self,
-        record: &EpisodeRecord,
+        record: &EpisodeHead,
         first: &str,
         second: &str,
         diff: &Comparison,

@@ -19,7 +19,7 @@ use domain::quotes::intake::{self, Answer, Content, Intake, Step};
 use domain::quotes::quote::phrase::Overlay;
 use domain::quotes::transcript::publish::Built;
 use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Canonical, EpisodeSummary, Show, Vote, export, llm};
+use domain::quotes::transcript::{Canonical, EpisodeHead, EpisodeSummary, Show, Vote, export, llm};
 use domain::site::limits::{self, Subject};
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
@@ -489,6 +489,7 @@ async fn store_episode(env: &Env, content: &Content, built: &Built) -> Result<()
             export::to_podcasting20(&built.canonical).to_string().into_bytes(),
         ),
         (format!("episodes/{id}/names.json"), json(&built.name_inputs)?),
+        (format!("episodes/{id}/head.json"), json(&EpisodeHead::of(&built.record))?),
         (format!("episodes/{id}/content.json"), json(content)?),
         (format!("episodes/{id}.json"), json(&built.record)?),
     ];

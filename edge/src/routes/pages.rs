@@ -8,11 +8,11 @@ use domain::api::{
     EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
-use domain::quotes::page::{QuoteView, RecordHead, closest_phrases};
+use domain::quotes::page::{QuoteView, closest_phrases};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views::{self, Filters};
 use domain::quotes::transcript::compare::compare;
-use domain::quotes::transcript::{EpisodeRecord, episode_id};
+use domain::quotes::transcript::{EpisodeHead, EpisodeRecord, episode_id};
 use worker::{Env, Response};
 
 use crate::assets::{built_episodes, built_shows};
@@ -114,54 +114,69 @@ async fn closest_passages(env: &Env, quote: &str) -> Result<Option<phrase::Answe
     Ok(None)
 }
 
-/// An episode's record with editors' decisions in force, or 404.
-async fn record(env: &Env, id: &str) -> Result<EpisodeRecord, ApiError> {
-    let built = intake::episode_file(env, id, ".json")
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
-    let bytes = decisions::record_with_decisions(env, id, built, false).await?;
-    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))
+/// What an episode's pages show besides its transcript (`episodes/<id>/head.json`); an episode
+/// without one has its record read as its head. 404 for no such episode.
+async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
+    let (name, bytes) = match intake::episode_file(env, id, "/head.json").await? {
+        Some(bytes) => ("head.json", Some(bytes)),
+        None => (".json", intake::episode_file(env, id, ".json").await?),
+    };
+    let bytes = bytes.ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
+    serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes/{id}{name}: {err}")))
 }
 
 /// `GET /episodes/{episode_id}`
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
-    let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-    let (bytes, loaded) = futures::join!(intake::episode_file(env, id, ".json"), load(env, id));
-    let record: RecordHead = serde_json::from_slice(&bytes?.ok_or_else(not_found)?)
-        .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
-    let loaded = loaded?;
+    let (head, loaded) = futures::join!(head(env, id), load(env, id));
+    let (head, loaded) = (head?, loaded?);
     let decided = decisions::with_decisions(env, &loaded.0, false).await?;
     let canonical = decided.as_ref().unwrap_or(&loaded.0);
     let segments = views::transcript(canonical, &Filters::default()).segments;
     let stats = views::speakers(canonical, &Filters::default());
-    http::public_page(RENDERER.with(|r| r.episode_page(&record, &canonical.episode, &segments, &stats)))
+    http::public_page(RENDERER.with(|r| r.episode_page(&head, &canonical.episode, &segments, &stats)))
 }
 
 /// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first
-/// other one.
+/// other one. The build compared that pair already (the head's `compared`); another is compared here,
+/// from the record's runs.
 pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError> {
-    let record = record(env, &asked.episode_id).await?;
-    let first = asked.a.unwrap_or_else(|| record.canonical_run.clone());
-    let second = match asked.b {
-        Some(b) => b,
+    let id = &asked.episode_id;
+    let mut head = head(env, id).await?;
+    let first = asked.a.unwrap_or_else(|| head.canonical_run.clone());
+    let second = match asked.b.or_else(|| head.other_than(&first).map(str::to_string)) {
+        Some(second) => second,
         None => {
-            record.runs.iter().map(|run| run.pipeline.clone()).find(|p| *p != first).ok_or_else(|| {
-                ApiError::NotFound(format!(
-                    "episode `{}` has one run only: there is nothing to compare",
-                    record.id
-                ))
-            })?
+            return Err(ApiError::NotFound(format!(
+                "episode `{id}` has one run only: there is nothing to compare"
+            )));
         }
     };
-    let run = |pipeline: &str| {
-        record
-            .runs
-            .iter()
-            .find(|run| run.pipeline == pipeline)
-            .ok_or_else(|| ApiError::NotFound(format!("episode `{}` has no run `{pipeline}`", record.id)))
+    for pipeline in [&first, &second] {
+        if !head.runs.iter().any(|run| &run.pipeline == pipeline) {
+            return Err(ApiError::NotFound(format!("episode `{id}` has no run `{pipeline}`")));
+        }
+    }
+    let diff = match head.compared.take() {
+        Some(built) if built.first == first && built.second == second => built.comparison,
+        _ => {
+            let bytes = intake::episode_file(env, id, ".json")
+                .await?
+                .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
+            let record: EpisodeRecord = serde_json::from_slice(&bytes)
+                .map_err(|err| ApiError::Internal(format!("episodes/{id}.json: {err}")))?;
+            let run = |pipeline: &str| record.runs.iter().find(|run| run.pipeline == pipeline);
+            match (run(&first), run(&second)) {
+                (Some(a), Some(b)) => compare(a, b),
+                _ => {
+                    return Err(ApiError::Internal(format!("episodes/{id}.json lacks a run its head names")));
+                }
+            }
+        }
     };
-    let diff = compare(run(&first)?, run(&second)?);
-    http::public_page(RENDERER.with(|r| r.compare_page(&record, &first, &second, &diff)))
+    if let Some(reports) = decisions::current_reports(env, id, false).await? {
+        head.names = reports;
+    }
+    http::public_page(RENDERER.with(|r| r.compare_page(&head, &first, &second, &diff)))
 }
 
 /// `GET /shows/{show_id}?cursor=…`

@@ -9,17 +9,17 @@
 //! /api/episodes/{id}/speakers/{label}` (`crate::routes::speakers`): the same role, limit, checks and
 //! record, the editor's account with it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use domain::api::ReviewAsked;
 use domain::quotes::page::state_word;
 use domain::quotes::transcript::EpisodeRecord;
-use domain::quotes::transcript::names::decision_from_body;
-use domain::quotes::transcript::review::{Entry, Queue, QueueHead, QueuePart};
+use domain::quotes::transcript::names::{HumanDecision, decision_from_body};
+use domain::quotes::transcript::review::{Entry, Queue, QueuePart};
 use serde_json::json;
 use worker::{Env, Request, Response};
 
-use crate::assets::fetch_bytes;
+use crate::assets::{built_review_head, fetch_bytes};
 use crate::error::ApiError;
 use crate::routes::kitchen::{field, redirect, signed_in, signed_in_form};
 use crate::routes::recipes::RENDERER;
@@ -39,26 +39,26 @@ struct Shown {
 
 /// The build's queue, read a part at a time until a page is full, with the intake's episodes added
 /// and decisions since applied. `total` counts the decisions of the parts read: a label decided
-/// through the API deep in the queue still counts until the next build.
-async fn queue(env: &Env) -> Result<Shown, ApiError> {
-    let head: QueueHead = match fetch_bytes(env, "episodes/review.json".into()).await? {
-        Some(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|err| ApiError::Internal(format!("episodes/review.json: {err}")))?,
-        None => QueueHead::default(),
-    };
+/// through the API deep in the queue still counts until the next build. The first part an isolate
+/// keeps parsed for as long as the build stands; decisions and taken-in episodes are what this
+/// isolate knows (at most a second or two old, `crate::decisions`, `crate::intake`), and D1's own
+/// for the episode just decided (`saved`), so an editor always sees their decision.
+async fn queue(env: &Env, saved: Option<&str>) -> Result<Shown, ApiError> {
+    let head = built_review_head(env).await?;
     let (mut built, mut read) = (head.total, 0);
-    let mut kept = undecided(env, head.entries, &mut built).await?;
+    let mut kept = Vec::with_capacity(SHOWN);
+    built = built.saturating_sub(undecided(env, &head.entries, &mut kept, SHOWN, saved).await?);
     while kept.len() < SHOWN && read < head.parts {
         read += 1;
         let name = format!("episodes/review/{read}.json");
         let Some(bytes) = fetch_bytes(env, name.clone()).await? else { break };
         let part: QueuePart =
             serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("{name}: {err}")))?;
-        kept.extend(undecided(env, part.entries, &mut built).await?);
+        built = built.saturating_sub(undecided(env, &part.entries, &mut kept, SHOWN, saved).await?);
     }
-    let mut queue = Queue { entries: kept, known: head.known };
+    let mut queue = Queue { entries: kept, known: BTreeMap::new() };
     let mut taken_in = Queue::default();
-    for summary in &intake::taken_in(env, true).await?.summaries {
+    for summary in &intake::taken_in(env, false).await?.summaries {
         if queue.entries.iter().any(|entry| entry.episode == summary.id) {
             continue;
         }
@@ -68,35 +68,41 @@ async fn queue(env: &Env) -> Result<Shown, ApiError> {
             taken_in.add(&record, None);
         }
     }
-    let taken_in_entries = undecided(env, taken_in.entries, &mut 0).await?;
-    let total = built + taken_in_entries.len();
-    queue.entries.extend(taken_in_entries);
-    for (show, people) in taken_in.known {
-        let known = queue.known.entry(show).or_default();
-        known.extend(people);
-        known.sort();
-        known.dedup();
-    }
+    let gone = undecided(env, &taken_in.entries, &mut queue.entries, usize::MAX, saved).await?;
+    let total = built + taken_in.entries.len() - gone;
     queue.sort();
     queue.entries.truncate(SHOWN);
-    let shows: Vec<&str> = queue.entries.iter().map(|entry| entry.show.as_str()).collect();
-    queue.known.retain(|show, _| shows.contains(&show.as_str()));
+    let shows: BTreeSet<&str> = queue.entries.iter().map(|entry| entry.show.as_str()).collect();
+    for show in shows {
+        let mut known: Vec<String> = head.known.get(show).into_iter().flatten().cloned().collect();
+        known.extend(taken_in.known.get(show).into_iter().flatten().cloned());
+        known.sort();
+        known.dedup();
+        queue.known.insert(show.to_string(), known);
+    }
     Ok(Shown { entries: queue.entries, known: queue.known, total })
 }
 
-/// `entries` without the labels decided since they were queued, the others with their names
-/// resolved again (a decision can make another label confident by elimination); `total` loses one
-/// for each label that left.
-async fn undecided(env: &Env, entries: Vec<Entry>, total: &mut usize) -> Result<Vec<Entry>, ApiError> {
+/// Adds to `kept` the first of `entries` not decided since they were queued, until it holds `room`,
+/// with their names resolved again (a decision can make another label confident by elimination);
+/// answers how many of `entries` left the queue.
+async fn undecided(
+    env: &Env,
+    entries: &[Entry],
+    kept: &mut Vec<Entry>,
+    room: usize,
+    saved: Option<&str>,
+) -> Result<usize, ApiError> {
     let mut ids: Vec<&str> = entries.iter().map(|entry| entry.episode.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    let in_force = decisions::decisions_of(env, &ids, true).await?;
-    let mut kept: Vec<Entry> = Vec::with_capacity(entries.len());
-    let mut reports = BTreeMap::new();
-    for mut entry in entries {
+    let in_force = in_force(env, &ids, saved).await?;
+    let (mut reports, mut gone) = (BTreeMap::new(), 0);
+    for entry in entries {
         let Some(decided) = in_force.get(&entry.episode) else {
-            kept.push(entry);
+            if kept.len() < room {
+                kept.push(entry.clone());
+            }
             continue;
         };
         if !reports.contains_key(&entry.episode) {
@@ -108,23 +114,58 @@ async fn undecided(env: &Env, entries: Vec<Entry>, total: &mut usize) -> Result<
         }
         match reports[&entry.episode].get(&entry.label) {
             Some(report) if !report.name_state.is_trustworthy() => {
-                entry.name = report.name.clone();
-                entry.name_state = report.name_state;
-                entry.votes = report.votes.clone();
-                kept.push(entry);
+                if kept.len() < room {
+                    kept.push(Entry {
+                        name: report.name.clone(),
+                        name_state: report.name_state,
+                        votes: report.votes.clone(),
+                        ..entry.clone()
+                    });
+                }
             }
-            _ => *total = total.saturating_sub(1),
+            _ => gone += 1,
         }
     }
-    Ok(kept)
+    Ok(gone)
+}
+
+/// The decisions in force for the episodes `ids`: those this isolate knows of, and D1's for the
+/// episode just decided.
+async fn in_force(
+    env: &Env,
+    ids: &[&str],
+    saved: Option<&str>,
+) -> Result<BTreeMap<String, BTreeMap<String, HumanDecision>>, ApiError> {
+    let mut in_force = decisions::decisions_of(env, ids, false).await?;
+    if let Some(saved) = saved.filter(|saved| ids.contains(saved)) {
+        let mut asked = decisions::decisions_of(env, &[saved], true).await?;
+        match asked.remove(saved) {
+            Some(decided) => in_force.insert(saved.to_string(), decided),
+            None => in_force.remove(saved),
+        };
+    }
+    Ok(in_force)
 }
 
 /// `GET /kitchen/review?episode=…&label=…`: the queue, and the label just decided.
 pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Response, ApiError> {
-    let Some(session) = signed_in(&req, env).await? else { return redirect("/kitchen", &[]) };
+    // Without a decision just saved, the queue holds nothing only D1 knows, so it is read while the
+    // session is looked up; it is shown only once the session and its role are.
+    let just_saved = asked.saved.as_ref().map(|(episode, _)| episode.as_str());
+    let (session, read_early) = match just_saved {
+        None => {
+            let (session, queue) = futures::join!(signed_in(&req, env), queue(env, None));
+            (session?, Some(queue))
+        }
+        Some(_) => (signed_in(&req, env).await?, None),
+    };
+    let Some(session) = session else { return redirect("/kitchen", &[]) };
     let owner = session.owner();
     speakers::check_role(&owner)?;
-    let queue = queue(env).await?;
+    let queue = match read_early {
+        Some(queue) => queue?,
+        None => queue(env, just_saved).await?,
+    };
     let saved = match &asked.saved {
         Some((episode, label)) => match decisions::name_inputs(env, episode).await? {
             Some(inputs) => {

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::normalise::tokens;
@@ -50,7 +50,8 @@ fn segment_words(segment: &Segment) -> Vec<Word<'_>> {
 }
 
 /// Words one run has where the other has others (or none).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WordChange {
     /// Where it is, in seconds (the first run's time; the second's where the first has no words).
     pub at_s: f64,
@@ -59,7 +60,8 @@ pub struct WordChange {
 }
 
 /// A stretch of words both runs have, given to different people.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TurnChange {
     pub from_s: f64,
     pub to_s: f64,
@@ -70,7 +72,8 @@ pub struct TurnChange {
 }
 
 /// How two runs differ.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     pub first_words: usize,
     pub second_words: usize,
@@ -103,6 +106,15 @@ fn turns(run: &Run) -> usize {
 
 fn joined(words: &[Word<'_>]) -> String {
     words.iter().map(|w| w.said).collect::<Vec<_>>().join(" ")
+}
+
+/// Two runs of an episode compared, named by their pipelines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Compared {
+    pub first: String,
+    pub second: String,
+    pub comparison: Comparison,
 }
 
 /// Compares `second` with `first`.

@@ -449,6 +449,77 @@ pub struct EpisodeRecord {
     pub runs: Vec<Run>,
 }
 
+/// `episodes/<id>/head.json`: what an episode's pages show besides its transcript — the record without
+/// its runs' turns, and how its first two runs differ — so a page reads a few KiB rather than every run.
+/// A record read as a head skips the turns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EpisodeHead {
+    pub id: String,
+    pub title: String,
+    pub canonical_run: String,
+    pub duration_s: f64,
+    /// Per label, as built: resolved name, state, and every vote with its evidence.
+    pub names: BTreeMap<String, names::LabelReport>,
+    /// Download links of the canonical transcript.
+    pub downloads: BTreeMap<String, String>,
+    pub runs: Vec<RunHead>,
+    /// The canonical run compared with the first other one, the pair a comparison shows unless asked
+    /// for another; none with one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compared: Option<compare::Compared>,
+}
+
+/// A run as an episode's pages list it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunHead {
+    pub pipeline: String,
+    pub kind: RunKind,
+    /// `YYYY-MM-DD`.
+    pub created: String,
+}
+
+impl EpisodeHead {
+    /// The head of a record, its first two runs compared.
+    pub fn of(record: &EpisodeRecord) -> EpisodeHead {
+        let mut head = EpisodeHead {
+            id: record.id.clone(),
+            title: record.title.clone(),
+            canonical_run: record.canonical_run.clone(),
+            duration_s: record.duration_s,
+            names: record.names.clone(),
+            downloads: record.downloads.clone(),
+            runs: record
+                .runs
+                .iter()
+                .map(|run| RunHead {
+                    pipeline: run.pipeline.clone(),
+                    kind: run.kind,
+                    created: run.created.clone(),
+                })
+                .collect(),
+            compared: None,
+        };
+        let run = |pipeline: &str| record.runs.iter().find(|run| run.pipeline == pipeline);
+        if let Some(second) = head.other_than(&head.canonical_run).and_then(run)
+            && let Some(first) = run(&head.canonical_run)
+        {
+            head.compared = Some(compare::Compared {
+                first: first.pipeline.clone(),
+                second: second.pipeline.clone(),
+                comparison: compare::compare(first, second),
+            });
+        }
+        head
+    }
+
+    /// The first run other than `pipeline`: what it is compared with unless another is asked for.
+    pub fn other_than(&self, pipeline: &str) -> Option<&str> {
+        self.runs.iter().map(|run| run.pipeline.as_str()).find(|p| *p != pipeline)
+    }
+}
+
 /// One line of `/api/episodes` and `episodes.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
