@@ -60,41 +60,100 @@ struct Times {
     end_estimated: bool,
 }
 
-/// A canonical transcript made ready for attribution.
+/// A canonical transcript made ready for attribution: its tokens in order, each as the id of its
+/// word, and each word's places. Words are kept sorted, end to end in one string, and places in one
+/// array, so reading a stored index is a few copies rather than a map and a list per word.
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
     tokens: Vec<TokenAt>,
     ids: Vec<u32>,
-    vocab: HashMap<String, u32>,
-    strings: Vec<String>,
-    postings: Vec<Vec<u32>>,
+    /// The words in order, end to end: word `id` is `text[bounds[id]..bounds[id + 1]]`.
+    text: String,
+    bounds: Vec<u32>,
+    /// The places of word `id`, in order: `places[starts[id]..starts[id + 1]]`.
+    starts: Vec<u32>,
+    places: Vec<u32>,
 }
 
 impl Prepared {
     pub fn new(segments: &[Segment]) -> Prepared {
-        let mut prepared = Prepared::default();
+        let mut first_ids: HashMap<String, u32> = HashMap::new();
+        let (mut tokens, mut ids) = (Vec::new(), Vec::new());
         for (segment_idx, segment) in segments.iter().enumerate() {
             for token in normalise::tokens(&segment.text) {
-                let id = match prepared.vocab.get(&token.norm) {
-                    Some(id) => *id,
-                    None => {
-                        let id = prepared.strings.len() as u32;
-                        prepared.vocab.insert(token.norm.clone(), id);
-                        prepared.strings.push(token.norm);
-                        prepared.postings.push(Vec::new());
-                        id
-                    }
-                };
-                prepared.postings[id as usize].push(prepared.tokens.len() as u32);
-                prepared.ids.push(id);
-                prepared.tokens.push(TokenAt {
+                let next = first_ids.len() as u32;
+                ids.push(*first_ids.entry(token.norm).or_insert(next));
+                tokens.push(TokenAt {
                     segment: segment_idx as u32,
                     start: token.start as u32,
                     end: token.end as u32,
                 });
             }
         }
-        prepared
+        let mut words: Vec<(String, u32)> = first_ids.into_iter().collect();
+        words.sort_unstable();
+        let mut sorted_id = vec![0u32; words.len()];
+        for (id, (_, first)) in words.iter().enumerate() {
+            sorted_id[*first as usize] = id as u32;
+        }
+        for id in &mut ids {
+            *id = sorted_id[*id as usize];
+        }
+        Prepared::of(words.iter().map(|(word, _)| word.as_str()), tokens, ids)
+    }
+
+    /// The index of `tokens`, whose words are `ids` into `words` (sorted, each once).
+    fn of<'w>(
+        words: impl ExactSizeIterator<Item = &'w str>,
+        tokens: Vec<TokenAt>,
+        ids: Vec<u32>,
+    ) -> Prepared {
+        let mut bounds = Vec::with_capacity(words.len() + 1);
+        let mut text = String::new();
+        bounds.push(0);
+        for word in words {
+            text.push_str(word);
+            bounds.push(text.len() as u32);
+        }
+        let n_words = bounds.len() - 1;
+        let mut starts = vec![0u32; n_words + 1];
+        for id in &ids {
+            starts[*id as usize + 1] += 1;
+        }
+        for id in 0..n_words {
+            starts[id + 1] += starts[id];
+        }
+        let mut filled = starts.clone();
+        let mut places = vec![0u32; ids.len()];
+        for (place, id) in ids.iter().enumerate() {
+            places[filled[*id as usize] as usize] = place as u32;
+            filled[*id as usize] += 1;
+        }
+        Prepared { tokens, ids, text, bounds, starts, places }
+    }
+
+    /// The word of id `id`.
+    fn word(&self, id: u32) -> &str {
+        &self.text[self.bounds[id as usize] as usize..self.bounds[id as usize + 1] as usize]
+    }
+
+    /// The id of `word`, when the transcript says it.
+    fn id_of(&self, word: &str) -> Option<u32> {
+        let (mut low, mut high) = (0, self.bounds.len().saturating_sub(1));
+        while low < high {
+            let middle = (low + high) / 2;
+            match self.word(middle as u32).cmp(word) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(middle as u32),
+            }
+        }
+        None
+    }
+
+    /// The places of the word of id `id`, in order.
+    fn places_of(&self, id: u32) -> &[u32] {
+        &self.places[self.starts[id as usize] as usize..self.starts[id as usize + 1] as usize]
     }
 
     /// When token `idx` was said, by its timed words, else interpolated by character position in its
@@ -330,7 +389,7 @@ fn attribute_pieces(
     };
     let key = &pieces[longest];
     let places = verbatim_places(prepared, key);
-    let key_ids: Vec<Option<u32>> = key.iter().map(|word| prepared.vocab.get(word).copied()).collect();
+    let key_ids: Vec<Option<u32>> = key.iter().map(|word| prepared.id_of(word)).collect();
     let found = places
         .iter()
         .take(MAX_PLACES_TRIED)
@@ -439,17 +498,16 @@ const MAX_PLACES_TRIED: usize = 8;
 /// Where `words` stand one after the other in the transcript, earliest first, as the index of each
 /// place's first token; places do not overlap.
 fn verbatim_places(prepared: &Prepared, words: &[String]) -> Vec<usize> {
-    let Some(ids) = words.iter().map(|word| prepared.vocab.get(word).copied()).collect::<Option<Vec<u32>>>()
-    else {
+    let Some(ids) = words.iter().map(|word| prepared.id_of(word)).collect::<Option<Vec<u32>>>() else {
         return Vec::new();
     };
     let Some((rarest_idx, rarest)) =
-        ids.iter().enumerate().min_by_key(|(_, id)| prepared.postings[**id as usize].len())
+        ids.iter().enumerate().min_by_key(|(_, id)| prepared.places_of(**id).len())
     else {
         return Vec::new();
     };
     let mut places: Vec<usize> = Vec::new();
-    for &position in &prepared.postings[*rarest as usize] {
+    for &position in prepared.places_of(*rarest) {
         let Some(start) = (position as usize).checked_sub(rarest_idx) else { continue };
         if prepared.ids.get(start..start + ids.len()) == Some(&ids[..])
             && places.last().is_none_or(|&last| start >= last + ids.len())
@@ -523,14 +581,14 @@ fn best_alignment(
     within: Option<(usize, usize)>,
 ) -> Option<Alignment> {
     if let Some((from, to)) = within {
-        let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.vocab.get(word).copied()).collect();
+        let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.id_of(word)).collect();
         return (from < to).then(|| align(prepared, &ids, quote, from, to)).filter(|a| a.score > 0);
     }
-    let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.vocab.get(word).copied()).collect();
+    let ids: Vec<Option<u32>> = quote.iter().map(|word| prepared.id_of(word)).collect();
     let mut anchors: Vec<(usize, usize)> = ids
         .iter()
         .enumerate()
-        .filter_map(|(idx, id)| id.map(|id| (prepared.postings[id as usize].len(), idx)))
+        .filter_map(|(idx, id)| id.map(|id| (prepared.places_of(id).len(), idx)))
         .collect();
     if anchors.is_empty() {
         return None;
@@ -543,7 +601,7 @@ fn best_alignment(
     let mut votes: HashMap<i64, u32> = HashMap::new();
     for (_, quote_idx) in &anchors {
         let id = ids[*quote_idx].expect("anchors have ids");
-        for &position in &prepared.postings[id as usize] {
+        for &position in prepared.places_of(id) {
             *votes.entry(i64::from(position) - *quote_idx as i64).or_default() += 1;
         }
     }
@@ -580,7 +638,7 @@ fn word_score(prepared: &Prepared, quote_id: Option<u32>, quote_word: &str, toke
     if quote_id == Some(token_id) {
         return (SCORE_EXACT, true);
     }
-    let token_word = &prepared.strings[token_id as usize];
+    let token_word = prepared.word(token_id);
     if quote_word.len() >= 4 && token_word.len() >= 4 && crate::text::within_one_edit(quote_word, token_word)
     {
         return (SCORE_FUZZY, false);

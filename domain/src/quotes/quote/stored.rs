@@ -2,11 +2,9 @@
 //! attribution in one episode reads it beside the transcript rather than tokenising the whole
 //! transcript again: decoding it is a small part of the work of making it.
 //!
-//! The file is postcard: the version, the index's words, and for each segment its tokens as word
-//! ids with byte offsets. A file of another version, or one that does not fit the transcript it is
+//! The file is postcard: the version, the index's words in order, and for each segment its tokens as
+//! word ids with byte offsets. A file of another version, or one that does not fit the transcript it is
 //! read with, is not used ([`Prepared::decode`] answers `None`) and the caller makes the index.
-
-use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +15,7 @@ use crate::quotes::transcript::Segment;
 /// or this format does, so a Worker never answers from tokens its own code would not make. The unit
 /// test `stored_tokens_are_this_versions` holds the tokens of a sample text: when it fails, change
 /// this number with the expectation.
-pub const TOKENS_VERSION: u32 = 1;
+pub const TOKENS_VERSION: u32 = 2;
 
 /// Where the build stores an episode's index.
 pub fn tokens_path(episode_id: &str) -> String {
@@ -27,6 +25,7 @@ pub fn tokens_path(episode_id: &str) -> String {
 #[derive(Serialize, Deserialize)]
 struct Stored<'a> {
     version: u32,
+    /// Sorted, each once.
     #[serde(borrow)]
     words: Vec<&'a str>,
     /// How many tokens each segment has.
@@ -57,7 +56,7 @@ impl Prepared {
         }
         let stored = Stored {
             version: TOKENS_VERSION,
-            words: self.strings.iter().map(String::as_str).collect(),
+            words: (0..self.bounds.len().saturating_sub(1) as u32).map(|id| self.word(id)).collect(),
             per_segment,
             ids: self.ids.clone(),
             gaps,
@@ -79,38 +78,27 @@ impl Prepared {
         {
             return None;
         }
-        let mut counts = vec![0usize; stored.words.len()];
-        for id in &stored.ids {
-            *counts.get_mut(*id as usize)? += 1;
+        if stored.words.windows(2).any(|pair| pair[0] >= pair[1])
+            || stored.ids.iter().any(|id| *id as usize >= stored.words.len())
+        {
+            return None;
         }
-        let mut prepared = Prepared {
-            tokens: Vec::with_capacity(n_tokens),
-            ids: Vec::with_capacity(n_tokens),
-            vocab: HashMap::with_capacity(stored.words.len()),
-            strings: Vec::with_capacity(stored.words.len()),
-            postings: counts.into_iter().map(Vec::with_capacity).collect(),
-        };
-        for (id, word) in stored.words.iter().enumerate() {
-            prepared.vocab.insert((*word).to_string(), id as u32);
-            prepared.strings.push((*word).to_string());
-        }
+        let mut tokens = Vec::with_capacity(n_tokens);
         let mut at = 0;
         for (segment_idx, n) in stored.per_segment.iter().enumerate() {
             let text = &segments[segment_idx].text;
             let mut end = 0u32;
             for _ in 0..*n {
-                let id = stored.ids[at];
                 let start = end.checked_add(stored.gaps[at])?;
                 end = start.checked_add(stored.lens[at])?;
                 if !(text.is_char_boundary(start as usize) && text.is_char_boundary(end as usize)) {
                     return None;
                 }
-                prepared.postings[id as usize].push(prepared.tokens.len() as u32);
-                prepared.ids.push(id);
-                prepared.tokens.push(TokenAt { segment: segment_idx as u32, start, end });
+                tokens.push(TokenAt { segment: segment_idx as u32, start, end });
                 at += 1;
             }
         }
+        let prepared = Prepared::of(stored.words.into_iter(), tokens, stored.ids);
         Some(prepared)
     }
 }
@@ -129,7 +117,7 @@ mod tests {
     #[test]
     fn stored_tokens_are_this_versions() {
         let text = "“Don’t Panic,” twenty-five [laughs] 3,200.0 people, uh, 100% & Café — version 2.5";
-        expect!["v1: dont panic 25 3200 people 100 percent and cafe version 2.5"]
+        expect!["v2: dont panic 25 3200 people 100 percent and cafe version 2.5"]
             .assert_eq(&format!("v{TOKENS_VERSION}: {}", normalised(text)));
     }
 
@@ -138,7 +126,10 @@ mod tests {
         let canonical = canonical();
         let made = Prepared::new(&canonical.segments);
         let read = Prepared::decode(&made.encode(), &canonical.segments).expect("it fits");
-        assert_eq!((&read.ids, &read.strings, &read.postings), (&made.ids, &made.strings, &made.postings));
+        assert_eq!(
+            (&read.ids, &read.text, &read.bounds, &read.starts, &read.places),
+            (&made.ids, &made.text, &made.bounds, &made.starts, &made.places)
+        );
         let spans = |p: &Prepared| p.tokens.iter().map(|t| (t.segment, t.start, t.end)).collect::<Vec<_>>();
         assert_eq!(spans(&read), spans(&made));
         for quote in
