@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 use domain::Diagnostic;
+use domain::quotes::page::built_episode_page;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
 use domain::quotes::quote::{Prepared, tokens_path};
 use domain::quotes::transcript::{
@@ -291,6 +292,7 @@ pub struct EpisodeLine<'a> {
 
 /// Writes everything the quote service publishes.
 pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> Result<Outcome> {
+    let renderer = crate::pages::Renderer::new()?;
     episodes.par_iter().try_for_each(|built| -> Result<()> {
         let id = &built.record.id;
         out.write(&format!("episodes/{id}.json"), serde_json::to_string(&built.record)?.as_bytes())?;
@@ -303,10 +305,9 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
             &format!("episodes/{id}/names.json"),
             serde_json::to_string(&built.name_inputs)?.as_bytes(),
         )?;
-        out.write(
-            &format!("episodes/{id}/head.json"),
-            serde_json::to_string(&EpisodeHead::of(&built.record))?.as_bytes(),
-        )?;
+        let head = EpisodeHead::of(&built.record);
+        out.write(&format!("episodes/{id}/head.json"), serde_json::to_string(&head)?.as_bytes())?;
+        out.write(&built_episode_page(id), renderer.episode_page(&head, &built.canonical)?.as_bytes())?;
         out.write(
             &format!("episodes/{id}/transcript.p20.json"),
             export::to_podcasting20(&built.canonical).to_string().as_bytes(),

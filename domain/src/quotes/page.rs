@@ -18,13 +18,13 @@ use serde_json::{Value, json};
 use crate::pages::{Renderer, Result};
 use crate::quotes::quote::cite::{clock, listen_url};
 use crate::quotes::quote::phrase::{Answer as SearchAnswer, Query};
-use crate::quotes::quote::views::{SegmentView, SpeakersView};
+use crate::quotes::quote::views::{self, Filters, SegmentView};
 use crate::quotes::quote::{Attribution, MAX_QUOTE_CHARS, Match};
 use crate::quotes::transcript::compare::{Comparison, MAX_LISTED};
 use crate::quotes::transcript::names::{self, LabelReport, NameState, Vote, VoteSource};
 use crate::quotes::transcript::normalise::tokens;
 use crate::quotes::transcript::review::Entry;
-use crate::quotes::transcript::{EpisodeHead, EpisodeRef, EpisodeSummary, ShowSummary};
+use crate::quotes::transcript::{Canonical, EpisodeHead, EpisodeRef, EpisodeSummary, ShowSummary};
 
 const TAGLINE: &str = "who said it";
 const FOOTER: &str = "Transcripts keep their own licences, shown with each episode.";
@@ -184,6 +184,17 @@ fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
     }
 }
 
+/// The version of the episode page as the build stores it; it changes whenever the page's markup
+/// does, so a Worker never serves a stored page its own code would not render. The unit test
+/// `built_episode_pages_are_this_versions` holds a sample page's hash to it: when it fails, change
+/// this number with the expectation.
+pub const EPISODE_PAGE_VERSION: u32 = 1;
+
+/// Where the build stores an episode's page, as rendered with the names it resolved.
+pub fn built_episode_page(episode_id: &str) -> String {
+    format!("episodes/{episode_id}/page.v{EPISODE_PAGE_VERSION}.html")
+}
+
 /// What the quote page shows of a question and its answer.
 #[derive(Debug, Default)]
 pub struct QuoteView<'a> {
@@ -289,15 +300,14 @@ impl Renderer {
         })
     }
 
-    /// An episode's page: its canonical transcript (`segments`, names with editors' decisions), who
-    /// spoke how much, its runs and downloads.
-    pub fn episode_page(
-        &self,
-        record: &EpisodeHead,
-        episode: &EpisodeRef,
-        segments: &[SegmentView],
-        stats: &SpeakersView,
-    ) -> Result<String> {
+    /// An episode's page: its canonical transcript (names with editors' decisions in force), who
+    /// spoke how much, its runs and downloads. The build stores it ([`built_episode_page`]); the
+    /// Worker renders it for an episode decided since, or taken in.
+    pub fn episode_page(&self, record: &EpisodeHead, canonical: &Canonical) -> Result<String> {
+        let all = Filters::default();
+        let segments = &views::transcript(canonical, &all).segments;
+        let stats = &views::speakers(canonical, &all);
+        let episode = &canonical.episode;
         let mut seen = std::collections::BTreeSet::new();
         let audio = playable(episode);
         let turns: Vec<Value> = segments
@@ -527,7 +537,35 @@ pub fn closest_phrases(quote: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use sha2::{Digest, Sha256};
+
     use super::*;
+    use crate::quotes::transcript::{RunHead, RunKind};
+
+    /// The page a stored one of this version holds: a change here is a change of
+    /// [`EPISODE_PAGE_VERSION`].
+    #[test]
+    fn built_episode_pages_are_this_versions() {
+        let canonical = crate::quotes::quote::tests::canonical();
+        let head = EpisodeHead {
+            id: canonical.episode.id.clone(),
+            title: canonical.episode.title.clone(),
+            canonical_run: canonical.pipeline.clone(),
+            duration_s: 65.0,
+            names: BTreeMap::new(),
+            downloads: BTreeMap::from([("json".to_string(), "/episodes/x/transcript.json".to_string())]),
+            runs: vec![RunHead {
+                pipeline: canonical.pipeline.clone(),
+                kind: RunKind::Asr,
+                created: "2026-01-01".into(),
+            }],
+            compared: None,
+        };
+        let html = Renderer::new().unwrap().episode_page(&head, &canonical).unwrap();
+        let hash: String =
+            Sha256::digest(html.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
+        expect_test::expect!["v1: 036bb010a4235298"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
+    }
 
     #[test]
     fn a_quote_not_found_is_searched_by_its_start_its_end_then_between() {

@@ -8,14 +8,15 @@ use domain::api::{
     EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
-use domain::quotes::page::{QuoteView, closest_phrases};
+use domain::quotes::page::{QuoteView, built_episode_page, closest_phrases};
 use domain::quotes::quote::phrase;
-use domain::quotes::quote::views::{self, Filters};
+use domain::quotes::quote::views;
 use domain::quotes::transcript::compare::compare;
+use domain::quotes::transcript::url::is_episode_id;
 use domain::quotes::transcript::{EpisodeHead, EpisodeRecord, episode_id};
 use worker::{Env, Response};
 
-use crate::assets::{built_episodes, built_shows};
+use crate::assets::{built_episodes, built_shows, fetch_bytes};
 use crate::error::ApiError;
 use crate::routes::quotes::{self, load};
 use crate::routes::recipes::RENDERER;
@@ -125,15 +126,21 @@ async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
     serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes/{id}{name}: {err}")))
 }
 
-/// `GET /episodes/{episode_id}`
+/// `GET /episodes/{episode_id}`: the page as the build rendered it while no editor has decided a name
+/// of the episode since; else, and for an episode the intake took in, rendered here.
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
+    if is_episode_id(id)
+        && decisions::decisions_of(env, &[id], false).await?.is_empty()
+        && let Some(bytes) = fetch_bytes(env, built_episode_page(id)).await?
+    {
+        let html = String::from_utf8(bytes)
+            .map_err(|err| ApiError::Internal(format!("{}: {err}", built_episode_page(id))))?;
+        return http::public_page(Ok(html));
+    }
     let (head, loaded) = futures::join!(head(env, id), load(env, id));
     let (head, loaded) = (head?, loaded?);
     let decided = decisions::with_decisions(env, &loaded.0, false).await?;
-    let canonical = decided.as_ref().unwrap_or(&loaded.0);
-    let segments = views::transcript(canonical, &Filters::default()).segments;
-    let stats = views::speakers(canonical, &Filters::default());
-    http::public_page(RENDERER.with(|r| r.episode_page(&head, &canonical.episode, &segments, &stats)))
+    http::public_page(RENDERER.with(|r| r.episode_page(&head, decided.as_ref().unwrap_or(&loaded.0))))
 }
 
 /// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first

@@ -8,7 +8,7 @@ use super::*;
 use crate::quotes::quote::fixtures::{segment, sourdough};
 use crate::quotes::transcript::{RunKind, Speaker, Word};
 
-pub(super) fn canonical() -> Canonical {
+pub(crate) fn canonical() -> Canonical {
     let mut timed = segment("S0", 0.5, 6.1, "Welcome to The Kitchen Table. I'm Ana Lima.");
     timed.words = Some(
         [
