@@ -203,6 +203,12 @@ pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Wo
     ensure!(chart == json!(expected), "the chart {chart} is not /speakers {expected:?}");
     let turns = browser.execute("return document.querySelectorAll('.turn[id^=\"t=\"]').length;").await?;
     let transcript = json_of(&w, &format!("/api/episodes/{id}/transcript")).await?;
+    // The whole transcript is the build's; one narrowed to all of it is made per request, alike.
+    let made = json_of(&w, &format!("/api/episodes/{id}/transcript?from=0")).await?;
+    ensure!(
+        made["segments"] == transcript["segments"] && made["episode"] == transcript["episode"],
+        "the built transcript {transcript} is not the one made per request {made}"
+    );
     ensure!(
         turns == json!(transcript["segments"].as_array().map_or(0, Vec::len)),
         "turns with an anchor: {turns}"

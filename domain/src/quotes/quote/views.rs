@@ -35,6 +35,12 @@ pub struct SegmentView {
     pub clipped: bool,
 }
 
+/// Where the build stores an episode's whole transcript as `GET /api/episodes/:id/transcript` answers
+/// it without filters, with the names it resolved.
+pub fn built_view_path(episode_id: &str) -> String {
+    format!("episodes/{episode_id}/view.json")
+}
+
 /// `GET /api/episodes/:id/transcript`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
