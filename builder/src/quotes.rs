@@ -308,9 +308,7 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
         let head = EpisodeHead::of(&built.record);
         out.write(&format!("episodes/{id}/head.json"), serde_json::to_string(&head)?.as_bytes())?;
         out.write(&built_episode_page(id), renderer.episode_page(&head, &built.canonical)?.as_bytes())?;
-        // As the Worker writes the answer: through a JSON value, its keys in order.
-        let view = serde_json::to_value(views::transcript(&built.canonical, &views::Filters::default()))?;
-        out.write(&views::built_view_path(id), view.to_string().as_bytes())?;
+        out.write(&views::built_view_path(id), views::whole_transcript_json(&built.canonical).as_bytes())?;
         out.write(
             &format!("episodes/{id}/transcript.p20.json"),
             export::to_podcasting20(&built.canonical).to_string().as_bytes(),

@@ -13,7 +13,7 @@ pub struct Renderer {
 }
 
 /// The templates, by name.
-const TEMPLATES: [(&str, &str); 12] = [
+pub(crate) const TEMPLATES: [(&str, &str); 12] = [
     ("base.html", include_str!("../templates/base.html")),
     ("recipe.html", include_str!("../templates/recipe.html")),
     ("cook.html", include_str!("../templates/cook.html")),

@@ -35,7 +35,7 @@ JSON_KINDS = [
     (rf"episodes/{EP}/transcript\.json", "canonical-transcript"),
     (rf"episodes/{EP}/names\.json", "episode-names"),
     (rf"episodes/{EP}/head\.json", "episode-head"),
-    (rf"episodes/{EP}/view\.json", "transcript-view"),
+    (rf"episodes/{EP}/view\.v\d+\.json", "transcript-view"),
     (rf"episodes/{EP}/transcript\.p20\.json", "podcasting20-transcript"),
     (r"episodes/by-url\.json", "episodes-by-url"),
     (r"episodes/review\.json", "review-queue"),

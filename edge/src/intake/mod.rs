@@ -540,14 +540,15 @@ async fn taken_in_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>
 }
 
 /// A download of an episode the intake published and no build has (`/episodes/<id>.json`,
-/// `/episodes/<id>/transcript.{json,vtt,p20.json}`), as the build would serve it.
+/// `/episodes/<id>/head.json`, `/episodes/<id>/transcript.{json,vtt,p20.json}`), as the build would
+/// serve it.
 pub async fn download(env: &Env, path: &str) -> Result<Option<worker::Response>, ApiError> {
     let Some(rest) = path.strip_prefix("/episodes/") else { return Ok(None) };
     let (id, name) = match rest.split_once('/') {
         Some((id, file)) => (id, format!("/{file}")),
         None => (rest.trim_end_matches(".json"), ".json".to_string()),
     };
-    let downloads = [".json", "/transcript.json", "/transcript.vtt", "/transcript.p20.json"];
+    let downloads = [".json", "/head.json", "/transcript.json", "/transcript.vtt", "/transcript.p20.json"];
     if !is_episode_id(id) || !downloads.contains(&name.as_str()) {
         return Ok(None);
     }

@@ -80,6 +80,11 @@ fn set_cookie(name: &str, value: &str, path: &str, max_age: u64) -> String {
     format!("{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; Secure; SameSite=Lax")
 }
 
+/// Whether the request carries a sign-in cookie at all (it may still be unknown or ended).
+pub(crate) fn has_session_cookie(req: &Request) -> bool {
+    cookie(req, SESSION_COOKIE).is_some()
+}
+
 pub(crate) async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError> {
     let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
     store::session(&store::db(env)?, &sha256_hex(&token), now_s()).await

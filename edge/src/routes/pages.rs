@@ -119,7 +119,7 @@ async fn closest_passages(env: &Env, quote: &str) -> Result<Option<phrase::Answe
 /// without one has its record read as its head. 404 for no such episode.
 async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
     let (name, bytes) = match intake::episode_file(env, id, "/head.json").await? {
-        Some(bytes) => ("head.json", Some(bytes)),
+        Some(bytes) => ("/head.json", Some(bytes)),
         None => (".json", intake::episode_file(env, id, ".json").await?),
     };
     let bytes = bytes.ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;

@@ -21,7 +21,7 @@ use worker::{Env, Request, Response};
 
 use crate::assets::{built_review_head, fetch_bytes};
 use crate::error::ApiError;
-use crate::routes::kitchen::{field, redirect, signed_in, signed_in_form};
+use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in, signed_in_form};
 use crate::routes::recipes::RENDERER;
 use crate::routes::speakers;
 use crate::{decisions, intake};
@@ -151,6 +151,9 @@ async fn in_force(
 pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Response, ApiError> {
     // Without a decision just saved, the queue holds nothing only D1 knows, so it is read while the
     // session is looked up; it is shown only once the session and its role are.
+    if !has_session_cookie(&req) {
+        return redirect("/kitchen", &[]);
+    }
     let just_saved = asked.saved.as_ref().map(|(episode, _)| episode.as_str());
     let (session, read_early) = match just_saved {
         None => {

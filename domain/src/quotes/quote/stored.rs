@@ -74,7 +74,8 @@ impl Prepared {
             || stored.per_segment.len() > segments.len()
             || stored.gaps.len() != n_tokens
             || stored.lens.len() != n_tokens
-            || stored.per_segment.iter().map(|n| *n as usize).sum::<usize>() != n_tokens
+            || stored.per_segment.iter().try_fold(0usize, |sum, n| sum.checked_add(*n as usize))
+                != Some(n_tokens)
         {
             return None;
         }

@@ -35,10 +35,24 @@ pub struct SegmentView {
     pub clipped: bool,
 }
 
+/// The version of the whole transcript as the build stores it; it changes whenever the answer does,
+/// so a Worker never serves a stored answer its own code would not make. The unit test
+/// `built_transcript_views_are_this_versions` holds a sample's hash to it: when it fails, change this
+/// number with the expectation.
+pub const VIEW_VERSION: u32 = 1;
+
 /// Where the build stores an episode's whole transcript as `GET /api/episodes/:id/transcript` answers
 /// it without filters, with the names it resolved.
 pub fn built_view_path(episode_id: &str) -> String {
-    format!("episodes/{episode_id}/view.json")
+    format!("episodes/{episode_id}/view.v{VIEW_VERSION}.json")
+}
+
+/// The whole transcript as the build stores it and the route answers it: through a JSON value, so
+/// its keys are in order.
+pub fn whole_transcript_json(canonical: &Canonical) -> String {
+    serde_json::to_value(transcript(canonical, &Filters::default()))
+        .map(|v| v.to_string())
+        .unwrap_or_default()
 }
 
 /// `GET /api/episodes/:id/transcript`.
@@ -321,6 +335,16 @@ mod tests {
     use crate::quotes::transcript::{RunKind, Speaker};
     use expect_test::{Expect, expect};
     use std::collections::BTreeMap;
+
+    /// The answer a stored one of this version holds: a change here is a change of [`VIEW_VERSION`].
+    #[test]
+    fn built_transcript_views_are_this_versions() {
+        use sha2::{Digest, Sha256};
+        let json = whole_transcript_json(&crate::quotes::quote::tests::canonical());
+        let hash: String =
+            Sha256::digest(json.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
+        expect_test::expect!["v1: 93ce94b6b0b01aec"].assert_eq(&format!("v{VIEW_VERSION}: {hash}"));
+    }
 
     fn canonical() -> Canonical {
         let mut speakers = BTreeMap::new();

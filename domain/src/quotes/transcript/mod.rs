@@ -450,7 +450,8 @@ pub struct EpisodeRecord {
 }
 
 /// `episodes/<id>/head.json`: what an episode's pages show besides its transcript — the record without
-/// its runs' turns, and how its first two runs differ — so a page reads a few KiB rather than every run.
+/// its runs' turns, and how its canonical run differs from the first other one — so a page reads a few
+/// KiB rather than every run.
 /// A record read as a head skips the turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -481,7 +482,7 @@ pub struct RunHead {
 }
 
 impl EpisodeHead {
-    /// The head of a record, its first two runs compared.
+    /// The head of a record, its canonical run compared with the first other one.
     pub fn of(record: &EpisodeRecord) -> EpisodeHead {
         let mut head = EpisodeHead {
             id: record.id.clone(),
