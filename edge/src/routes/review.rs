@@ -27,7 +27,7 @@ use crate::routes::speakers;
 use crate::{decisions, intake};
 
 /// Entries a page shows, most cited first.
-const SHOWN: usize = 50;
+const SHOWN: usize = 25;
 
 /// What a page of the queue shows: its most cited entries, the people their shows know, and how
 /// many entries the queue holds.
