@@ -135,13 +135,34 @@ fn speakers_of(reports: &BTreeMap<String, LabelReport>) -> BTreeMap<String, Spea
         .collect()
 }
 
+/// The decisions in force for one episode, or `None` when it has none.
+pub async fn decided(
+    env: &Env,
+    id: &str,
+    keyed: bool,
+) -> Result<Option<BTreeMap<String, HumanDecision>>, ApiError> {
+    Ok(decisions_of(env, &[id], keyed).await?.remove(id))
+}
+
 /// The canonical transcript with the decisions in force, or `None` when the built one stands.
 pub async fn with_decisions(
     env: &Env,
     canonical: &Canonical,
     keyed: bool,
 ) -> Result<Option<Canonical>, ApiError> {
-    let Some(reports) = current_reports(env, &canonical.episode.id, keyed).await? else { return Ok(None) };
+    with_these(env, canonical, decided(env, &canonical.episode.id, keyed).await?.as_ref()).await
+}
+
+/// The canonical transcript with `decided` (its episode's decisions, from [`decided`]) in force, or
+/// `None` when there are none.
+pub async fn with_these(
+    env: &Env,
+    canonical: &Canonical,
+    decided: Option<&BTreeMap<String, HumanDecision>>,
+) -> Result<Option<Canonical>, ApiError> {
+    let Some(decided) = decided else { return Ok(None) };
+    let Some(inputs) = name_inputs(env, &canonical.episode.id).await? else { return Ok(None) };
+    let reports = inputs.resolve_with(decided);
     let mut speakers = canonical.speakers.clone();
     speakers.extend(speakers_of(&reports));
     Ok(Some(Canonical { speakers, ..canonical.clone() }))

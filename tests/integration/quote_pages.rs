@@ -362,9 +362,16 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
         answer["trust"] == "high" && answer["name"] == "Inês Duarte" && answer["name_state"] == "human",
         "{answer}"
     );
-    // The episode's page, which the build rendered before the decision, now shows it.
+    // The episode's page and whole transcript, which the build wrote before the decision, show it.
     let page = words_of(&html(&w, &format!("/episodes/{id}")).await?);
     ensure!(page.contains("decided by an editor"), "the episode page misses the decision: {page}");
+    let whole = json_of(&w, &format!("/api/episodes/{id}/transcript")).await?;
+    let turns: Vec<&Value> =
+        whole["segments"].as_array().into_iter().flatten().filter(|s| s["speaker"] == "speaker_1").collect();
+    ensure!(
+        !turns.is_empty() && turns.iter().all(|s| s["name_state"] == "human" && s["name"] == "Inês Duarte"),
+        "the whole transcript misses the decision: {whole}"
+    );
     let changes = json_of(&w, "/api/episodes/changes?since=0&limit=100").await?;
     let recorded =
         changes["items"].as_array().into_iter().flatten().any(|c| {

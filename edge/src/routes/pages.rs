@@ -129,8 +129,9 @@ async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
 /// `GET /episodes/{episode_id}`: the page as the build rendered it while no editor has decided a name
 /// of the episode since; else, and for an episode the intake took in, rendered here.
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
-    if is_episode_id(id)
-        && decisions::decisions_of(env, &[id], false).await?.is_empty()
+    let decided = decisions::decided(env, id, false).await?;
+    if decided.is_none()
+        && is_episode_id(id)
         && let Some(bytes) = fetch_bytes(env, built_episode_page(id)).await?
     {
         let html = String::from_utf8(bytes)
@@ -139,8 +140,8 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     }
     let (head, loaded) = futures::join!(head(env, id), load(env, id));
     let (head, loaded) = (head?, loaded?);
-    let decided = decisions::with_decisions(env, &loaded.0, false).await?;
-    http::public_page(RENDERER.with(|r| r.episode_page(&head, decided.as_ref().unwrap_or(&loaded.0))))
+    let current = decisions::with_these(env, &loaded.0, decided.as_ref()).await?;
+    http::public_page(RENDERER.with(|r| r.episode_page(&head, current.as_ref().unwrap_or(&loaded.0))))
 }
 
 /// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first

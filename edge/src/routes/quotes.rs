@@ -204,14 +204,17 @@ pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiEr
 /// stored it while no editor has decided a name of the episode since; else made here.
 pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<Response, ApiError> {
     let id = &input.episode_id;
+    let decided = decisions::decided(env, id, keyed).await?;
     if input.filters == Filters::default()
+        && decided.is_none()
         && is_episode_id(id)
-        && decisions::decisions_of(env, &[id], keyed).await?.is_empty()
         && let Some(bytes) = fetch_bytes(env, views::built_view_path(id)).await?
     {
         return json_file(bytes, 300);
     }
-    render(&transcript_view(env, &input, keyed).await?)
+    let loaded = load(env, id).await?;
+    let current = decisions::with_these(env, &loaded.0, decided.as_ref()).await?;
+    render(&views::transcript(current.as_ref().unwrap_or(&loaded.0), &input.filters))
 }
 
 /// The narrowed transcript; also the `get_transcript` tool.
