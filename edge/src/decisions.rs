@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use domain::quotes::quote::phrase;
 use domain::quotes::transcript::names::{HumanDecision, LabelReport, NameInputs};
+use domain::quotes::transcript::url::is_episode_id;
 use domain::quotes::transcript::{Canonical, Speaker};
 use serde_json::Value;
 use worker::Env;
@@ -142,6 +143,21 @@ pub async fn decided(
     keyed: bool,
 ) -> Result<Option<BTreeMap<String, HumanDecision>>, ApiError> {
     Ok(decisions_of(env, &[id], keyed).await?.remove(id))
+}
+
+/// A file the build wrote for episode `id` (its page, its whole transcript) at `path`, while no
+/// editor's decision about the episode is on record (`decided`, from [`decided`]); `None` otherwise,
+/// or when the build has no such file, and the caller makes the answer with the decisions.
+pub async fn built_unless_decided(
+    env: &Env,
+    id: &str,
+    decided: Option<&BTreeMap<String, HumanDecision>>,
+    path: String,
+) -> Result<Option<Vec<u8>>, ApiError> {
+    if decided.is_some() || !is_episode_id(id) {
+        return Ok(None);
+    }
+    crate::assets::fetch_bytes(env, path).await
 }
 
 /// The canonical transcript with the decisions in force, or `None` when the built one stands.

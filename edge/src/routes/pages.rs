@@ -12,11 +12,10 @@ use domain::quotes::page::{QuoteView, built_episode_page, closest_phrases};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views;
 use domain::quotes::transcript::compare::compare;
-use domain::quotes::transcript::url::is_episode_id;
 use domain::quotes::transcript::{EpisodeHead, EpisodeRecord, episode_id};
 use worker::{Env, Response};
 
-use crate::assets::{built_episodes, built_shows, fetch_bytes};
+use crate::assets::{built_episodes, built_shows};
 use crate::error::ApiError;
 use crate::routes::quotes::{self, load};
 use crate::routes::recipes::RENDERER;
@@ -126,13 +125,12 @@ async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
     serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes/{id}{name}: {err}")))
 }
 
-/// `GET /episodes/{episode_id}`: the page as the build rendered it while no editor has decided a name
-/// of the episode since; else, and for an episode the intake took in, rendered here.
+/// `GET /episodes/{episode_id}`: the page as the build rendered it while no editor's decision about
+/// the episode is on record; else, and for an episode the intake took in, rendered here.
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     let decided = decisions::decided(env, id, false).await?;
-    if decided.is_none()
-        && is_episode_id(id)
-        && let Some(bytes) = fetch_bytes(env, built_episode_page(id)).await?
+    if let Some(bytes) =
+        decisions::built_unless_decided(env, id, decided.as_ref(), built_episode_page(id)).await?
     {
         let html = String::from_utf8(bytes)
             .map_err(|err| ApiError::Internal(format!("{}: {err}", built_episode_page(id))))?;

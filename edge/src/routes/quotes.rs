@@ -2,7 +2,8 @@
 //!
 //! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
 //! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,
-//! and renders.
+//! and renders. The whole transcript of an episode no editor has decided on is the build's own
+//! answer (`episodes/<id>/view.v<N>.json`), passed through.
 //! An attribution in one episode reads the episode's token index, which the build stored
 //! (`quotes/tokens/<id>.bin`), beside its transcript, rather than making it; an episode the intake
 //! took in has its index made from its transcript. An isolate keeps a few prepared transcripts, so
@@ -10,6 +11,7 @@
 //! all static indexes share (`crate::index`). Editors' speaker names show at once through `crate::decisions`.
 
 use std::cell::{OnceCell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
@@ -18,7 +20,7 @@ use domain::quotes::quote::views::Filters;
 use domain::quotes::quote::{
     Attribution, Prepared, attribute as attribute_quote, corpus, tokens_path, views,
 };
-use domain::quotes::transcript::url::is_episode_id;
+use domain::quotes::transcript::names::HumanDecision;
 use domain::quotes::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
 use worker::{Env, Response};
@@ -201,31 +203,37 @@ pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiEr
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`: the whole transcript as the build
-/// stored it while no editor has decided a name of the episode since; else made here.
+/// stored it while no editor's decision about the episode is on record; else made here.
 pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<Response, ApiError> {
     let id = &input.episode_id;
     let decided = decisions::decided(env, id, keyed).await?;
     if input.filters == Filters::default()
-        && decided.is_none()
-        && is_episode_id(id)
-        && let Some(bytes) = fetch_bytes(env, views::built_view_path(id)).await?
+        && let Some(bytes) =
+            decisions::built_unless_decided(env, id, decided.as_ref(), views::built_view_path(id)).await?
     {
         return json_file(bytes, 300);
     }
-    let loaded = load(env, id).await?;
-    let current = decisions::with_these(env, &loaded.0, decided.as_ref()).await?;
-    render(&views::transcript(current.as_ref().unwrap_or(&loaded.0), &input.filters))
+    render(&narrowed(env, &input, decided.as_ref()).await?)
 }
 
 /// The narrowed transcript; also the `get_transcript` tool.
 pub async fn transcript_view(
     env: &Env,
-    EpisodeAsked { episode_id: id, filters }: &EpisodeAsked,
+    input: &EpisodeAsked,
     keyed: bool,
 ) -> Result<views::TranscriptView, ApiError> {
+    narrowed(env, input, decisions::decided(env, &input.episode_id, keyed).await?.as_ref()).await
+}
+
+/// The narrowed transcript with the episode's decisions `decided` in force.
+async fn narrowed(
+    env: &Env,
+    EpisodeAsked { episode_id: id, filters }: &EpisodeAsked,
+    decided: Option<&BTreeMap<String, HumanDecision>>,
+) -> Result<views::TranscriptView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
-    Ok(views::transcript(decided.as_ref().unwrap_or(&loaded.0), filters))
+    let current = decisions::with_these(env, &loaded.0, decided).await?;
+    Ok(views::transcript(current.as_ref().unwrap_or(&loaded.0), filters))
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
