@@ -4,8 +4,9 @@
 //!
 //! Layout in `dist/`: `shows.json`, `episodes.json`, `episodes/by-url.json`, `episodes/<id>.json` (the
 //! record with every run), `episodes/<id>/transcript.{json,vtt,p20.json}`, `quotes/manifest.json` and
-//! its content-hashed index files, `quotes/tokens/<id>.bin` (an episode's token index, which an
-//! attribution in it reads rather than making it), `episodes.jsonl`.
+//! its content-hashed index files, `episodes/<id>/reading.v<N>.bin` (the canonical transcript with its
+//! token index and names' inputs, which the quote reads decode rather than parse JSON and make the
+//! index), `episodes.jsonl`.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -13,7 +14,7 @@ use anyhow::Result;
 use domain::Diagnostic;
 use domain::quotes::page::built_episode_page;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
-use domain::quotes::quote::{Prepared, tokens_path, views};
+use domain::quotes::quote::{Reading, reading_path, views};
 use domain::quotes::transcript::{
     self, Canonical, Episode, EpisodeHead, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary,
     export, names, publish, review,
@@ -313,8 +314,8 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
             &format!("episodes/{id}/transcript.p20.json"),
             export::to_podcasting20(&built.canonical).to_string().as_bytes(),
         )?;
-        // The token index an attribution in this episode reads beside its transcript.
-        out.write(&tokens_path(id), &Prepared::new(&built.canonical.segments).encode())?;
+        // What an attribution, the quote page and the other quote reads of this episode read.
+        out.write(&reading_path(id), &Reading::encode(&built.canonical, &built.name_inputs))?;
         Ok(())
     })?;
 

@@ -24,8 +24,9 @@ use std::time::Instant;
 use domain::quotes::quote::phrase::{
     self, Index, IndexBuilder, Joining, Part, Parts, PhraseError, WholeFiles,
 };
-use domain::quotes::quote::{Prepared, attribute};
+use domain::quotes::quote::{Prepared, Reading, attribute};
 use domain::quotes::transcript::import::parse_changelog;
+use domain::quotes::transcript::names::NameInputs;
 use domain::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
 
 /// xorshift64*: deterministic and dependency-free.
@@ -188,12 +189,18 @@ fn bench_attribution_latency(corpus: &[Episode], rng: &mut Rng) {
     let started = Instant::now();
     let prepared = Prepared::new(&long.segments);
     let prepare_ms = started.elapsed().as_secs_f64() * 1000.0;
-    // The index as the build stores it, read back as a fresh attribution reads it.
-    let stored = prepared.encode();
+    // The file the build stores for the quote reads, read back as a fresh attribution reads it, beside
+    // the transcript's JSON parsed as an episode the intake took in has it read.
+    let stored = Reading::encode(&long, &NameInputs::default());
     let started = Instant::now();
-    let read = Prepared::decode(&stored, &long.segments).expect("the stored index fits");
+    let read = Reading::decode(&stored).expect("the stored file decodes");
     let read_ms = started.elapsed().as_secs_f64() * 1000.0;
-    assert_eq!(read.n_tokens(), prepared.n_tokens());
+    assert_eq!(read.prepared.n_tokens(), prepared.n_tokens());
+    let json = serde_json::to_vec(&long).expect("a transcript encodes");
+    let started = Instant::now();
+    let parsed: Canonical = serde_json::from_slice(&json).expect("a transcript parses");
+    let parse_ms = started.elapsed().as_secs_f64() * 1000.0;
+    assert_eq!(parsed.segments.len(), long.segments.len());
     let mut times = Vec::new();
     let mut found = 0;
     for _ in 0..2000 {
@@ -213,13 +220,16 @@ fn bench_attribution_latency(corpus: &[Episode], rng: &mut Rng) {
     times.sort_by(f64::total_cmp);
     println!(
         "attribution, 3 h transcript ({:.1} h, {} segments, {} tokens; prepare {:.1} ms once per episode, \
-         or read the stored index ({} bytes) {:.1} ms): {} quotes, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms, found {}",
+         or read the stored file, transcript and index ({} bytes), {:.1} ms, where parsing the transcript's JSON \
+         ({} bytes) takes {:.1} ms): {} quotes, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms, found {}",
         offset / 3600.0,
         long.segments.len(),
         prepared.n_tokens(),
         prepare_ms,
         stored.len(),
         read_ms,
+        json.len(),
+        parse_ms,
         times.len(),
         percentile(&times, 0.5),
         percentile(&times, 0.99),

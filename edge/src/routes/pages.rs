@@ -12,7 +12,7 @@ use domain::quotes::page::{QuoteView, built_episode_page, closest_phrases};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views;
 use domain::quotes::transcript::compare::compare;
-use domain::quotes::transcript::{EpisodeHead, EpisodeRecord, episode_id};
+use domain::quotes::transcript::{EpisodeHead, EpisodeRecord};
 use worker::{Env, Response};
 
 use crate::assets::{built_episodes, built_shows};
@@ -59,16 +59,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
             return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
         }
     };
-    // The episode's names are read beside its transcript, for the episode the address names.
-    let named = question.source_url.as_deref().map(episode_id);
-    let names = async {
-        match &named {
-            Some(id) => decisions::name_inputs(env, id).await,
-            None => Ok(None),
-        }
-    };
-    let (answer, names) = futures::join!(quotes::attribution(env, &question, false), names);
-    let answer = match answer {
+    let answer = match quotes::attribution(env, &question, false).await {
         Err(ApiError::NotFound(detail)) => {
             view.unknown = Some(&detail);
             return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
@@ -78,14 +69,14 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
     let (mut context, mut report, mut closest) = (Vec::new(), None, None);
     if let (Some(found), Some(episode)) = (&answer.found_at, &answer.episode) {
         let loaded = load(env, &episode.id).await?;
-        let decided = decisions::with_decisions(env, &loaded.0, false).await?;
-        context =
-            views::around(decided.as_ref().unwrap_or(&loaded.0), found.start_s, found.end_s, CONTEXT_TURNS);
-        let inputs = match names? {
-            Some(inputs) if named.as_deref() == Some(episode.id.as_str()) => Some(inputs),
-            _ => decisions::name_inputs(env, &episode.id).await?,
-        };
-        if let Some(inputs) = inputs {
+        let decided = decisions::with_decisions(env, &loaded.canonical, false).await?;
+        context = views::around(
+            decided.as_ref().unwrap_or(&loaded.canonical),
+            found.start_s,
+            found.end_s,
+            CONTEXT_TURNS,
+        );
+        if let Some(inputs) = loaded.name_inputs(env).await? {
             let in_force = decisions::decisions_of(env, &[episode.id.as_str()], false).await?;
             report = inputs
                 .resolve_with(in_force.get(&episode.id).unwrap_or(&Default::default()))
@@ -138,8 +129,8 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     }
     let (head, loaded) = futures::join!(head(env, id), load(env, id));
     let (head, loaded) = (head?, loaded?);
-    let current = decisions::with_these(env, &loaded.0, decided.as_ref()).await?;
-    http::public_page(RENDERER.with(|r| r.episode_page(&head, current.as_ref().unwrap_or(&loaded.0))))
+    let current = decisions::with_these(env, &loaded.canonical, decided.as_ref()).await?;
+    http::public_page(RENDERER.with(|r| r.episode_page(&head, current.as_ref().unwrap_or(&loaded.canonical))))
 }
 
 /// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first

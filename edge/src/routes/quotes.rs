@@ -4,9 +4,11 @@
 //! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,
 //! and renders. The whole transcript of an episode no editor has decided on is the build's own
 //! answer (`episodes/<id>/view.v<N>.json`), passed through.
-//! An attribution in one episode reads the episode's token index, which the build stored
-//! (`quotes/tokens/<id>.bin`), beside its transcript, rather than making it; an episode the intake
-//! took in has its index made from its transcript. An isolate keeps a few prepared transcripts, so
+//! A read of one episode's transcript (an attribution in it, a narrowed transcript, its speakers)
+//! reads the one file the build stored for the quote reads (`episodes/<id>/reading.v<N>.bin`: the
+//! transcript, its token index and its names' inputs, in postcard), rather than parse the
+//! transcript's JSON and make its index; an episode the intake took in has its transcript's JSON
+//! read and its index made on first use. An isolate keeps a few prepared transcripts, so
 //! repeated questions about one episode skip both; the phrase index's pieces it keeps in the cache
 //! all static indexes share (`crate::index`). Editors' speaker names show at once through `crate::decisions`.
 
@@ -18,9 +20,10 @@ use domain::api::{EpisodeAsked, EpisodePage, EpisodesAsked, QuoteAsked};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views::Filters;
 use domain::quotes::quote::{
-    Attribution, Prepared, attribute as attribute_quote, corpus, tokens_path, views,
+    Attribution, Prepared, Reading, attribute as attribute_quote, corpus, reading_path, views,
 };
-use domain::quotes::transcript::names::HumanDecision;
+use domain::quotes::transcript::names::{HumanDecision, NameInputs};
+use domain::quotes::transcript::url::is_episode_id;
 use domain::quotes::transcript::{Canonical, EpisodeSummary, episode_id};
 use serde_json::json;
 use worker::{Env, Response};
@@ -33,31 +36,40 @@ use crate::{decisions, http, index, intake, store};
 /// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
 const TRANSCRIPTS_KEPT: usize = 8;
 
-/// A transcript, and its token index once an attribution has asked for it (a transcript, speakers
-/// or page read never pays for it).
-pub(crate) type PreparedTranscript = Rc<(Canonical, OnceCell<Prepared>)>;
-
-/// The token index of a loaded transcript: the one the build stored (`stored`, when it fits), else
-/// made here, on first use.
-fn prepared(loaded: &PreparedTranscript, stored: Option<Vec<u8>>) -> &Prepared {
-    loaded.1.get_or_init(|| {
-        stored
-            .and_then(|bytes| Prepared::decode(&bytes, &loaded.0.segments))
-            .unwrap_or_else(|| Prepared::new(&loaded.0.segments))
-    })
+/// An episode as the quote reads use it: its canonical transcript, the transcript's token index
+/// (read with it from the build's file, or made on first use for an episode the intake took in), and
+/// the build's `names.json` (`None` for a taken-in episode: it is read apart then).
+pub(crate) struct Loaded {
+    pub canonical: Canonical,
+    prepared: OnceCell<Prepared>,
+    pub names: Option<String>,
 }
 
-/// The token index the build stored for episode `id`, unless this isolate holds the episode's
-/// index already; `None` too for an episode the intake took in (the index is made from its
-/// transcript then).
-async fn stored_tokens(env: &Env, id: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    let held = TRANSCRIPTS.with(|cache| cache.borrow().1.iter().any(|(k, v)| k == id && v.1.get().is_some()));
-    if held { Ok(None) } else { fetch_bytes(env, tokens_path(id)).await }
+impl Loaded {
+    /// The transcript's token index.
+    fn prepared(&self) -> &Prepared {
+        self.prepared.get_or_init(|| Prepared::new(&self.canonical.segments))
+    }
+
+    /// The inputs the episode's names were resolved from: the build's, read with the transcript,
+    /// else (an episode the intake took in) its `names.json`.
+    pub async fn name_inputs(&self, env: &Env) -> Result<Option<NameInputs>, ApiError> {
+        let id = &self.canonical.episode.id;
+        match &self.names {
+            Some(json) => serde_json::from_str(json)
+                .map(Some)
+                .map_err(|err| ApiError::Internal(format!("the names of episode `{id}`: {err}"))),
+            None => decisions::name_inputs(env, id).await,
+        }
+    }
 }
+
+/// The episodes an isolate keeps loaded, by id, and the build they are of.
+type Kept = (u64, Vec<(String, Rc<Loaded>)>);
 
 thread_local! {
     /// Of one build ([`crate::packs::generation`]): a new build empties it.
-    static TRANSCRIPTS: RefCell<(u64, Vec<(String, PreparedTranscript)>)> = const { RefCell::new((0, Vec::new())) };
+    static TRANSCRIPTS: RefCell<Kept> = const { RefCell::new((0, Vec::new())) };
 }
 
 /// A built JSON file passed through as it is.
@@ -75,8 +87,10 @@ fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
     http::public_json(&value, 300)
 }
 
-/// The canonical transcript of an episode and its token index, from this isolate's cache or the assets.
-pub(crate) async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiError> {
+/// An episode's transcript with its token index, from this isolate's cache, else from the build's
+/// file for the quote reads ([`reading_path`]), else, for an episode the intake took in, from its
+/// transcript's JSON.
+pub(crate) async fn load(env: &Env, id: &str) -> Result<Rc<Loaded>, ApiError> {
     let generation = crate::packs::generation(env).await?;
     let hit = TRANSCRIPTS.with(|cache| {
         let mut cache = cache.borrow_mut();
@@ -88,11 +102,23 @@ pub(crate) async fn load(env: &Env, id: &str) -> Result<PreparedTranscript, ApiE
     if let Some(hit) = hit {
         return Ok(hit);
     }
-    let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-    let bytes = intake::episode_file(env, id, "/transcript.json").await?.ok_or_else(not_found)?;
-    let canonical: Canonical = serde_json::from_slice(&bytes)
-        .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
-    let loaded = Rc::new((canonical, OnceCell::new()));
+    let built = match is_episode_id(id) {
+        true => fetch_bytes(env, reading_path(id)).await?.and_then(|bytes| Reading::decode(&bytes)),
+        false => None,
+    };
+    let loaded = match built {
+        Some(Reading { canonical, prepared, names }) => {
+            Loaded { canonical, prepared: OnceCell::from(prepared), names: Some(names) }
+        }
+        None => {
+            let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
+            let bytes = intake::episode_file(env, id, "/transcript.json").await?.ok_or_else(not_found)?;
+            let canonical: Canonical = serde_json::from_slice(&bytes)
+                .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
+            Loaded { canonical, prepared: OnceCell::new(), names: None }
+        }
+    };
+    let loaded = Rc::new(loaded);
     TRANSCRIPTS.with(|cache| {
         let (at, cache) = &mut *cache.borrow_mut();
         if *at != generation {
@@ -122,22 +148,18 @@ pub async fn attribution(
     keyed: bool,
 ) -> Result<Attribution, ApiError> {
     let Some(normalised) = normalised else { return corpus_attribution(env, quote, keyed).await };
-    let id = episode_id(normalised);
-    // The transcript and its stored token index are read at once.
-    let (loaded, stored) = futures::join!(load(env, &id), stored_tokens(env, &id));
-    let loaded = match loaded {
+    let loaded = match load(env, &episode_id(normalised)).await {
         Err(ApiError::NotFound(_)) => load_taken_in(env, normalised).await?,
         loaded => loaded?,
     };
-    let stored = stored?.filter(|_| loaded.0.episode.id == id);
-    let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
-    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.0), prepared(&loaded, stored), quote))
+    let decided = decisions::with_decisions(env, &loaded.canonical, keyed).await?;
+    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.canonical), loaded.prepared(), quote))
 }
 
 /// The episode the intake made of an address it was asked for by another than the episode's own
 /// (its page, when the episode is known by its audio), else 404 saying how to ask for it or where
 /// its job stands.
-async fn load_taken_in(env: &Env, normalised: &str) -> Result<PreparedTranscript, ApiError> {
+async fn load_taken_in(env: &Env, normalised: &str) -> Result<Rc<Loaded>, ApiError> {
     let job = store::job_by_address(&store::db(env)?, normalised).await?;
     match job.and_then(|job| job.episode_id) {
         Some(id) => load(env, &id).await,
@@ -232,8 +254,8 @@ async fn narrowed(
     decided: Option<&BTreeMap<String, HumanDecision>>,
 ) -> Result<views::TranscriptView, ApiError> {
     let loaded = load(env, id).await?;
-    let current = decisions::with_these(env, &loaded.0, decided).await?;
-    Ok(views::transcript(current.as_ref().unwrap_or(&loaded.0), filters))
+    let current = decisions::with_these(env, &loaded.canonical, decided).await?;
+    Ok(views::transcript(current.as_ref().unwrap_or(&loaded.canonical), filters))
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
@@ -248,8 +270,8 @@ pub async fn speakers_view(
     keyed: bool,
 ) -> Result<views::SpeakersView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = decisions::with_decisions(env, &loaded.0, keyed).await?;
-    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.0), filters))
+    let decided = decisions::with_decisions(env, &loaded.canonical, keyed).await?;
+    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.canonical), filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`

@@ -18,7 +18,7 @@ pub mod phrase;
 mod stored;
 pub mod views;
 
-pub use stored::{TOKENS_VERSION, tokens_path};
+pub use stored::{READING_VERSION, Reading, reading_path};
 
 use std::collections::HashMap;
 

@@ -1,30 +1,71 @@
-//! A transcript's token index as the builder stores it (`quotes/tokens/<episode id>.bin`), so an
-//! attribution in one episode reads it beside the transcript rather than tokenising the whole
-//! transcript again: decoding it is a small part of the work of making it.
+//! What the quote reads need of one episode, as the builder stores it
+//! (`episodes/<id>/reading.v<N>.bin`): the canonical transcript, its token index, and the inputs its
+//! names were resolved from, in one postcard file. An attribution, the quote page, a narrowed
+//! transcript or speaker statistics read this one file and decode it, rather than read the
+//! transcript's JSON and its index apart, parse the JSON and make the index: one ranged read instead
+//! of two or three, and a decode that copies bytes instead of a parse that scans text.
 //!
-//! The file is postcard: the version, the index's words in order, and for each segment its tokens as
-//! word ids with byte offsets. A file of another version, or one that does not fit the transcript it is
-//! read with, is not used ([`Prepared::decode`] answers `None`) and the caller makes the index.
+//! The file's types mirror [`Canonical`] field for field, with no field skipped when empty: postcard
+//! is not self-describing, so the JSON types' `skip_serializing_if` would misalign it. The
+//! conversions destructure every field, so a field added to the JSON types does not compile until it
+//! is carried here. A file of another version, or one that does not decode whole, is not used
+//! ([`Reading::decode`] answers `None`) and the caller reads the transcript's JSON instead.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Prepared, TokenAt};
-use crate::quotes::transcript::Segment;
+use crate::quotes::transcript::names::NameInputs;
+use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker, Word};
 
-/// The version of the stored index; it changes whenever [`crate::quotes::transcript::normalise::tokens`]
+/// The version of the stored file; it changes whenever [`crate::quotes::transcript::normalise::tokens`]
 /// or this format does, so a Worker never answers from tokens its own code would not make. The unit
 /// test `stored_tokens_are_this_versions` holds the tokens of a sample text: when it fails, change
 /// this number with the expectation.
-pub const TOKENS_VERSION: u32 = 2;
+pub const READING_VERSION: u32 = 3;
 
-/// Where the build stores an episode's index.
-pub fn tokens_path(episode_id: &str) -> String {
-    format!("{}/tokens/{episode_id}.bin", super::phrase::DIR)
+/// Where the build stores what the quote reads need of an episode.
+pub fn reading_path(episode_id: &str) -> String {
+    format!("episodes/{episode_id}/reading.v{READING_VERSION}.bin")
+}
+
+/// An episode as the quote reads use it: its canonical transcript, the transcript's token index, and
+/// `names.json` (the votes, labels and roster its names were resolved from) as JSON.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    pub canonical: Canonical,
+    pub prepared: Prepared,
+    pub names: String,
 }
 
 #[derive(Serialize, Deserialize)]
 struct Stored<'a> {
     version: u32,
+    #[serde(with = "super::phrase::format::every_field")]
+    episode: EpisodeRef,
+    pipeline: String,
+    kind: RunKind,
+    speakers: Vec<(String, Option<String>, NameState)>,
+    segments: Vec<StoredSegment>,
+    #[serde(borrow)]
+    tokens: Tokens<'a>,
+    names: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredSegment {
+    speaker: String,
+    start_s: f64,
+    end_s: f64,
+    text: String,
+    start_estimated: bool,
+    end_estimated: bool,
+    /// Each timed word: `(w, start_s, end_s, estimated)`.
+    words: Option<Vec<(String, f64, f64, bool)>>,
+}
+
+/// The token index: its words, and each segment's tokens as word ids with byte offsets.
+#[derive(Serialize, Deserialize)]
+struct Tokens<'a> {
     /// Sorted, each once.
     #[serde(borrow)]
     words: Vec<&'a str>,
@@ -39,9 +80,91 @@ struct Stored<'a> {
     lens: Vec<u32>,
 }
 
+impl Reading {
+    /// The file the build stores for an episode: `canonical` with its token index, and `names`.
+    pub fn encode(canonical: &Canonical, names: &NameInputs) -> Vec<u8> {
+        let Canonical { episode, pipeline, kind, speakers, segments } = canonical;
+        let prepared = Prepared::new(segments);
+        let stored = Stored {
+            version: READING_VERSION,
+            episode: episode.clone(),
+            pipeline: pipeline.clone(),
+            kind: *kind,
+            speakers: speakers
+                .iter()
+                .map(|(label, Speaker { name, name_state })| (label.clone(), name.clone(), *name_state))
+                .collect(),
+            segments: segments.iter().map(StoredSegment::of).collect(),
+            tokens: prepared.tokens_stored(),
+            names: serde_json::to_string(names).expect("names encode"),
+        };
+        postcard::to_allocvec(&stored).expect("a reading encodes")
+    }
+
+    /// The file [`Reading::encode`] stored, or `None` when it is of another version or does not
+    /// decode whole.
+    pub fn decode(bytes: &[u8]) -> Option<Reading> {
+        let stored: Stored<'_> = postcard::from_bytes(bytes).ok()?;
+        if stored.version != READING_VERSION {
+            return None;
+        }
+        let canonical = Canonical {
+            episode: stored.episode,
+            pipeline: stored.pipeline,
+            kind: stored.kind,
+            speakers: stored
+                .speakers
+                .into_iter()
+                .map(|(label, name, name_state)| (label, Speaker { name, name_state }))
+                .collect(),
+            segments: stored.segments.into_iter().map(StoredSegment::into_segment).collect(),
+        };
+        let prepared = Prepared::of_stored(stored.tokens, &canonical.segments)?;
+        Some(Reading { canonical, prepared, names: stored.names })
+    }
+}
+
+impl StoredSegment {
+    fn of(segment: &Segment) -> StoredSegment {
+        let Segment { speaker, start_s, end_s, text, start_estimated, end_estimated, words } = segment;
+        StoredSegment {
+            speaker: speaker.clone(),
+            start_s: *start_s,
+            end_s: *end_s,
+            text: text.clone(),
+            start_estimated: *start_estimated,
+            end_estimated: *end_estimated,
+            words: words.as_ref().map(|words| {
+                words
+                    .iter()
+                    .map(|Word { w, start_s, end_s, estimated }| (w.clone(), *start_s, *end_s, *estimated))
+                    .collect()
+            }),
+        }
+    }
+
+    fn into_segment(self) -> Segment {
+        let StoredSegment { speaker, start_s, end_s, text, start_estimated, end_estimated, words } = self;
+        Segment {
+            speaker,
+            start_s,
+            end_s,
+            text,
+            start_estimated,
+            end_estimated,
+            words: words.map(|words| {
+                words
+                    .into_iter()
+                    .map(|(w, start_s, end_s, estimated)| Word { w, start_s, end_s, estimated })
+                    .collect()
+            }),
+        }
+    }
+}
+
 impl Prepared {
-    /// The index as the builder stores it.
-    pub fn encode(&self) -> Vec<u8> {
+    /// The index as the file stores it.
+    fn tokens_stored(&self) -> Tokens<'_> {
         let n_segments = self.tokens.last().map_or(0, |token| token.segment as usize + 1);
         let mut per_segment = vec![0u32; n_segments];
         let (mut gaps, mut lens) =
@@ -54,24 +177,19 @@ impl Prepared {
             lens.push(token.end - token.start);
             last = Some(token);
         }
-        let stored = Stored {
-            version: TOKENS_VERSION,
+        Tokens {
             words: (0..self.bounds.len().saturating_sub(1) as u32).map(|id| self.word(id)).collect(),
             per_segment,
             ids: self.ids.clone(),
             gaps,
             lens,
-        };
-        postcard::to_allocvec(&stored).expect("an index encodes")
+        }
     }
 
-    /// The index stored by [`Prepared::encode`] for these segments, or `None` when it is of another
-    /// version or does not fit them.
-    pub fn decode(bytes: &[u8], segments: &[Segment]) -> Option<Prepared> {
-        let stored: Stored<'_> = postcard::from_bytes(bytes).ok()?;
+    /// The index stored for these segments, or `None` when it does not fit them.
+    fn of_stored(stored: Tokens<'_>, segments: &[Segment]) -> Option<Prepared> {
         let n_tokens = stored.ids.len();
-        if stored.version != TOKENS_VERSION
-            || stored.per_segment.len() > segments.len()
+        if stored.per_segment.len() > segments.len()
             || stored.gaps.len() != n_tokens
             || stored.lens.len() != n_tokens
             || stored.per_segment.iter().try_fold(0usize, |sum, n| sum.checked_add(*n as usize))
@@ -99,8 +217,7 @@ impl Prepared {
                 at += 1;
             }
         }
-        let prepared = Prepared::of(stored.words.into_iter(), tokens, stored.ids);
-        Some(prepared)
+        Some(Prepared::of(stored.words.into_iter(), tokens, stored.ids))
     }
 }
 
@@ -113,46 +230,70 @@ mod tests {
     use crate::quotes::quote::tests::canonical;
     use crate::quotes::transcript::normalise::normalised;
 
-    /// The tokens a stored index of this version holds: a change here is a change of
-    /// [`TOKENS_VERSION`].
+    /// The tokens a stored file of this version holds: a change here is a change of
+    /// [`READING_VERSION`].
     #[test]
     fn stored_tokens_are_this_versions() {
         let text = "“Don’t Panic,” twenty-five [laughs] 3,200.0 people, uh, 100% & Café — version 2.5";
-        expect!["v2: dont panic 25 3200 people 100 percent and cafe version 2.5"]
-            .assert_eq(&format!("v{TOKENS_VERSION}: {}", normalised(text)));
+        expect!["v3: dont panic 25 3200 people 100 percent and cafe version 2.5"]
+            .assert_eq(&format!("v{READING_VERSION}: {}", normalised(text)));
+    }
+
+    fn names() -> NameInputs {
+        NameInputs { runs: vec![vec!["S0".into(), "S1".into()]], ..Default::default() }
     }
 
     #[test]
-    fn a_stored_index_answers_as_the_one_made_from_the_transcript() {
-        let canonical = canonical();
+    fn a_stored_reading_answers_as_the_transcript_it_was_made_of() {
+        let mut canonical = canonical();
+        canonical.episode.audio_url = Some("https://example.org/a.mp3".into());
+        canonical.segments[1].end_estimated = true;
+        let read = Reading::decode(&Reading::encode(&canonical, &names())).expect("it decodes");
+        assert_eq!(read.canonical, canonical);
+        assert_eq!(serde_json::from_str::<NameInputs>(&read.names).unwrap(), names());
         let made = Prepared::new(&canonical.segments);
-        let read = Prepared::decode(&made.encode(), &canonical.segments).expect("it fits");
         assert_eq!(
-            (&read.ids, &read.text, &read.bounds, &read.starts, &read.places),
-            (&made.ids, &made.text, &made.bounds, &made.starts, &made.places)
+            (&read.prepared.ids, &read.prepared.text, &read.prepared.bounds),
+            (&made.ids, &made.text, &made.bounds)
         );
+        assert_eq!((&read.prepared.starts, &read.prepared.places), (&made.starts, &made.places));
         let spans = |p: &Prepared| p.tokens.iter().map(|t| (t.segment, t.start, t.end)).collect::<Vec<_>>();
-        assert_eq!(spans(&read), spans(&made));
+        assert_eq!(spans(&read.prepared), spans(&made));
         for quote in
             ["the secret is patience", "twelve years what do you feed it", "nobody can sell you a jar"]
         {
-            assert_eq!(attribute(&canonical, &read, quote), attribute(&canonical, &made, quote), "{quote}");
+            assert_eq!(
+                attribute(&canonical, &read.prepared, quote),
+                attribute(&canonical, &made, quote),
+                "{quote}"
+            );
         }
     }
 
     #[test]
-    fn an_index_of_another_version_or_transcript_is_not_used() {
-        let canonical = canonical();
-        let bytes = Prepared::new(&canonical.segments).encode();
+    fn a_file_of_another_version_or_cut_short_is_not_used() {
+        let bytes = Reading::encode(&canonical(), &names());
         let mut other_version = bytes.clone();
-        other_version[0] = (TOKENS_VERSION + 1) as u8;
-        assert!(Prepared::decode(&other_version, &canonical.segments).is_none());
-        assert!(Prepared::decode(&bytes, &canonical.segments[..1]).is_none(), "fewer segments");
+        other_version[0] = (READING_VERSION + 1) as u8;
+        assert!(Reading::decode(&other_version).is_none());
+        assert!(Reading::decode(&bytes[..bytes.len() / 2]).is_none(), "cut short");
+    }
+
+    #[test]
+    fn tokens_that_do_not_fit_their_segments_are_not_used() {
+        let canonical = canonical();
+        let tokens = Prepared::new(&canonical.segments);
+        assert!(
+            Prepared::of_stored(tokens.tokens_stored(), &canonical.segments[..1]).is_none(),
+            "fewer segments"
+        );
         let mut shorter = canonical.segments.clone();
         for segment in &mut shorter {
             segment.text.truncate(3);
         }
-        assert!(Prepared::decode(&bytes, &shorter).is_none(), "texts the tokens do not fit");
-        assert!(Prepared::decode(&bytes[..bytes.len() / 2], &canonical.segments).is_none(), "cut short");
+        assert!(
+            Prepared::of_stored(tokens.tokens_stored(), &shorter).is_none(),
+            "texts the tokens do not fit"
+        );
     }
 }

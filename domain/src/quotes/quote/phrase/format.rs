@@ -456,7 +456,7 @@ pub(super) struct BlockEpisode {
 
 /// [`EpisodeRef`] for postcard, which cannot skip absent fields: every field in order, as a tuple
 /// (postcard writes a struct and a tuple of its fields alike).
-mod every_field {
+pub(crate) mod every_field {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use crate::quotes::transcript::EpisodeRef;
