@@ -15,6 +15,7 @@ use domain::Diagnostic;
 use domain::quotes::page::built_episode_page;
 use domain::quotes::quote::phrase::{self, IndexBuilder};
 use domain::quotes::quote::{Reading, reading_path, views};
+use domain::quotes::transcript::names::BuiltDecisions;
 use domain::quotes::transcript::{
     self, Canonical, Episode, EpisodeHead, EpisodeRecord, EpisodeSummary, Names, Run, Show, ShowSummary,
     export, names, publish, review,
@@ -292,7 +293,12 @@ pub struct EpisodeLine<'a> {
 }
 
 /// Writes everything the quote service publishes.
-pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> Result<Outcome> {
+pub fn write(
+    out: &Out,
+    shows: &BTreeMap<String, Show>,
+    episodes: &[Built],
+    synced: BuiltDecisions,
+) -> Result<Outcome> {
     let renderer = crate::pages::Renderer::new()?;
     episodes.par_iter().try_for_each(|built| -> Result<()> {
         let id = &built.record.id;
@@ -342,6 +348,7 @@ pub fn write(out: &Out, shows: &BTreeMap<String, Show>, episodes: &[Built]) -> R
     for built in episodes {
         queue.add(&built.record, built.canonical.episode.audio_url.as_deref());
     }
+    out.write(names::BUILT_DECISIONS, serde_json::to_string(&synced)?.as_bytes())?;
     let (head, parts) = queue.published();
     out.write("episodes/review.json", serde_json::to_string(&head)?.as_bytes())?;
     for (n, part) in parts.iter().enumerate() {
@@ -469,6 +476,13 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             schema::<phrase::Manifest>("phrase-index-manifest.schema.json", "/quotes/manifest.json"),
         ),
         (
+            "built-decisions.schema.json",
+            schema::<BuiltDecisions>(
+                "built-decisions.schema.json",
+                "/episodes/decisions.json (the last editors' decision the build holds)",
+            ),
+        ),
+        (
             "review-queue.schema.json",
             schema::<review::QueueHead>(
                 "review-queue.schema.json",
@@ -548,7 +562,9 @@ pub fn build_into(source: &Source, out: &Out) -> Result<(crate::opendata::LlmsPa
         anyhow::anyhow!("{} problem(s) in shows/:\n{}", problems.len(), diagnostics::lines(source, &problems))
     })?;
     drop(files);
-    let outcome = write(out, &shows, &episodes)?;
+    let state = source.read_one(crate::sync::STATE_FILE)?;
+    let synced = BuiltDecisions { synced_seq: crate::sync::synced_decisions(state.as_deref())? };
+    let outcome = write(out, &shows, &episodes, synced)?;
     eprintln!("built {} shows and {} episodes", outcome.n_shows, outcome.n_episodes);
     Ok((outcome.llms, outcome.n_episodes))
 }

@@ -196,6 +196,26 @@ impl Source {
     }
 
     /// The commit a git source builds.
+    /// The file at `rel` under the content folder, or `None` when there is none.
+    pub fn read_one(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        match self {
+            Source::WorkTree(dir) => match std::fs::read(dir.join(rel)) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(err) => Err(err).with_context(|| format!("reading {}", dir.join(rel).display())),
+            },
+            Source::Git { repo, rev, path } => {
+                let repo = open(repo)?;
+                let tree = resolve(&repo, rev)?.tree()?;
+                let at = format!("{}/{rel}", path.trim_end_matches('/'));
+                match tree.get_path(Path::new(at.trim_start_matches('/'))) {
+                    Ok(entry) => Ok(Some(repo.find_blob(entry.id())?.content().to_vec())),
+                    Err(_) => Ok(None),
+                }
+            }
+        }
+    }
+
     pub fn list_commit(&self) -> Result<Option<String>> {
         let Source::Git { repo, rev, .. } = self else { return Ok(None) };
         Ok(Some(resolve(&open(repo)?, rev)?.id().to_string()))

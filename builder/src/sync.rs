@@ -7,14 +7,16 @@
 //! the same commit makes a rerun idempotent: it asks the feed for what came after, and commits nothing
 //! when nothing did. Commits are a function of the feed and the parent alone (no clock is read).
 //!
-//! Speaker names set by editors come from a second feed, `/api/episodes/changes`: each
-//! decision is one commit writing the label's `human` entry into `shows/<show>/<episode>/names.json`
-//! (the episode found by its id), authored by the editor, with its own position in `.sync-state`.
-//!
-//! Episodes the Worker took in by their address come from a third feed, `/api/intake/episodes`: each
-//! is one commit writing its folder `shows/<show>/<episode>/` (`episode.json`, `names.json`,
+//! Episodes the Worker took in by their address come from a second feed, `/api/intake/episodes`:
+//! each is one commit writing its folder `shows/<show>/<episode>/` (`episode.json`, `names.json`,
 //! `runs/<pipeline>.json`, and the show's `show.json` when the show is new), authored by whoever
 //! asked for it. An episode the content already holds (the same id) is passed over.
+//!
+//! Speaker names set by editors come from a third feed, `/api/episodes/changes`, after the episodes
+//! (an editor may name a voice of an episode taken in since the last sync): each decision is one
+//! commit writing the label's `human` entry into `shows/<show>/<episode>/names.json` (the episode
+//! found by its id), authored by the editor, with its own position in `.sync-state`. The build
+//! publishes that position (`episodes/decisions.json`), so the Worker knows which decisions it holds.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,7 +29,7 @@ use domain::recipes::recipe::{Recipe, ServerFields};
 use domain::recipes::write::{Change, ChangePage};
 use serde::{Deserialize, Serialize};
 
-const STATE_FILE: &str = ".sync-state";
+pub const STATE_FILE: &str = ".sync-state";
 const PAGE: u32 = 500;
 
 #[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
@@ -39,6 +41,13 @@ struct State {
     /// The last episode taken in by its address synced (absent until the first one).
     #[serde(default, skip_serializing_if = "is_zero")]
     intake_last_seq: u64,
+}
+
+/// The last speaker decision synced into the content whose `.sync-state` is `bytes` (0 without one).
+pub fn synced_decisions(bytes: Option<&[u8]>) -> Result<u64> {
+    let Some(bytes) = bytes else { return Ok(0) };
+    let state: State = serde_json::from_slice(bytes).with_context(|| format!("reading {STATE_FILE}"))?;
+    Ok(state.speaker_last_seq)
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -88,38 +97,7 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     }
     eprintln!("synced {n_commits} change(s) from {api}; last seq {since}");
 
-    let mut since = state.speaker_last_seq;
-    let mut n_decisions = 0;
-    let mut folders: Option<Vec<(String, String)>> = None;
-    loop {
-        let page: SpeakerChangePage = fetch_page(&runtime, &client, api, "episodes/changes", since)?;
-        for change in &page.items {
-            if change.seq <= since {
-                bail!("the speaker feed went backwards: seq {} after {since}", change.seq);
-            }
-            let folders = match &folders {
-                Some(folders) => folders,
-                None => folders.insert(episode_folders(&workdir, content)?),
-            };
-            let Some((_, folder)) = folders.iter().find(|(id, _)| id == &change.episode) else {
-                bail!(
-                    "speaker decision {} names episode {}, which is not under {content}/shows",
-                    change.seq,
-                    change.episode
-                );
-            };
-            state.speaker_last_seq = change.seq;
-            commit_decision(&repo, &workdir, &state_rel, folder, change, state)?;
-            since = change.seq;
-            n_decisions += 1;
-        }
-        match page.next_since {
-            Some(next) if !page.items.is_empty() => since = since.max(next),
-            _ => break,
-        }
-    }
-    eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {since}");
-
+    // Episodes before the decisions about them.
     let mut since = state.intake_last_seq;
     let mut n_episodes = 0;
     let mut held = episode_folders(&workdir, content)?;
@@ -144,6 +122,34 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
         }
     }
     eprintln!("synced {n_episodes} episode(s) taken in from {api}; last seq {since}");
+
+    let mut since = state.speaker_last_seq;
+    let mut n_decisions = 0;
+    loop {
+        let page: SpeakerChangePage = fetch_page(&runtime, &client, api, "episodes/changes", since)?;
+        for change in &page.items {
+            if change.seq <= since {
+                bail!("the speaker feed went backwards: seq {} after {since}", change.seq);
+            }
+            let Some((_, folder)) = held.iter().find(|(id, _)| id == &change.episode) else {
+                bail!(
+                    "speaker decision {} names episode {}, which is not under {content}/shows",
+                    change.seq,
+                    change.episode
+                );
+            };
+            state.speaker_last_seq = change.seq;
+            commit_decision(&repo, &workdir, &state_rel, folder, change, state)?;
+            since = change.seq;
+            n_decisions += 1;
+        }
+        match page.next_since {
+            Some(next) if !page.items.is_empty() => since = since.max(next),
+            _ => break,
+        }
+    }
+    eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {since}");
+
     Ok(ExitCode::SUCCESS)
 }
 

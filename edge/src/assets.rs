@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 use std::thread::LocalKey;
 
+use domain::quotes::transcript::names::{self, BuiltDecisions};
 use domain::quotes::transcript::review::QueueHead;
 use domain::quotes::transcript::{EpisodeSummary, ShowSummary};
 use domain::site::layout;
@@ -34,6 +35,7 @@ thread_local! {
     static EPISODES: Kept<Vec<EpisodeSummary>> = const { RefCell::new(None) };
     static EPISODE_IDS: Kept<PublishedIds> = const { RefCell::new(None) };
     static REVIEW_HEAD: Kept<QueueHead> = const { RefCell::new(None) };
+    static BUILT_DECISIONS: Kept<BuiltDecisions> = const { RefCell::new(None) };
 }
 
 /// The ids of the published episodes: the values of `episodes/by-url.json`.
@@ -92,6 +94,11 @@ pub async fn built_episode_ids(env: &Env) -> Result<Rc<PublishedIds>, ApiError> 
 /// The first part of the build's review queue (`episodes/review.json`).
 pub async fn built_review_head(env: &Env) -> Result<Rc<QueueHead>, ApiError> {
     parsed_once(env, &REVIEW_HEAD, "episodes/review.json", br#"{"known": {}, "entries": []}"#).await
+}
+
+/// How far the editors' decisions the build holds go (`episodes/decisions.json`; none before any sync).
+pub async fn built_decisions(env: &Env) -> Result<Rc<BuiltDecisions>, ApiError> {
+    parsed_once(env, &BUILT_DECISIONS, names::BUILT_DECISIONS, br#"{"synced_seq": 0}"#).await
 }
 
 /// Whether the build has a file at `path` (a static asset or a packed file), without reading it.

@@ -1,7 +1,10 @@
 //! Speaker names with editors' decisions in force: the overlay that makes every quote
 //! answer show a decision at once.
 //!
-//! A decision lives in D1 (`store::speakers`) until the next build carries it in names.json. Reads
+//! A decision lives in D1 (`store::speakers`), and once `builder sync` has committed it, the next
+//! build carries it in names.json and says so (`episodes/decisions.json`: the last decision synced
+//! into its content); only later decisions count from then on, so a decided episode is served as
+//! built again, and a name changed in git after the decision stands. Reads
 //! that name speakers ask D1 for the decisions of their episodes that have any; only then do they
 //! fetch `episodes/<id>/names.json` (the votes, labels and roster the build resolved) and resolve
 //! again with the decisions in place — so elimination follows a decision at once, exactly as the next
@@ -42,9 +45,11 @@ const DECIDED_REFRESH_MS: u64 = 1_000;
 /// The most feed rows one refresh query reads.
 const DECIDED_PER_QUERY: u32 = 10_000;
 
-/// The episodes that have any decision, as far as this isolate knows.
+/// The episodes that have a decision the build does not hold, as far as this isolate knows.
 #[derive(Debug, Default)]
 struct Decided {
+    /// The build ([`crate::packs::generation`]) they are counted against: a new one may hold more.
+    generation: u64,
     episodes: BTreeSet<String>,
     /// The newest decision seen.
     seq: u64,
@@ -55,11 +60,22 @@ thread_local! {
     static DECIDED: RefCell<Decided> = RefCell::new(Decided::default());
 }
 
-/// Brings [`DECIDED`] up to date with the feed if it is older than [`DECIDED_REFRESH_MS`].
-async fn refresh_decided(env: &Env) -> Result<(), ApiError> {
+/// The build this isolate reads ([`crate::packs::generation`]) and the last decision it holds.
+async fn built(env: &Env) -> Result<(u64, u64), ApiError> {
+    let synced = crate::assets::built_decisions(env).await?.synced_seq;
+    Ok((crate::packs::generation(env).await?, synced))
+}
+
+/// Brings [`DECIDED`] up to date with the feed if it is older than [`DECIDED_REFRESH_MS`], or of
+/// another build than `generation`, which holds the decisions up to `synced`.
+async fn refresh_decided(env: &Env, generation: u64, synced: u64) -> Result<(), ApiError> {
     let now_ms = worker::Date::now().as_millis();
     let due = DECIDED.with(|decided| {
-        decided.borrow().checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= DECIDED_REFRESH_MS)
+        let mut decided = decided.borrow_mut();
+        if decided.generation != generation {
+            *decided = Decided { generation, seq: synced, ..Decided::default() };
+        }
+        decided.checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= DECIDED_REFRESH_MS)
     });
     if !due {
         return Ok(());
@@ -88,17 +104,19 @@ pub fn note_decided(id: &str) {
     DECIDED.with(|decided| decided.borrow_mut().episodes.insert(id.to_string()));
 }
 
-/// The decisions in force for the given episodes: the newest row of each label. `keyed`: the request
-/// carries a key, so D1 is asked whatever [`DECIDED`] says.
+/// The decisions in force for the given episodes that the build does not hold: the newest row of
+/// each label, when it is newer than the build's last synced decision. `keyed`: the request carries
+/// a key, so D1 is asked whatever [`DECIDED`] says.
 pub async fn decisions_of(
     env: &Env,
     ids: &[&str],
     keyed: bool,
 ) -> Result<BTreeMap<String, BTreeMap<String, HumanDecision>>, ApiError> {
+    let (generation, synced) = built(env).await?;
     let ids: Vec<&str> = if keyed {
         ids.to_vec()
     } else {
-        refresh_decided(env).await?;
+        refresh_decided(env, generation, synced).await?;
         DECIDED.with(|decided| {
             let decided = decided.borrow();
             ids.iter().copied().filter(|id| decided.episodes.contains(*id)).collect()
@@ -107,7 +125,7 @@ pub async fn decisions_of(
     if ids.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let changes = store::decisions_in_force(&store::db(env)?, &ids).await?;
+    let changes = store::decisions_in_force(&store::db(env)?, &ids, synced).await?;
     let mut out: BTreeMap<String, BTreeMap<String, HumanDecision>> = BTreeMap::new();
     for change in changes {
         out.entry(change.episode.clone()).or_default().insert(change.label.clone(), change.decision());

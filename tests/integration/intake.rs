@@ -168,8 +168,26 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     let served_record = download(format!("/episodes/{episode}.json")).await?;
     let served_transcript = download(format!("/episodes/{episode}/transcript.json")).await?;
 
-    // `builder sync` commits it to a content repo, authored by whoever asked, once; a build of that
-    // repo publishes the very bytes the intake served.
+    // Before any sync, an editor spells her name as she does (the feed's roster has it without the
+    // accent): the episode is synced before the decision about it, and the content still builds.
+    let label = transcript["segments"]
+        .as_array()
+        .and_then(|segments| segments.iter().find(|s| s["name"] == "Ines Varga"))
+        .and_then(|segment| segment["speaker"].as_str())
+        .context("her label")?
+        .to_string();
+    site.worker.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'newsdesk'")?;
+    let named = site
+        .client
+        .put(site.worker.url(&format!("/api/episodes/{episode}/speakers/{}", label.replace(' ', "%20"))))
+        .bearer_auth(&site.key)
+        .json(&serde_json::json!({"name": "Inês Varga"}))
+        .send()
+        .await?;
+    ensure!(named.status() == 200, "named: {}", named.status());
+
+    // `builder sync` commits it to a content repo, authored by whoever asked, once, and then the
+    // decision; a build of that repo publishes the very bytes the intake served, and the name.
     let dir = tests::root().join(format!("tests/.work/intake-sync-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let repo = dir.join("repo");
@@ -177,21 +195,33 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     let repo_arg = repo.to_string_lossy().to_string();
     crate::sync::builder(&["sync", "--api", &site.worker.base, "--repo", &repo_arg])?;
     let commits = crate::sync::log(&repo)?;
-    ensure!(commits.len() == 2, "one commit for the episode: {}", commits.len());
+    ensure!(commits.len() == 3, "one commit for the episode, one for the name: {}", commits.len());
     ensure!(
-        commits[0].author == "newsdesk" && commits[0].summary.starts_with("Take in Budget day"),
+        commits[1].author == "newsdesk" && commits[1].summary.starts_with("Take in Budget day"),
         "{}",
-        commits[0].summary
+        commits[1].summary
     );
+    ensure!(commits[0].summary.starts_with(&format!("Name {label} as Inês Varga")), "{}", commits[0].summary);
     crate::sync::builder(&["sync", "--api", &site.worker.base, "--repo", &repo_arg])?;
-    ensure!(crate::sync::log(&repo)?.len() == 2, "a second sync commits nothing");
+    ensure!(crate::sync::log(&repo)?.len() == 3, "a second sync commits nothing");
     let out = dir.join("dist");
     let out_arg = out.to_string_lossy().to_string();
     crate::sync::builder(&["build", "--git", &repo_arg, "--rev", "HEAD", "--out", &out_arg])?;
+    // The same bytes but for the names, which now hold the decision.
+    let without = |bytes: &[u8], field: &str| -> Result<(Value, Value)> {
+        let mut value: Value = serde_json::from_slice(bytes)?;
+        let taken = value[field].take();
+        Ok((value, taken))
+    };
     let built_record = std::fs::read(out.join(format!("episodes/{episode}.json")))?;
-    ensure!(built_record == served_record, "the built record differs from the served one");
+    let ((built, names), (served, _)) = (without(&built_record, "names")?, without(&served_record, "names")?);
+    ensure!(built == served, "the built record differs from the served one");
+    ensure!(names[&label]["name"] == "Inês Varga" && names[&label]["name_state"] == "human", "{names}");
     let built_transcript = std::fs::read(out.join(format!("episodes/{episode}/transcript.json")))?;
-    ensure!(built_transcript == served_transcript, "the built transcript differs from the served one");
+    let ((built, speakers), (served, _)) =
+        (without(&built_transcript, "speakers")?, without(&served_transcript, "speakers")?);
+    ensure!(built == served, "the built transcript differs from the served one");
+    ensure!(speakers[&label]["name"] == "Inês Varga", "{speakers}");
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
-use tests::Worker;
 use tests::kitchen::key_for;
+use tests::{Config, Worker};
 
 const SOURDOUGH: &str = "https://commonplace.example/shows/kitchen-table/1-sourdough-slowly";
 const SOURDOUGH_DIR: &str = "content/shows/kitchen-table/sourdough-slowly";
@@ -100,18 +100,23 @@ fn builder(args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&output.stderr).to_string())
 }
 
-/// A content repo holding the sourdough episode's records (no runs: sync needs only the episode id).
+/// A content repo holding the sourdough episode and its show, as built (`show.json`, the episode's
+/// records and runs).
 fn init_repo(repo_dir: &Path) -> Result<()> {
-    let episode_dir = repo_dir.join(SOURDOUGH_DIR);
-    std::fs::create_dir_all(&episode_dir)?;
-    for file in ["episode.json", "names.json"] {
-        std::fs::copy(tests::root().join(SOURDOUGH_DIR).join(file), episode_dir.join(file))?;
-    }
+    let show = Path::new(SOURDOUGH_DIR).parent().context("the show's folder")?;
+    std::fs::create_dir_all(repo_dir.join(show))?;
+    // No recipes: the folder a build reads them from, empty.
+    std::fs::create_dir_all(repo_dir.join("content/recipes"))?;
+    std::fs::copy(tests::root().join(show).join("show.json"), repo_dir.join(show).join("show.json"))?;
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(tests::root().join(SOURDOUGH_DIR))
+        .arg(repo_dir.join(show))
+        .output()?;
+    ensure!(copied.status.success(), "cp: {}", String::from_utf8_lossy(&copied.stderr));
     let repo = git2::Repository::init(repo_dir)?;
     let mut index = repo.index()?;
-    for file in ["episode.json", "names.json"] {
-        index.add_path(&Path::new(SOURDOUGH_DIR).join(file))?;
-    }
+    index.add_all(["content"], git2::IndexAddOption::DEFAULT, None)?;
     index.write()?;
     let tree = repo.find_tree(index.write_tree()?)?;
     let sig =
@@ -189,7 +194,48 @@ pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git(_shared: Arc
     init_repo(&repo_dir)?;
     let repo_arg = repo_dir.to_string_lossy().to_string();
     builder(&["sync", "--api", &w.base, "--repo", &repo_arg])?;
-    let repo = git2::Repository::open(&repo_dir)?;
+    commits_of_the_decisions(&w.base, &repo_dir)?;
+
+    // A contributor then names the guest otherwise in git, and the next build publishes it: the build
+    // says it holds both decisions, so the one in D1 no longer overrides what git says now.
+    let names_path = repo_dir.join(SOURDOUGH_DIR).join("names.json");
+    let mut names: Value = serde_json::from_slice(&std::fs::read(&names_path)?)?;
+    names["labels"]["SPEAKER_01"]["human"]["name"] = json!("Benedict O. Okafor");
+    std::fs::write(&names_path, serde_json::to_string_pretty(&names)? + "\n")?;
+    let out = dir.join("dist");
+    let content = repo_dir.join("content").to_string_lossy().to_string();
+    builder(&["build", "--content", &content, "--out", &out.to_string_lossy()])?;
+    let synced: Value = serde_json::from_slice(&std::fs::read(out.join("episodes/decisions.json"))?)?;
+    ensure!(synced == json!({"synced_seq": 2}), "{synced}");
+    let state = w.stop_keeping_state();
+    let w = Worker::start_with(Config { out: Some(out), state: Some(state), ..Config::default() }).await?;
+    let transcript = get(&w, &format!("/api/episodes/{id}/transcript")).await?;
+    let guest = transcript["segments"].as_array().unwrap().iter().find(|s| s["speaker"] == "SPEAKER_01");
+    ensure!(guest.is_some_and(|s| s["name"] == "Benedict O. Okafor"), "{transcript}");
+    let page = reqwest::get(w.url(&format!("/episodes/{id}"))).await?.text().await?;
+    ensure!(page.contains("Benedict O. Okafor"), "the page shows the name git holds now");
+    // A decision after the build shows at once again.
+    let again = put(
+        &w,
+        Some(&editor),
+        &format!("/api/episodes/{id}/speakers/SPEAKER_01"),
+        json!({"name": "Benedict Okafor"}),
+    )
+    .await?;
+    ensure!(again.status == 200, "{} {}", again.status, again.body);
+    let transcript = get(&w, &format!("/api/episodes/{id}/transcript")).await?;
+    let guest = transcript["segments"].as_array().unwrap().iter().find(|s| s["speaker"] == "SPEAKER_01");
+    ensure!(guest.is_some_and(|s| s["name"] == "Benedict Okafor"), "{transcript}");
+    drop(w);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// `builder sync` from the worker at `base` into the repo at `repo_dir` committed each decision into
+/// names.json, by its editor, with its note; a second sync commits nothing.
+fn commits_of_the_decisions(base: &str, repo_dir: &Path) -> Result<()> {
+    let repo_arg = repo_dir.to_string_lossy().to_string();
+    let repo = git2::Repository::open(repo_dir)?;
     let head = repo.head()?.peel_to_commit()?;
     ensure!(
         head.summary() == Some("Name B as Ben Okafor in content/shows/kitchen-table/sourdough-slowly"),
@@ -211,9 +257,8 @@ pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git(_shared: Arc
         "the votes were kept: {names}"
     );
     ensure!(names["labels"]["B"]["human"]["by"] == "speaker-editor", "{names}");
-    builder(&["sync", "--api", &w.base, "--repo", &repo_arg])?;
+    builder(&["sync", "--api", base, "--repo", &repo_arg])?;
     ensure!(repo.head()?.peel_to_commit()?.id() == head.id(), "a second sync committed again");
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -38,6 +38,7 @@ JSON_KINDS = [
     (rf"episodes/{EP}/view\.v\d+\.json", "transcript-view"),
     (rf"episodes/{EP}/transcript\.p20\.json", "podcasting20-transcript"),
     (r"episodes/by-url\.json", "episodes-by-url"),
+    (r"episodes/decisions\.json", "built-decisions"),
     (r"episodes/review\.json", "review-queue"),
     (r"episodes/review/\d+\.json", "review-queue-part"),
     (r"episodes\.json", "episodes"),

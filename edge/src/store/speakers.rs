@@ -50,16 +50,21 @@ pub async fn decided_since(db: &D1Database, since: u64, limit: u32) -> Result<Ve
     .await
 }
 
-/// The decisions in force for the episodes `ids`: the newest row of each of their labels.
-pub async fn decisions_in_force(db: &D1Database, ids: &[&str]) -> Result<Vec<SpeakerChange>, ApiError> {
+/// The decisions in force for the episodes `ids`: the newest row of each of their labels, when it is
+/// after `after` (the build holds the ones up to it).
+pub async fn decisions_in_force(
+    db: &D1Database,
+    ids: &[&str],
+    after: u64,
+) -> Result<Vec<SpeakerChange>, ApiError> {
     let ids_json = serde_json::to_string(&ids).map_err(|err| ApiError::Internal(err.to_string()))?;
     let rows: Vec<DecisionRow> = all(
         db,
         "SELECT seq, episode_id, label, name, note, editor, at FROM speaker_decisions d \
-         WHERE episode_id IN (SELECT value FROM json_each(?1)) \
+         WHERE episode_id IN (SELECT value FROM json_each(?1)) AND seq > ?2 \
          AND seq = (SELECT MAX(seq) FROM speaker_decisions \
                     WHERE episode_id = d.episode_id AND label = d.label)",
-        &[Arg::Text(&ids_json)],
+        &[Arg::Text(&ids_json), Arg::Int(after as i64)],
     )
     .await?;
     Ok(rows.into_iter().map(DecisionRow::change).collect())

@@ -305,6 +305,20 @@ impl NameInputs {
     }
 }
 
+/// Where the build says how far the editors' decisions it holds go ([`BuiltDecisions`]).
+pub const BUILT_DECISIONS: &str = "episodes/decisions.json";
+
+/// `episodes/decisions.json`: the last editor's decision the build holds, as the position in the
+/// speaker feed (`/api/episodes/changes`) that `builder sync` last committed to the content (0 when
+/// it committed none). Decisions up to it are in the build's names; the Worker counts only later ones
+/// as news, so an episode decided before the build is served as built again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BuiltDecisions {
+    pub synced_seq: u64,
+}
+
 /// The longest name and note an editor may set.
 pub const MAX_DECISION_NAME_CHARS: usize = 200;
 pub const MAX_DECISION_NOTE_CHARS: usize = 500;
@@ -411,7 +425,9 @@ pub fn labels_without_speech(names: &Names, runs: &[Vec<String>]) -> Vec<Diagnos
 /// Roster people no speaker label of the runs resolves to, once every such label has a name (while
 /// one is unnamed it may be anyone on the roster, so nothing can be said yet): a person listed who
 /// never speaks, or whose name is spelled one way in the roster and another in the votes. Names
-/// compare as resolving does.
+/// compare as resolving does. Once a person has decided a name in the episode, nothing is said: an
+/// editor may spell a name otherwise than the feed's roster or find that someone listed does not
+/// speak, and the content `builder sync` commits from their decisions must build.
 pub fn roster_without_speech(
     reports: &BTreeMap<String, LabelReport>,
     runs: &[Vec<String>],
@@ -422,7 +438,7 @@ pub fn roster_without_speech(
         .filter(|(label, _)| runs.iter().any(|labels| labels.contains(label)))
         .map(|(_, report)| report)
         .collect();
-    if speaking.iter().any(|report| report.name.is_none()) {
+    if speaking.iter().any(|report| report.name.is_none() || report.human.is_some()) {
         return Vec::new();
     }
     let spoken: Vec<String> =
@@ -525,6 +541,21 @@ mod tests {
         check("asr=Ana llm=Ana voice=Ana", Some("Bea"), expect![[r#"Human Some("Bea")"#]]);
         check("asr=Ana llm=Bea", Some("Ana"), expect![[r#"Human Some("Ana")"#]]);
         check("", Some("Cy"), expect![[r#"Human Some("Cy")"#]]);
+    }
+
+    #[test]
+    fn a_roster_person_nobody_speaks_as_is_a_problem_until_a_person_decides() {
+        let runs = vec![vec!["A".to_string()]];
+        let listed = roster(&["Ines", "Rosa"]);
+        let mut names = names(&[("A", "asr=Ines llm=Ines")]);
+        let problems = roster_without_speech(&resolve_all(&names, &runs, &listed), &runs, &listed);
+        expect![[
+            r#"["roster[1].name: Rosa never speaks: no speaker label of any run resolves to this name"]"#
+        ]]
+        .assert_eq(&format!("{:?}", problems.iter().map(ToString::to_string).collect::<Vec<_>>()));
+        let decided = HumanDecision { name: "Inês".into(), by: "ed".into(), note: None };
+        names.labels.get_mut("A").unwrap().human = Some(decided);
+        assert!(roster_without_speech(&resolve_all(&names, &runs, &listed), &runs, &listed).is_empty());
     }
 
     fn roster(names: &[&str]) -> Vec<Person> {
