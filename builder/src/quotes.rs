@@ -563,7 +563,7 @@ pub fn build_into(source: &Source, out: &Out) -> Result<(crate::opendata::LlmsPa
     })?;
     drop(files);
     let state = source.read_one(crate::sync::STATE_FILE)?;
-    let synced = BuiltDecisions { synced_seq: crate::sync::synced_decisions(state.as_deref())? };
+    let synced = crate::sync::synced_decisions(state.as_deref())?;
     let outcome = write(out, &shows, &episodes, synced)?;
     eprintln!("built {} shows and {} episodes", outcome.n_shows, outcome.n_episodes);
     Ok((outcome.llms, outcome.n_episodes))

@@ -195,7 +195,6 @@ impl Source {
         Ok(Some(changes))
     }
 
-    /// The commit a git source builds.
     /// The file at `rel` under the content folder, or `None` when there is none.
     pub fn read_one(&self, rel: &str) -> Result<Option<Vec<u8>>> {
         match self {
@@ -216,6 +215,7 @@ impl Source {
         }
     }
 
+    /// The commit a git source builds.
     pub fn list_commit(&self) -> Result<Option<String>> {
         let Source::Git { repo, rev, .. } = self else { return Ok(None) };
         Ok(Some(resolve(&open(repo)?, rev)?.id().to_string()))

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use domain::quotes::intake::{TakenIn, TakenInPage};
-use domain::quotes::transcript::names::{Names, SpeakerChange, SpeakerChangePage};
+use domain::quotes::transcript::names::{BuiltDecisions, Names, SpeakerChange, SpeakerChangePage};
 use domain::quotes::transcript::{Episode, episode_id, normalise_source_url};
 use domain::recipes::recipe::{Recipe, ServerFields};
 use domain::recipes::write::{Change, ChangePage};
@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub const STATE_FILE: &str = ".sync-state";
 const PAGE: u32 = 500;
 
-#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 struct State {
     last_seq: u64,
     /// The last speaker decision synced (absent until the first one).
@@ -41,13 +41,18 @@ struct State {
     /// The last episode taken in by its address synced (absent until the first one).
     #[serde(default, skip_serializing_if = "is_zero")]
     intake_last_seq: u64,
+    /// The id of the speaker feed `speaker_last_seq` is a position in (absent until the first
+    /// decision): a content repo follows one site's decisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    speaker_feed: Option<String>,
 }
 
-/// The last speaker decision synced into the content whose `.sync-state` is `bytes` (0 without one).
-pub fn synced_decisions(bytes: Option<&[u8]>) -> Result<u64> {
-    let Some(bytes) = bytes else { return Ok(0) };
+/// The last speaker decision synced into the content whose `.sync-state` is `bytes`, and its feed
+/// (none without one).
+pub fn synced_decisions(bytes: Option<&[u8]>) -> Result<BuiltDecisions> {
+    let Some(bytes) = bytes else { return Ok(BuiltDecisions::default()) };
     let state: State = serde_json::from_slice(bytes).with_context(|| format!("reading {STATE_FILE}"))?;
-    Ok(state.speaker_last_seq)
+    Ok(BuiltDecisions { synced_seq: state.speaker_last_seq, feed: state.speaker_feed })
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -86,7 +91,7 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
                 bail!("the feed went backwards: seq {} after {since}", change.seq);
             }
             state.last_seq = change.seq;
-            commit_change(&repo, &workdir, content, &state_rel, change, state)?;
+            commit_change(&repo, &workdir, content, &state_rel, change, &state)?;
             since = change.seq;
             n_commits += 1;
         }
@@ -112,7 +117,7 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
                 continue;
             }
             state.intake_last_seq = item.seq;
-            let folder = commit_episode(&repo, &workdir, content, &state_rel, item, state)?;
+            let folder = commit_episode(&repo, &workdir, content, &state_rel, item, &state)?;
             held.push((item.episode.clone(), folder));
             n_episodes += 1;
         }
@@ -127,6 +132,14 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     let mut n_decisions = 0;
     loop {
         let page: SpeakerChangePage = fetch_page(&runtime, &client, api, "episodes/changes", since)?;
+        if let (Some(synced), Some(serving)) = (&state.speaker_feed, &page.feed)
+            && synced != serving
+        {
+            bail!(
+                "{state_rel} holds the decisions of speaker feed {synced}, and {api} serves feed {serving}: \
+                 a content repo follows one site's decisions"
+            );
+        }
         for change in &page.items {
             if change.seq <= since {
                 bail!("the speaker feed went backwards: seq {} after {since}", change.seq);
@@ -139,7 +152,8 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
                 );
             };
             state.speaker_last_seq = change.seq;
-            commit_decision(&repo, &workdir, &state_rel, folder, change, state)?;
+            state.speaker_feed.clone_from(&page.feed);
+            commit_decision(&repo, &workdir, &state_rel, folder, change, &state)?;
             since = change.seq;
             n_decisions += 1;
         }
@@ -166,7 +180,7 @@ fn commit_episode(
     content: &str,
     state_rel: &str,
     item: &TakenIn,
-    state: State,
+    state: &State,
 ) -> Result<String> {
     let taken = &item.content;
     if !domain::recipes::slug::is_valid(&taken.show) {
@@ -232,7 +246,7 @@ fn commit_decision(
     state_rel: &str,
     folder: &str,
     change: &SpeakerChange,
-    state: State,
+    state: &State,
 ) -> Result<()> {
     let names_rel = format!("{folder}/names.json");
     let mut names: Names = match std::fs::read(workdir.join(&names_rel)) {
@@ -265,7 +279,7 @@ fn commit_change(
     content: &str,
     state_rel: &str,
     change: &Change,
-    state: State,
+    state: &State,
 ) -> Result<()> {
     let doc = &change.document;
     if doc.slug != change.slug || !domain::recipes::slug::is_valid(&change.slug) {

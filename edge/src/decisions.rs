@@ -60,10 +60,25 @@ thread_local! {
     static DECIDED: RefCell<Decided> = RefCell::new(Decided::default());
 }
 
-/// The build this isolate reads ([`crate::packs::generation`]) and the last decision it holds.
+thread_local! {
+    /// This database's feed id, once asked: it never changes.
+    static FEED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The build this isolate reads ([`crate::packs::generation`]) and the last decision it holds: none
+/// when it was synced from another site's feed, whose positions mean nothing here.
 async fn built(env: &Env) -> Result<(u64, u64), ApiError> {
-    let synced = crate::assets::built_decisions(env).await?.synced_seq;
-    Ok((crate::packs::generation(env).await?, synced))
+    let built = crate::assets::built_decisions(env).await?;
+    let generation = crate::packs::generation(env).await?;
+    let Some(feed) = built.feed.as_deref().filter(|_| built.synced_seq > 0) else {
+        return Ok((generation, 0));
+    };
+    if FEED.with(|own| own.borrow().is_none()) {
+        let id = store::feed_id(&store::db(env)?).await?;
+        FEED.with(|own| *own.borrow_mut() = Some(id));
+    }
+    let ours = FEED.with(|own| own.borrow().as_deref() == Some(feed));
+    Ok((generation, if ours { built.synced_seq } else { 0 }))
 }
 
 /// Brings [`DECIDED`] up to date with the feed if it is older than [`DECIDED_REFRESH_MS`], or of

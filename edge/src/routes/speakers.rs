@@ -131,13 +131,15 @@ pub async fn save(
 /// `GET /api/episodes/changes?since=<seq>&limit=<n>`: every decision after `since`, oldest first, at
 /// most `limit` and 1 MiB of them a page (`domain::paging`).
 pub async fn changes(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result<Response, ApiError> {
-    let mut items: Vec<SpeakerChange> = store::decisions_since(&store::db(env)?, since, limit).await?;
+    let db = store::db(env)?;
+    let mut items: Vec<SpeakerChange> = store::decisions_since(&db, since, limit).await?;
     let listed = items.len();
     domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);
     let more = domain::paging::more_after(items.len(), listed, limit as usize);
     let next_since = if more { items.last().map(|c| c.seq) } else { None };
     let last = items.last().map_or(since, |c| c.seq);
-    let mut body = serde_json::to_value(SpeakerChangePage { items, next_since })
+    let feed = Some(store::feed_id(&db).await?);
+    let mut body = serde_json::to_value(SpeakerChangePage { items, next_since, feed })
         .map_err(|err| ApiError::Internal(err.to_string()))?;
     body["next_cursor"] = json!(next_since.map(|seq| seq.to_string()));
     body["last_seq"] = json!(last);

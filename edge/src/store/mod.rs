@@ -47,7 +47,7 @@ pub use search::{
     overlay_versions, release_sweep, retire_overlay, set_overlay_facets, stale_facets_overlay,
     unindexed_overlay,
 };
-pub use speakers::{NewDecision, add_decision, decided_since, decisions_in_force, decisions_since};
+pub use speakers::{NewDecision, add_decision, decided_since, decisions_in_force, decisions_since, feed_id};
 
 use serde::de::DeserializeOwned;
 use worker::wasm_bindgen::JsValue;

@@ -70,6 +70,16 @@ pub async fn decisions_in_force(
     Ok(rows.into_iter().map(DecisionRow::change).collect())
 }
 
+/// The id of this database's feed (`migrations/0011_feed_identity.sql`).
+pub async fn feed_id(db: &D1Database) -> Result<String, ApiError> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+    }
+    let row: Option<Row> = first(db, "SELECT id FROM feed_identity", &[]).await?;
+    row.map(|row| row.id).ok_or_else(|| ApiError::Internal("feed_identity has no row".into()))
+}
+
 /// Every decision after `since`, oldest first, at most `limit`: the public feed.
 pub async fn decisions_since(
     db: &D1Database,

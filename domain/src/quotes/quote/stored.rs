@@ -104,8 +104,8 @@ impl Reading {
     /// The file [`Reading::encode`] stored, or `None` when it is of another version or does not
     /// decode whole.
     pub fn decode(bytes: &[u8]) -> Option<Reading> {
-        let stored: Stored<'_> = postcard::from_bytes(bytes).ok()?;
-        if stored.version != READING_VERSION {
+        let (stored, rest): (Stored<'_>, _) = postcard::take_from_bytes(bytes).ok()?;
+        if stored.version != READING_VERSION || !rest.is_empty() {
             return None;
         }
         let canonical = Canonical {
@@ -271,12 +271,14 @@ mod tests {
     }
 
     #[test]
-    fn a_file_of_another_version_or_cut_short_is_not_used() {
+    fn a_file_of_another_version_or_not_whole_is_not_used() {
         let bytes = Reading::encode(&canonical(), &names());
         let mut other_version = bytes.clone();
         other_version[0] = (READING_VERSION + 1) as u8;
         assert!(Reading::decode(&other_version).is_none());
         assert!(Reading::decode(&bytes[..bytes.len() / 2]).is_none(), "cut short");
+        let longer = [&bytes[..], b"more"].concat();
+        assert!(Reading::decode(&longer).is_none(), "with bytes after its end");
     }
 
     #[test]

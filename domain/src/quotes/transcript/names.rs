@@ -310,13 +310,17 @@ pub const BUILT_DECISIONS: &str = "episodes/decisions.json";
 
 /// `episodes/decisions.json`: the last editor's decision the build holds, as the position in the
 /// speaker feed (`/api/episodes/changes`) that `builder sync` last committed to the content (0 when
-/// it committed none). Decisions up to it are in the build's names; the Worker counts only later ones
-/// as news, so an episode decided before the build is served as built again.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// it committed none), and the feed's id. Decisions up to it are in the build's names; a Worker whose
+/// database is that feed's counts only later ones as news, so an episode decided before the build is
+/// served as built again. (Unknown fields are allowed: a Worker reads the file of a newer build.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
 pub struct BuiltDecisions {
     pub synced_seq: u64,
+    /// The id of the feed the position is in (`feed` of `/api/episodes/changes`); absent before the
+    /// first synced decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feed: Option<String>,
 }
 
 /// The longest name and note an editor may set.
@@ -406,6 +410,9 @@ impl SpeakerChange {
 pub struct SpeakerChangePage {
     pub items: Vec<SpeakerChange>,
     pub next_since: Option<u64>,
+    /// The feed's id: one per site's database, so a position is never read against another feed.
+    #[serde(default)]
+    pub feed: Option<String>,
 }
 
 /// Problems of a names file that the types cannot express.
