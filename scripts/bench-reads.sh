@@ -11,7 +11,8 @@
 # quote-page quote-page-anywhere episode-page search-page show-page compare-page review-page (the quote
 # service's pages and the editors' queue, signed in as an editor, each
 # followed by its page weight: the bytes of its HTML, inline CSS and script included), show-list (the
-# API's list of a show's episodes, which its page reads)
+# API's list of a show's episodes, which its page reads), d1-read (the recipe change feed of a site
+# nobody wrote to: one D1 query, the floor of a read that asks D1)
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
 # never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
 # (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase),
@@ -143,6 +144,9 @@ for ep in rng.sample(episodes, len(episodes)):
         compare.append(f"/episodes/{ep['id']}/compare")
 write("compare-page", compare)
 write("review-page", ["/kitchen/review"] if os.path.exists(f"{out}/episodes/review.json") else [])
+# One D1 query and nothing else of note (the recipe change feed of a site nobody wrote to): the floor
+# of a read that asks D1, beside the review page.
+write("d1-read", ["/api/changes?since=0"])
 write("phrase", phrase)
 PY
 

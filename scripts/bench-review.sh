@@ -6,7 +6,8 @@
 # each label's name is one source's vote instead of an editor's decision (so every label is
 # `tentative` and in the review queue: about 6,600). Then, through `wrangler dev --local` on the
 # production layout (scripts/bench-reads.sh), signed in as an editor: the review queue, two runs
-# compared, and an episode page, as ratios to the no-IO request, with each page's weight.
+# compared, and an episode page, as ratios to the no-IO request, with each page's weight; beside them a
+# read of one D1 query (the recipe change feed, empty), the floor of any read that asks D1 as the sign-in does.
 #   scripts/bench-review.sh [DURATION]      # DURATION of each kind's wrk run, default 15s
 # Imports the corpus into tests/.work/corpus-content when scripts/bench-quotes.sh has not; about 5 minutes.
 set -euo pipefail
@@ -57,4 +58,4 @@ PY
 echo "review queue: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total'])" "$WORK/review-dist/episodes/review.json") labels;" \
   "episodes/review.json $(wc -c < "$WORK/review-dist/episodes/review.json") bytes and $(find "$WORK/review-dist/episodes/review" -name '*.json' | wc -l) parts"
 bash scripts/build.sh
-bash scripts/bench-reads.sh "$WORK/review-dist" "${1:-15s}" "review-page compare-page episode-page"
+bash scripts/bench-reads.sh "$WORK/review-dist" "${1:-15s}" "review-page d1-read compare-page episode-page"
