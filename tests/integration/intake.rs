@@ -177,6 +177,22 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
         .context("her label")?
         .to_string();
     site.worker.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'newsdesk'")?;
+    // The review queue lists her voice, which one source named, before any build has the episode.
+    let desk = tests::kitchen::Kitchen::sign_in(&site.worker, "newsdesk").await?;
+    let queue = site
+        .client
+        .get(site.worker.url("/kitchen/review"))
+        .header(reqwest::header::COOKIE, &desk.session)
+        .header(tests::kitchen::CONNECTING_IP, &desk.address)
+        .send()
+        .await?
+        .text()
+        .await?;
+    let entry = format!("<a href=\"/episodes/{episode}\">Budget day");
+    ensure!(
+        queue.contains(&entry) && queue.contains(&label),
+        "the queue lacks the episode taken in: {queue}"
+    );
     let named = site
         .client
         .put(site.worker.url(&format!("/api/episodes/{episode}/speakers/{}", label.replace(' ', "%20"))))

@@ -169,6 +169,7 @@ fn main() -> std::process::ExitCode {
         quote_pages::an_episode_page_charts_its_speakers_and_compares_its_runs,
         quote_pages::the_search_page_finds_a_phrase_by_speaker_with_links_to_the_moment,
         quote_pages::an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_high,
+        quote_pages::the_review_page_reads_the_queues_next_part_once_the_first_is_decided,
         // Last: schemathesis signs in and posts forms at random, which counts against per-address limits.
         mcp::schemathesis_finds_every_valid_request_accepted_and_every_status_described,
     ])

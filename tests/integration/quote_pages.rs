@@ -390,3 +390,91 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
     ensure!(violations.is_empty(), "axe on the review queue: {violations:?}");
     Ok(())
 }
+
+/// A queue longer than its first part (200 entries), with all but ten of that part decided through
+/// the API: the page still shows 25 labels, the other fifteen read from the next part, most cited
+/// first, and counts the labels left.
+pub async fn the_review_page_reads_the_queues_next_part_once_the_first_is_decided(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let root = tests::root();
+    let work = root.join(format!("tests/.work/review-parts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let content = work.join("content");
+    let show = content.join("shows/kitchen-table");
+    std::fs::create_dir_all(content.join("recipes"))?;
+    std::fs::create_dir_all(&show)?;
+    std::fs::copy(root.join("content/shows/kitchen-table/show.json"), show.join("show.json"))?;
+    // 230 copies of the rooftop episode, whose guest no source names.
+    let rooftop = root.join("content/shows/kitchen-table/rooftop-tomatoes");
+    for n in 0..230 {
+        let folder = show.join(format!("roof-{n:03}"));
+        let copied = std::process::Command::new("cp").arg("-r").arg(&rooftop).arg(&folder).output()?;
+        ensure!(copied.status.success(), "cp: {}", String::from_utf8_lossy(&copied.stderr));
+        let path = folder.join("episode.json");
+        let mut episode: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+        episode["title"] = json!(format!("Roof {n:03}"));
+        episode["source_url"] = json!(format!("https://commonplace.example/shows/kitchen-table/roof-{n:03}"));
+        std::fs::write(&path, serde_json::to_string_pretty(&episode)?)?;
+    }
+    let w = tests::worker_on_content(&content, "127.0.0.1:9", &[("WRITES_PER_MINUTE", "1000")]).await?;
+    let dist = work.join("dist");
+    let head: Value = serde_json::from_slice(&std::fs::read(dist.join("episodes/review.json"))?)?;
+    let next: Value = serde_json::from_slice(&std::fs::read(dist.join("episodes/review/1.json"))?)?;
+    let (first, second) =
+        (head["entries"].as_array().context("entries")?, next["entries"].as_array().context("entries")?);
+    ensure!(head["total"] == 230 && first.len() == 200 && second.len() == 30, "{}", head["total"]);
+
+    let editor = Kitchen::sign_in(&w, "parts-editor").await?;
+    let key = editor.new_key("tests").await?;
+    w.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'parts-editor'")?;
+    let client = reqwest::Client::new();
+    for chunk in first[10..].chunks(8) {
+        let puts = chunk.iter().map(|entry| {
+            let path = format!(
+                "/api/episodes/{}/speakers/{}",
+                entry["episode"].as_str().unwrap_or_default(),
+                entry["label"].as_str().unwrap_or_default()
+            );
+            client.put(w.url(&path)).bearer_auth(&key).json(&json!({"name": "Inês Duarte"})).send()
+        });
+        for answered in futures::future::join_all(puts).await {
+            let status = answered?.status();
+            ensure!(status == 200, "a decision answered {status}");
+        }
+    }
+
+    let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    // Readers learn of decisions within a second; the page is the editor's, who sees them at once
+    // only for the episode just saved, so it is asked until it has caught up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let page = loop {
+        let page = plain
+            .get(w.url("/kitchen/review"))
+            .header(COOKIE, &editor.session)
+            .header(CONNECTING_IP, &editor.address)
+            .send()
+            .await?
+            .text()
+            .await?;
+        if page.contains("<p>40 to review.</p>") || std::time::Instant::now() > deadline {
+            break page;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    };
+    ensure!(page.contains("<p>40 to review.</p>"), "not 230 less 190 decided: {}", words_of(&page));
+    let shown: Vec<String> = page
+        .split("<section class=\"entry\"")
+        .skip(1)
+        .filter_map(|section| section.split("\">Roof ").nth(1).map(|rest| rest[..3].to_string()))
+        .collect();
+    let expected: Vec<String> = first[..10]
+        .iter()
+        .chain(&second[..15])
+        .map(|entry| entry["title"].as_str().unwrap_or_default().trim_start_matches("Roof ").to_string())
+        .collect();
+    ensure!(shown == expected, "the page shows {shown:?}, not {expected:?}");
+    drop(w);
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
