@@ -4,11 +4,11 @@
 //! A decision lives in D1 (`store::speakers`), and once `builder sync` has committed it, the next
 //! build carries it in names.json and says so (`episodes/decisions.json`: the last decision synced
 //! into its content); only later decisions count from then on, so a decided episode is served as
-//! built again, and a name changed in git after the decision stands. Reads
-//! that name speakers ask D1 for the decisions of their episodes that have any; only then do they
-//! fetch `episodes/<id>/names.json` (the votes, labels and roster the build resolved) and resolve
-//! again with the decisions in place — so elimination follows a decision at once, exactly as the next
-//! build will. A decision is never overwritten by a source; only a newer decision replaces it.
+//! built again, and a name changed in git after the decision stands. Reads that name speakers ask D1
+//! for the decisions of their episodes that have any; only then do they take the votes, labels and
+//! roster the build resolved (read with the transcript, else `episodes/<id>/names.json`) and resolve
+//! again with the decisions in place — so elimination follows a decision at once, exactly as the
+//! next build will. A decision is never overwritten by a source; only a newer decision replaces it.
 //!
 //! Which episodes have a decision an isolate keeps in [`DECIDED`], brought up to date from the feed at
 //! most once a second, so a search or an attribution over undecided episodes asks D1 nothing. A request
@@ -193,28 +193,12 @@ pub async fn built_unless_decided(
     crate::assets::fetch_bytes(env, path).await
 }
 
-/// The canonical transcript with the decisions in force, or `None` when the built one stands.
-pub async fn with_decisions(
-    env: &Env,
-    canonical: &Canonical,
-    keyed: bool,
-) -> Result<Option<Canonical>, ApiError> {
-    with_these(env, canonical, decided(env, &canonical.episode.id, keyed).await?.as_ref()).await
-}
-
-/// The canonical transcript with `decided` (its episode's decisions, from [`decided`]) in force, or
-/// `None` when there are none.
-pub async fn with_these(
-    env: &Env,
-    canonical: &Canonical,
-    decided: Option<&BTreeMap<String, HumanDecision>>,
-) -> Result<Option<Canonical>, ApiError> {
-    let Some(decided) = decided else { return Ok(None) };
-    let Some(inputs) = name_inputs(env, &canonical.episode.id).await? else { return Ok(None) };
-    let reports = inputs.resolve_with(decided);
+/// The canonical transcript with the names of `reports` (its labels resolved again with the
+/// decisions in force).
+pub fn with_reports(canonical: &Canonical, reports: &BTreeMap<String, LabelReport>) -> Canonical {
     let mut speakers = canonical.speakers.clone();
-    speakers.extend(speakers_of(&reports));
-    Ok(Some(Canonical { speakers, ..canonical.clone() }))
+    speakers.extend(speakers_of(reports));
+    Canonical { speakers, ..canonical.clone() }
 }
 
 /// Transcripts with the decisions in force, asking D1 once for all of them (corpus-wide attribution

@@ -3,6 +3,8 @@
 //! phrase search. A page shows a problem with what was typed on the page itself; an unknown episode
 //! or show is 404. Editors' decisions show at once, as in every quote answer (`crate::decisions`).
 
+use std::collections::BTreeMap;
+
 use domain::Diagnostic;
 use domain::api::{
     EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
@@ -68,20 +70,25 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
     };
     let (mut context, mut report, mut closest) = (Vec::new(), None, None);
     if let (Some(found), Some(episode)) = (&answer.found_at, &answer.episode) {
+        // The episode's names resolved once with its decisions: for the turns around and the report.
         let loaded = load(env, &episode.id).await?;
-        let decided = decisions::with_decisions(env, &loaded.canonical, false).await?;
+        let decided = decisions::decided(env, &episode.id, false).await?;
+        let none = BTreeMap::new();
+        let mut reports = loaded
+            .name_inputs(env)
+            .await?
+            .map(|inputs| inputs.resolve_with(decided.as_ref().unwrap_or(&none)));
+        let current = match (&decided, &reports) {
+            (Some(_), Some(reports)) => Some(decisions::with_reports(&loaded.canonical, reports)),
+            _ => None,
+        };
         context = views::around(
-            decided.as_ref().unwrap_or(&loaded.canonical),
+            current.as_ref().unwrap_or(&loaded.canonical),
             found.start_s,
             found.end_s,
             CONTEXT_TURNS,
         );
-        if let Some(inputs) = loaded.name_inputs(env).await? {
-            let in_force = decisions::decisions_of(env, &[episode.id.as_str()], false).await?;
-            report = inputs
-                .resolve_with(in_force.get(&episode.id).unwrap_or(&Default::default()))
-                .remove(&found.speaker);
-        }
+        report = reports.as_mut().and_then(|reports| reports.remove(&found.speaker));
     } else {
         closest = closest_passages(env, &asked.quote).await?;
     }
@@ -129,7 +136,7 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     }
     let (head, loaded) = futures::join!(head(env, id), load(env, id));
     let (head, loaded) = (head?, loaded?);
-    let current = decisions::with_these(env, &loaded.canonical, decided.as_ref()).await?;
+    let current = loaded.with_these(env, decided.as_ref()).await?;
     http::public_page(RENDERER.with(|r| r.episode_page(&head, current.as_ref().unwrap_or(&loaded.canonical))))
 }
 

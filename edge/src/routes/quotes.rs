@@ -51,6 +51,24 @@ impl Loaded {
         self.prepared.get_or_init(|| Prepared::new(&self.canonical.segments))
     }
 
+    /// The transcript with its episode's decisions in force, or `None` when it has none (the loaded
+    /// one stands).
+    pub async fn with_decisions(&self, env: &Env, keyed: bool) -> Result<Option<Canonical>, ApiError> {
+        self.with_these(env, decisions::decided(env, &self.canonical.episode.id, keyed).await?.as_ref()).await
+    }
+
+    /// The transcript with `decided` (its episode's decisions, from [`decisions::decided`]) in
+    /// force, its names resolved again from the inputs read with it; `None` when there are none.
+    pub async fn with_these(
+        &self,
+        env: &Env,
+        decided: Option<&BTreeMap<String, HumanDecision>>,
+    ) -> Result<Option<Canonical>, ApiError> {
+        let Some(decided) = decided else { return Ok(None) };
+        let Some(inputs) = self.name_inputs(env).await? else { return Ok(None) };
+        Ok(Some(decisions::with_reports(&self.canonical, &inputs.resolve_with(decided))))
+    }
+
     /// The inputs the episode's names were resolved from: the build's, read with the transcript,
     /// else (an episode the intake took in) its `names.json`.
     pub async fn name_inputs(&self, env: &Env) -> Result<Option<NameInputs>, ApiError> {
@@ -152,8 +170,8 @@ pub async fn attribution(
         Err(ApiError::NotFound(_)) => load_taken_in(env, normalised).await?,
         loaded => loaded?,
     };
-    let decided = decisions::with_decisions(env, &loaded.canonical, keyed).await?;
-    Ok(attribute_quote(decided.as_ref().unwrap_or(&loaded.canonical), loaded.prepared(), quote))
+    let current = loaded.with_decisions(env, keyed).await?;
+    Ok(attribute_quote(current.as_ref().unwrap_or(&loaded.canonical), loaded.prepared(), quote))
 }
 
 /// The episode the intake made of an address it was asked for by another than the episode's own
@@ -254,7 +272,7 @@ async fn narrowed(
     decided: Option<&BTreeMap<String, HumanDecision>>,
 ) -> Result<views::TranscriptView, ApiError> {
     let loaded = load(env, id).await?;
-    let current = decisions::with_these(env, &loaded.canonical, decided).await?;
+    let current = loaded.with_these(env, decided).await?;
     Ok(views::transcript(current.as_ref().unwrap_or(&loaded.canonical), filters))
 }
 
@@ -270,8 +288,8 @@ pub async fn speakers_view(
     keyed: bool,
 ) -> Result<views::SpeakersView, ApiError> {
     let loaded = load(env, id).await?;
-    let decided = decisions::with_decisions(env, &loaded.canonical, keyed).await?;
-    Ok(views::speakers(decided.as_ref().unwrap_or(&loaded.canonical), filters))
+    let current = loaded.with_decisions(env, keyed).await?;
+    Ok(views::speakers(current.as_ref().unwrap_or(&loaded.canonical), filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
