@@ -388,6 +388,21 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
     ensure!(browser.exists("form.review").await?, "the queue shows no form: {}", browser.source().await?);
     let violations = browser.axe_violations().await?;
     ensure!(violations.is_empty(), "axe on the review queue: {violations:?}");
+
+    // The queue takes a session it saw allowed lately without asking D1; signed out, it is gone at
+    // once all the same.
+    let shown = review("/kitchen/review").await?;
+    ensure!(shown.status() == 200, "the queue before signing out: {}", shown.status());
+    let out = plain
+        .post(w.url("/kitchen/logout"))
+        .header(COOKIE, &editor.session)
+        .header(CONNECTING_IP, &editor.address)
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await?;
+    ensure!(out.status() == 303, "signing out answered {}", out.status());
+    let gone = review("/kitchen/review").await?;
+    ensure!(gone.status() == 303, "the queue after signing out: {}", gone.status());
     Ok(())
 }
 

@@ -20,6 +20,8 @@
 //! local OAuth server); the client id from `GITHUB_CLIENT_ID`, the secret from the secret (or var)
 //! `GITHUB_CLIENT_SECRET`.
 
+use std::cell::RefCell;
+
 use domain::Diagnostic;
 use domain::api::SignIn;
 use domain::recipes::cooking::import;
@@ -85,9 +87,58 @@ pub(crate) fn has_session_cookie(req: &Request) -> bool {
     cookie(req, SESSION_COOKIE).is_some()
 }
 
+/// The session of the request's cookie, as D1 holds it now.
 pub(crate) async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError> {
     let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
-    store::session(&store::db(env)?, &sha256_hex(&token), now_s()).await
+    let hash = sha256_hex(&token);
+    let session = store::session(&store::db(env)?, &hash, now_s()).await?;
+    remember(hash, session.as_ref());
+    Ok(session)
+}
+
+/// How long a page that only shows may take a session this isolate looked up in D1 as it was.
+const SEEN_S: u64 = 30;
+
+thread_local! {
+    /// Sessions this isolate looked up in D1 lately: token hash, when, the session then.
+    static SEEN: RefCell<Vec<(String, u64, Session)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps what D1 just said of the session `hash` (forgets it when it has ended), and drops what is
+/// too old to be used.
+fn remember(hash: String, session: Option<&Session>) {
+    let now = now_s();
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        seen.retain(|(kept, at, _)| *kept != hash && now < at + SEEN_S);
+        if let Some(session) = session {
+            seen.push((hash, now, session.clone()));
+        }
+    });
+}
+
+/// The session of a page that only shows something (the review queue), when it passes `allowed`:
+/// a session D1 allowed in this isolate within the last 30 seconds is taken as it was; any other is
+/// looked up in D1. So a role granted or a new sign-in works at once, while an ended session or a
+/// role taken away may still show such a page for up to 30 seconds in an isolate that saw it; every
+/// form posted asks D1 (`signed_in_form`).
+pub(crate) async fn signed_in_to_read(
+    req: &Request,
+    env: &Env,
+    allowed: fn(&Session) -> bool,
+) -> Result<Option<Session>, ApiError> {
+    let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
+    let (hash, now) = (sha256_hex(&token), now_s());
+    let seen = SEEN.with(|seen| {
+        seen.borrow()
+            .iter()
+            .find(|(kept, at, session)| *kept == hash && now < at + SEEN_S && allowed(session))
+            .map(|(_, _, session)| session.clone())
+    });
+    match seen {
+        Some(session) => Ok(Some(session)),
+        None => signed_in(req, env).await,
+    }
 }
 
 /// What the page shows besides the account's own lists.
@@ -290,7 +341,9 @@ async fn dev_sign_in(req: &Request, env: &Env, form: &[(String, String)]) -> Res
 pub async fn logout(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     signed_in_form(&mut req, env).await?;
     if let Some(token) = cookie(&req, SESSION_COOKIE) {
-        store::end_session(&store::db(env)?, &sha256_hex(&token)).await?;
+        let hash = sha256_hex(&token);
+        store::end_session(&store::db(env)?, &hash).await?;
+        remember(hash, None);
     }
     redirect("/kitchen", &[set_cookie(SESSION_COOKIE, "", "/", 0)])
 }

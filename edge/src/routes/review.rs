@@ -21,9 +21,10 @@ use worker::{Env, Request, Response};
 
 use crate::assets::{built_review_head, fetch_bytes};
 use crate::error::ApiError;
-use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in, signed_in_form};
+use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form, signed_in_to_read};
 use crate::routes::recipes::RENDERER;
 use crate::routes::speakers;
+use crate::store::Session;
 use crate::{decisions, intake};
 
 /// Entries a page shows, most cited first.
@@ -147,7 +148,13 @@ async fn in_force(
     Ok(in_force)
 }
 
-/// `GET /kitchen/review?episode=…&label=…`: the queue, and the label just decided.
+/// Whether the session's account may see the queue (the role `speakers::check_role` asks).
+fn may_review(session: &Session) -> bool {
+    speakers::EDITOR_ROLES.contains(&session.role.as_str())
+}
+
+/// `GET /kitchen/review?episode=…&label=…`: the queue, and the label just decided. The session is
+/// the one this isolate saw allowed within 30 seconds, else D1's (`kitchen::signed_in_to_read`).
 pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Response, ApiError> {
     // Without a decision just saved, the queue holds nothing only D1 knows, so it is read while the
     // session is looked up; it is shown only once the session and its role are.
@@ -157,10 +164,10 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
     let just_saved = asked.saved.as_ref().map(|(episode, _)| episode.as_str());
     let (session, read_early) = match just_saved {
         None => {
-            let (session, queue) = futures::join!(signed_in(&req, env), queue(env, None));
+            let (session, queue) = futures::join!(signed_in_to_read(&req, env, may_review), queue(env, None));
             (session?, Some(queue))
         }
-        Some(_) => (signed_in(&req, env).await?, None),
+        Some(_) => (signed_in_to_read(&req, env, may_review).await?, None),
     };
     let Some(session) = session else { return redirect("/kitchen", &[]) };
     let owner = session.owner();

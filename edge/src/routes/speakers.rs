@@ -18,7 +18,7 @@ use crate::store::{self, KeyOwner, NewDecision};
 use crate::{decisions, http};
 
 /// Roles that may set speaker names.
-const EDITOR_ROLES: &[&str] = &["editor", "admin"];
+pub(crate) const EDITOR_ROLES: &[&str] = &["editor", "admin"];
 
 /// `%xx` escapes of a path segment decoded (labels such as `Ana Lima` arrive as `Ana%20Lima`).
 fn decode_segment(segment: &str) -> Result<String, ApiError> {
