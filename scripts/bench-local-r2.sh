@@ -2,8 +2,9 @@
 # What a ranged R2 read costs on the local stack (`wrangler dev --local`), apart from our code: a bare
 # JavaScript Worker reads `n` random 4 KiB ranges of a 64 MiB object one after another, then all at
 # once, then in the shape of a fresh phrase query (one read, the dictionary bucket, then `n` at once,
-# the page's passage blocks), and each median is set beside a request that reads nothing, in the same
-# run. BENCHMARKS.md ("Quotes") uses it to tell what our reads cost from what the local R2 makes of
+# the page's passage blocks), then one range of an episode's file's size (an average transcript is
+# about 80 KB, its stored reading 110 KB, a three-hour one 350 KB), and each median is set beside a
+# request that reads nothing, in the same run. BENCHMARKS.md ("Quotes") uses it to tell what our reads cost from what the local R2 makes of
 # them: the last table is the floor any Worker reading that way reaches on this stack.
 #   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
 set -euo pipefail
@@ -18,9 +19,10 @@ export default {
   async fetch(request, env) {
     const params = new URL(request.url).searchParams;
     const n = Number(params.get("n"));
+    const length = Number(params.get("len") || 4096);
     const read = async () => {
-      const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - 4096));
-      const object = await env.BLOBS.get("blob", { range: { offset, length: 4096 } });
+      const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - length));
+      const object = await env.BLOBS.get("blob", { range: { offset, length } });
       return (await object.arrayBuffer()).byteLength;
     };
     if (params.get("first") === "1") await read();
@@ -69,4 +71,9 @@ for n in (1, 2, 3, 4, 5, 6, 8):
     none = median_ms("n=0")
     rounds = median_ms(f"n={n}&at_once=1&first=1")
     print(f"{n:>5} {rounds:>22.2f} {none:>8.2f} {rounds / none:>9.2f}")
+print(f"{'bytes':>8} {'one read':>9} {'no read':>8} {'x no read':>9}   (one read the size of an episode's files)")
+for length in (4096, 32768, 110000, 350000):
+    none = median_ms("n=0")
+    one = median_ms(f"n=1&len={length}")
+    print(f"{length:>8} {one:>9.2f} {none:>8.2f} {one / none:>9.2f}")
 PY

@@ -90,9 +90,9 @@ pub(crate) fn has_session_cookie(req: &Request) -> bool {
 /// The session of the request's cookie, as D1 holds it now.
 pub(crate) async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session>, ApiError> {
     let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
-    let hash = sha256_hex(&token);
-    let session = store::session(&store::db(env)?, &hash, now_s()).await?;
-    remember(hash, session.as_ref());
+    let (hash, asked_at) = (sha256_hex(&token), now_s());
+    let session = store::session(&store::db(env)?, &hash, asked_at).await?;
+    remember(hash, asked_at, session.clone());
     Ok(session)
 }
 
@@ -100,28 +100,35 @@ pub(crate) async fn signed_in(req: &Request, env: &Env) -> Result<Option<Session
 const SEEN_S: u64 = 30;
 
 thread_local! {
-    /// Sessions this isolate looked up in D1 lately: token hash, when, the session then.
-    static SEEN: RefCell<Vec<(String, u64, Session)>> = const { RefCell::new(Vec::new()) };
+    /// Sessions this isolate looked up in D1 lately: token hash, when it asked, and the session then
+    /// (`None`: there was none, or it was signed out here).
+    static SEEN: RefCell<Vec<(String, u64, Option<Session>)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Keeps what D1 just said of the session `hash` (forgets it when it has ended), and drops what is
-/// too old to be used.
-fn remember(hash: String, session: Option<&Session>) {
+/// Keeps what D1 said of the session `hash` when asked at `asked_at`, unless it was signed out here
+/// since (a lookup that was under way then must not bring it back), and drops what is too old.
+fn remember(hash: String, asked_at: u64, session: Option<Session>) {
     let now = now_s();
     SEEN.with(|seen| {
         let mut seen = seen.borrow_mut();
-        seen.retain(|(kept, at, _)| *kept != hash && now < at + SEEN_S);
-        if let Some(session) = session {
-            seen.push((hash, now, session.clone()));
+        seen.retain(|(_, at, _)| now < at + SEEN_S);
+        if seen
+            .iter()
+            .any(|(kept, at, kept_session)| *kept == hash && kept_session.is_none() && *at >= asked_at)
+        {
+            return;
         }
+        seen.retain(|(kept, _, _)| *kept != hash);
+        seen.push((hash, asked_at, session));
     });
 }
 
 /// The session of a page that only shows something (the review queue), when it passes `allowed`:
-/// a session D1 allowed in this isolate within the last 30 seconds is taken as it was; any other is
-/// looked up in D1. So a role granted or a new sign-in works at once, while an ended session or a
-/// role taken away may still show such a page for up to 30 seconds in an isolate that saw it; every
-/// form posted asks D1 (`signed_in_form`).
+/// a session D1 allowed in this isolate within the last 30 seconds, and not yet expired, is taken
+/// as it was; any other is looked up in D1. So a role granted or a new sign-in works at once, and a
+/// sign-out here at once, while a sign-out elsewhere or a role taken away may still show such a page
+/// for up to 30 seconds in an isolate that saw the session; every form posted asks D1
+/// (`signed_in_form`).
 pub(crate) async fn signed_in_to_read(
     req: &Request,
     env: &Env,
@@ -130,10 +137,10 @@ pub(crate) async fn signed_in_to_read(
     let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
     let (hash, now) = (sha256_hex(&token), now_s());
     let seen = SEEN.with(|seen| {
-        seen.borrow()
-            .iter()
-            .find(|(kept, at, session)| *kept == hash && now < at + SEEN_S && allowed(session))
-            .map(|(_, _, session)| session.clone())
+        seen.borrow().iter().find_map(|(kept, at, session)| {
+            let session = session.as_ref().filter(|session| now < session.expires_s && allowed(session))?;
+            (*kept == hash && now < at + SEEN_S).then(|| session.clone())
+        })
     });
     match seen {
         Some(session) => Ok(Some(session)),
@@ -343,7 +350,7 @@ pub async fn logout(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     if let Some(token) = cookie(&req, SESSION_COOKIE) {
         let hash = sha256_hex(&token);
         store::end_session(&store::db(env)?, &hash).await?;
-        remember(hash, None);
+        remember(hash, now_s(), None);
     }
     redirect("/kitchen", &[set_cookie(SESSION_COOKIE, "", "/", 0)])
 }

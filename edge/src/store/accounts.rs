@@ -203,6 +203,8 @@ pub struct Session {
     pub display_name: String,
     pub role: String,
     pub csrf: String,
+    /// When it ends, in seconds since the epoch.
+    pub expires_s: u64,
 }
 
 impl Session {
@@ -221,7 +223,7 @@ impl Session {
 pub async fn session(db: &D1Database, token_hash: &str, now_s: u64) -> Result<Option<Session>, ApiError> {
     first(
         db,
-        "SELECT s.account_id, a.handle, a.display_name, a.role, s.csrf FROM sessions s \
+        "SELECT s.account_id, a.handle, a.display_name, a.role, s.csrf, s.expires_s FROM sessions s \
          JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?1 AND s.expires_s > ?2",
         &[Arg::Text(token_hash), Arg::Int(now_s as i64)],
     )
