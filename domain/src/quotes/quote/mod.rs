@@ -115,6 +115,12 @@ impl Prepared {
             text.push_str(word);
             bounds.push(text.len() as u32);
         }
+        Prepared::of_text(text, bounds, tokens, ids)
+    }
+
+    /// The index of `tokens`, whose words are `ids` into the words of `text` (end to end, sorted,
+    /// each once), word `id` being `text[bounds[id]..bounds[id + 1]]`.
+    fn of_text(text: String, bounds: Vec<u32>, tokens: Vec<TokenAt>, ids: Vec<u32>) -> Prepared {
         let n_words = bounds.len() - 1;
         let mut starts = vec![0u32; n_words + 1];
         for id in &ids {

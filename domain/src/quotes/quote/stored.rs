@@ -23,7 +23,7 @@ use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segme
 /// or this format does, so a Worker never answers from tokens its own code would not make. The unit
 /// test `stored_tokens_are_this_versions` holds the tokens of a sample text: when it fails, change
 /// this number with the expectation.
-pub const READING_VERSION: u32 = 4;
+pub const READING_VERSION: u32 = 5;
 
 /// Where the build stores what the quote reads need of an episode.
 pub fn reading_path(episode_id: &str) -> String {
@@ -68,9 +68,12 @@ struct StoredSegment {
 /// The token index: its words, and each segment's tokens as word ids with byte offsets.
 #[derive(Serialize, Deserialize)]
 struct Tokens<'a> {
-    /// Sorted, each once.
+    /// Its words end to end, sorted, each once ...
     #[serde(borrow)]
-    words: Vec<&'a str>,
+    text: &'a str,
+    /// ... and each word's length in bytes.
+    #[serde(borrow)]
+    word_lens: Numbers<'a>,
     /// How many tokens each segment has.
     #[serde(borrow)]
     per_segment: Numbers<'a>,
@@ -223,7 +226,8 @@ impl Prepared {
             last = Some(token);
         }
         Tokens {
-            words: (0..self.bounds.len().saturating_sub(1) as u32).map(|id| self.word(id)).collect(),
+            text: &self.text,
+            word_lens: Numbers::of(&self.bounds.windows(2).map(|pair| pair[1] - pair[0]).collect::<Vec<_>>()),
             per_segment: Numbers::of(&per_segment),
             ids: Numbers::of(&self.ids),
             gaps: Numbers::of(&gaps),
@@ -243,8 +247,21 @@ impl Prepared {
         {
             return None;
         }
-        if stored.words.windows(2).any(|pair| pair[0] >= pair[1])
-            || ids.iter().any(|id| *id as usize >= stored.words.len())
+        let word_lens = stored.word_lens.values()?;
+        let mut bounds = Vec::with_capacity(word_lens.len() + 1);
+        bounds.push(0u32);
+        for len in word_lens {
+            let end = bounds[bounds.len() - 1].checked_add(len)?;
+            if !stored.text.is_char_boundary(end as usize) {
+                return None;
+            }
+            bounds.push(end);
+        }
+        let word = |id: usize| &stored.text[bounds[id] as usize..bounds[id + 1] as usize];
+        let n_words = bounds.len() - 1;
+        if bounds[n_words] as usize != stored.text.len()
+            || (1..n_words).any(|id| word(id - 1) >= word(id))
+            || ids.iter().any(|id| *id as usize >= n_words)
         {
             return None;
         }
@@ -263,7 +280,7 @@ impl Prepared {
                 at += 1;
             }
         }
-        Some(Prepared::of(stored.words.into_iter(), tokens, ids))
+        Some(Prepared::of_text(stored.text.to_string(), bounds, tokens, ids))
     }
 }
 
@@ -281,7 +298,7 @@ mod tests {
     #[test]
     fn stored_tokens_are_this_versions() {
         let text = "“Don’t Panic,” twenty-five [laughs] 3,200.0 people, uh, 100% & Café — version 2.5";
-        expect!["v4: dont panic 25 3200 people 100 percent and cafe version 2.5"]
+        expect!["v5: dont panic 25 3200 people 100 percent and cafe version 2.5"]
             .assert_eq(&format!("v{READING_VERSION}: {}", normalised(text)));
     }
 
@@ -360,5 +377,12 @@ mod tests {
             Prepared::of_stored(tokens.tokens_stored(), &shorter).is_none(),
             "texts the tokens do not fit"
         );
+        let mut longer_word = tokens.tokens_stored();
+        longer_word.word_lens = Numbers::of(&[u32::try_from(longer_word.text.len()).unwrap() + 1]);
+        assert!(Prepared::of_stored(longer_word, &canonical.segments).is_none(), "words past the text");
+        let mut unsorted = tokens.tokens_stored();
+        let reversed: String = unsorted.text.chars().rev().collect();
+        unsorted.text = &reversed;
+        assert!(Prepared::of_stored(unsorted, &canonical.segments).is_none(), "the words reversed");
     }
 }
