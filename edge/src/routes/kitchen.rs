@@ -123,7 +123,7 @@ fn remember(hash: String, asked_at: u64, session: Option<Session>) {
     });
 }
 
-/// The session of a page that only shows something (the review queue), when it passes `allowed`:
+/// The session of a page that only shows something (the review queue) to the roles `allowed`:
 /// a session D1 allowed in this isolate within the last 30 seconds, and not yet expired, is taken
 /// as it was; any other is looked up in D1. So a role granted or a new sign-in works at once, and a
 /// sign-out here at once, while a sign-out elsewhere or a role taken away may still show such a page
@@ -132,13 +132,14 @@ fn remember(hash: String, asked_at: u64, session: Option<Session>) {
 pub(crate) async fn signed_in_to_read(
     req: &Request,
     env: &Env,
-    allowed: fn(&Session) -> bool,
+    allowed: fn(&str) -> bool,
 ) -> Result<Option<Session>, ApiError> {
     let Some(token) = cookie(req, SESSION_COOKIE) else { return Ok(None) };
     let (hash, now) = (sha256_hex(&token), now_s());
     let seen = SEEN.with(|seen| {
         seen.borrow().iter().find_map(|(kept, at, session)| {
-            let session = session.as_ref().filter(|session| now < session.expires_s && allowed(session))?;
+            let session =
+                session.as_ref().filter(|session| now < session.expires_s && allowed(&session.role))?;
             (*kept == hash && now < at + SEEN_S).then(|| session.clone())
         })
     });

@@ -24,7 +24,6 @@ use crate::error::ApiError;
 use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form, signed_in_to_read};
 use crate::routes::recipes::RENDERER;
 use crate::routes::speakers;
-use crate::store::Session;
 use crate::{decisions, intake};
 
 /// Entries a page shows, most cited first.
@@ -148,11 +147,6 @@ async fn in_force(
     Ok(in_force)
 }
 
-/// Whether the session's account may see the queue (the role `speakers::check_role` asks).
-fn may_review(session: &Session) -> bool {
-    speakers::EDITOR_ROLES.contains(&session.role.as_str())
-}
-
 /// `GET /kitchen/review?episode=…&label=…`: the queue, and the label just decided. The session is
 /// the one this isolate saw allowed within 30 seconds, else D1's (`kitchen::signed_in_to_read`).
 pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Response, ApiError> {
@@ -164,10 +158,11 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
     let just_saved = asked.saved.as_ref().map(|(episode, _)| episode.as_str());
     let (session, read_early) = match just_saved {
         None => {
-            let (session, queue) = futures::join!(signed_in_to_read(&req, env, may_review), queue(env, None));
+            let (session, queue) =
+                futures::join!(signed_in_to_read(&req, env, speakers::may_edit), queue(env, None));
             (session?, Some(queue))
         }
-        Some(_) => (signed_in_to_read(&req, env, may_review).await?, None),
+        Some(_) => (signed_in_to_read(&req, env, speakers::may_edit).await?, None),
     };
     let Some(session) = session else { return redirect("/kitchen", &[]) };
     let owner = session.owner();

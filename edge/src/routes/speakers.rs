@@ -18,7 +18,12 @@ use crate::store::{self, KeyOwner, NewDecision};
 use crate::{decisions, http};
 
 /// Roles that may set speaker names.
-pub(crate) const EDITOR_ROLES: &[&str] = &["editor", "admin"];
+const EDITOR_ROLES: &[&str] = &["editor", "admin"];
+
+/// Whether an account of `role` may set speaker names.
+pub(crate) fn may_edit(role: &str) -> bool {
+    EDITOR_ROLES.contains(&role)
+}
 
 /// `%xx` escapes of a path segment decoded (labels such as `Ana Lima` arrive as `Ana%20Lima`).
 fn decode_segment(segment: &str) -> Result<String, ApiError> {
@@ -71,7 +76,7 @@ pub async fn admit(env: &Env, editor: &KeyOwner) -> Result<RateDecision, ApiErro
 
 /// 403 unless the account may set speaker names.
 pub fn check_role(editor: &KeyOwner) -> Result<(), ApiError> {
-    if !EDITOR_ROLES.contains(&editor.role.as_str()) {
+    if !may_edit(&editor.role) {
         return Err(ApiError::Forbidden(format!(
             "setting a speaker's name needs the editor role; `{}` has the role `{}`",
             editor.handle, editor.role

@@ -77,7 +77,7 @@ struct Tokens<'a> {
     /// How many tokens each segment has.
     #[serde(borrow)]
     per_segment: Numbers<'a>,
-    /// Each token's word, by its place in `words`.
+    /// Each token's word, by its place among the words of `text`.
     #[serde(borrow)]
     ids: Numbers<'a>,
     /// Each token's start: bytes after the end of the token before it in its segment (or after the
