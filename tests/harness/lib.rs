@@ -121,6 +121,41 @@ fn wrangler(args: &[&str]) -> Command {
     cmd
 }
 
+/// `wrangler.toml` without its `[build]`, its paths made absolute, written once per run to
+/// `tests/.work`. The build ran before any worker starts; with `[build]`, wrangler would also watch the
+/// source folders, build again once its watcher is ready and restart workerd on the same port, which
+/// can fail with "Address already in use" when the old workerd has not let go of it yet.
+fn dev_config() -> Result<&'static Path> {
+    static CONFIG: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    if let Some(path) = CONFIG.get() {
+        return Ok(path);
+    }
+    let root = root();
+    let text = std::fs::read_to_string(root.join("wrangler.toml"))?;
+    let mut config: toml::Table = toml::from_str(&text).context("reading wrangler.toml")?;
+    config.remove("build").context("wrangler.toml has a [build]")?;
+    let absolute = |value: &mut toml::Value| {
+        if let Some(relative) = value.as_str() {
+            *value = root.join(relative).to_string_lossy().to_string().into();
+        }
+    };
+    config.get_mut("main").map(absolute).context("wrangler.toml names its main")?;
+    if let Some(assets) = config.get_mut("assets").and_then(|a| a.get_mut("directory")) {
+        absolute(assets);
+    }
+    for db in config.get_mut("d1_databases").and_then(|d| d.as_array_mut()).into_iter().flatten() {
+        if let Some(dir) = db.get_mut("migrations_dir") {
+            absolute(dir);
+        }
+    }
+    // Runs from one checkout at once write the same file: each through its own name and a rename.
+    let path = root.join("tests/.work/wrangler-dev.toml");
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    std::fs::write(&tmp, toml::to_string(&config)?)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(CONFIG.get_or_init(|| path))
+}
+
 /// Extra settings for one worker: `--var NAME:VALUE` pairs (`{base}` in a value is the worker's own
 /// address), a build to serve instead of `dist` (the
 /// `--out` folder of `builder build`, whose production layout `<out>.assets` and `<out>.r2` is served),
@@ -218,9 +253,10 @@ impl Worker {
             args.push("--var");
             args.push(var);
         }
+        let config_path = dev_config()?.to_string_lossy().to_string();
+        args.push("--config");
+        args.push(&config_path);
         let mut cmd = wrangler(&args);
-        // The build ran above; wrangler's own [build] run would only repeat it.
-        cmd.env("COMMONPLACE_PREBUILT", "1");
         cmd.stdin(Stdio::null()).stdout(log_file.try_clone()?).stderr(log_file);
         cmd.process_group(0);
         // If this test process dies abruptly, the kernel stops wrangler too.
