@@ -260,8 +260,6 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             "data-encoding",
             "git2",
             "walkdir",
-            // Test workers run on wrangler.toml without its [build].
-            "toml",
             "domain",
             "rmcp",
         ],

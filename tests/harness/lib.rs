@@ -121,41 +121,6 @@ fn wrangler(args: &[&str]) -> Command {
     cmd
 }
 
-/// `wrangler.toml` without its `[build]`, its paths made absolute, written once per run to
-/// `tests/.work`. The build ran before any worker starts; with `[build]`, wrangler would also watch the
-/// source folders, build again once its watcher is ready and restart workerd on the same port, which
-/// can fail with "Address already in use" when the old workerd has not let go of it yet.
-fn dev_config() -> Result<&'static Path> {
-    static CONFIG: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    if let Some(path) = CONFIG.get() {
-        return Ok(path);
-    }
-    let root = root();
-    let text = std::fs::read_to_string(root.join("wrangler.toml"))?;
-    let mut config: toml::Table = toml::from_str(&text).context("reading wrangler.toml")?;
-    config.remove("build").context("wrangler.toml has a [build]")?;
-    let absolute = |value: &mut toml::Value| {
-        if let Some(relative) = value.as_str() {
-            *value = root.join(relative).to_string_lossy().to_string().into();
-        }
-    };
-    config.get_mut("main").map(absolute).context("wrangler.toml names its main")?;
-    if let Some(assets) = config.get_mut("assets").and_then(|a| a.get_mut("directory")) {
-        absolute(assets);
-    }
-    for db in config.get_mut("d1_databases").and_then(|d| d.as_array_mut()).into_iter().flatten() {
-        if let Some(dir) = db.get_mut("migrations_dir") {
-            absolute(dir);
-        }
-    }
-    // Runs from one checkout at once write the same file: each through its own name and a rename.
-    let path = root.join("tests/.work/wrangler-dev.toml");
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-    std::fs::write(&tmp, toml::to_string(&config)?)?;
-    std::fs::rename(&tmp, &path)?;
-    Ok(CONFIG.get_or_init(|| path))
-}
-
 /// Extra settings for one worker: `--var NAME:VALUE` pairs (`{base}` in a value is the worker's own
 /// address), a build to serve instead of `dist` (the
 /// `--out` folder of `builder build`, whose production layout `<out>.assets` and `<out>.r2` is served),
@@ -191,22 +156,40 @@ impl Worker {
         ensure_built();
         let work = root().join("tests/.work");
         std::fs::create_dir_all(&work)?;
-        let port = free_port()?;
         let state = match &config.state {
             Some(state) => state.clone(),
             None => {
-                let state = work.join(format!("d1-{}-{port}", std::process::id()));
+                let state = work.join(format!("d1-{}-{}", std::process::id(), free_port()?));
                 let _ = std::fs::remove_dir_all(&state);
                 let template = STARTING_STATE.get_or_try_init(starting_state).await?;
                 copy_dir(template, &state)?;
                 state
             }
         };
-        let state_arg = state.to_string_lossy().to_string();
         if config.state.is_some() {
             migrate(&state)?;
         }
+        let out = config.out.clone().unwrap_or_else(|| root().join("dist"));
+        fill_local_r2(&out, &state)?;
+        // A port that was free when we looked can be taken before workerd binds it (by another
+        // process's listener or outgoing connection): workerd then stops at once, and new ports are
+        // tried on the same state.
+        const ATTEMPTS: usize = 3;
+        for attempt in 1..=ATTEMPTS {
+            let mut worker = Worker::spawn(&config, &work, &out, &state)?;
+            match worker.wait_ready().await {
+                Ok(()) => return Ok(worker),
+                Err(_) if attempt < ATTEMPTS && worker.port_was_taken() => worker.keep_state = true,
+                Err(err) => return Err(err),
+            }
+        }
+        unreachable!("the last attempt returns")
+    }
 
+    /// Starts wrangler on fresh ports, serving the build `out` on the local state `state`.
+    fn spawn(config: &Config, work: &Path, out: &Path, state: &Path) -> Result<Worker> {
+        let port = free_port()?;
+        let state_arg = state.to_string_lossy().to_string();
         let log = work.join(format!("wrangler-{port}.log"));
         let log_file = std::fs::File::create(&log)?;
         let port_arg = port.to_string();
@@ -228,8 +211,6 @@ impl Worker {
             // `/__scheduled` runs the cron, as the platform would every 15 minutes.
             "--test-scheduled",
         ];
-        let out = config.out.clone().unwrap_or_else(|| root().join("dist"));
-        fill_local_r2(&out, &state)?;
         let assets = format!("{}.assets", out.display());
         args.push("--assets");
         args.push(&assets);
@@ -253,22 +234,25 @@ impl Worker {
             args.push("--var");
             args.push(var);
         }
-        let config_path = dev_config()?.to_string_lossy().to_string();
-        args.push("--config");
-        args.push(&config_path);
         let mut cmd = wrangler(&args);
+        // The build ran above; wrangler's own [build] run would only repeat it.
+        cmd.env("COMMONPLACE_PREBUILT", "1");
         cmd.stdin(Stdio::null()).stdout(log_file.try_clone()?).stderr(log_file);
         cmd.process_group(0);
         // If this test process dies abruptly, the kernel stops wrangler too.
         unsafe_free_parent_death_signal(&mut cmd);
         let child = cmd.spawn().context("starting wrangler dev")?;
-        let worker = Worker { base, child, state, keep_state: false, log, dev_vars };
-        worker.wait_ready().await?;
-        Ok(worker)
+        Ok(Worker { base, child, state: state.to_path_buf(), keep_state: false, log, dev_vars })
+    }
+
+    /// Whether workerd could not listen on this worker's port, or on its inspector's.
+    fn port_was_taken(&self) -> bool {
+        self.log().contains("Address already in use")
     }
 
     async fn wait_ready(&self) -> Result<()> {
-        let client = reqwest::Client::new();
+        // Bounded: a port taken by another listener may accept and never answer.
+        let client = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
         let deadline = Instant::now() + Duration::from_secs(90);
         while Instant::now() < deadline {
             if let Ok(response) = client.get(format!("{}/search/manifest.json", self.base)).send().await
@@ -276,10 +260,12 @@ impl Worker {
             {
                 return Ok(());
             }
+            if self.port_was_taken() {
+                bail!("the worker's port was taken; wrangler said:\n{}", self.log())
+            }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
-        bail!("the worker did not answer within 90 s; wrangler said:\n{log}")
+        bail!("the worker did not answer within 90 s; wrangler said:\n{}", self.log())
     }
 
     /// The SQLite files behind this worker's local D1 (one per database binding).
