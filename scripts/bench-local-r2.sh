@@ -5,7 +5,10 @@
 # the page's passage blocks), then one range of an episode's file's size (an average transcript is
 # about 80 KB, its stored reading 110 KB, a three-hour one 350 KB), and each median is set beside a
 # request that reads nothing, in the same run. BENCHMARKS.md ("Quotes") uses it to tell what our reads cost from what the local R2 makes of
-# them: the last table is the floor any Worker reading that way reaches on this stack.
+# them: the last table is the floor any Worker reading that way reaches on this stack. Last, with wrk,
+# one transcript's JSON (the sample's largest, 80 KB) read whole and answered, beside its gzip answered
+# with `Content-Encoding` (to a client that asks for gzip) and its gzip inflated in the Worker (for one
+# that does not): DESIGN.md's case for storing built files uncompressed.
 #   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +28,21 @@ export default {
       const object = await env.BLOBS.get("blob", { range: { offset, length } });
       return (await object.arrayBuffer()).byteLength;
     };
+    const answer = params.get("answer");
+    if (answer === "json") {
+      const object = await env.BLOBS.get("transcript.json");
+      return new Response(await object.arrayBuffer(), { headers: { "content-type": "application/json" } });
+    }
+    if (answer === "gzip") {
+      const object = await env.BLOBS.get("transcript.json.gz");
+      const headers = { "content-type": "application/json", "content-encoding": "gzip" };
+      return new Response(await object.arrayBuffer(), { headers, encodeBody: "manual" });
+    }
+    if (answer === "inflated") {
+      const object = await env.BLOBS.get("transcript.json.gz");
+      const inflated = object.body.pipeThrough(new DecompressionStream("gzip"));
+      return new Response(await new Response(inflated).arrayBuffer(), { headers: { "content-type": "application/json" } });
+    }
     if (params.get("first") === "1") await read();
     if (params.get("at_once") === "1") {
       await Promise.all(Array.from({ length: n }, read));
@@ -45,7 +63,11 @@ bucket_name = "local-r2-probe"
 TOML
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 WRANGLER="$PWD/node_modules/.bin/wrangler"
-(cd "$WORK" && "$WRANGLER" r2 object put local-r2-probe/blob --file blob --local --persist-to state >/dev/null)
+TRANSCRIPT=$(find content/shows -path '*/runs/*.json' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2)
+cp "$TRANSCRIPT" "$WORK/transcript.json" && gzip -9 -k "$WORK/transcript.json"
+for object in blob transcript.json transcript.json.gz; do
+  (cd "$WORK" && "$WRANGLER" r2 object put "local-r2-probe/$object" --file "$object" --local --persist-to state >/dev/null)
+done
 source scripts/dev-local-lib.sh
 dev_local "$WORK" "$PORT" "/?n=0" 120
 python3 - "$PORT" "$REQUESTS" <<'PY'
@@ -77,3 +99,11 @@ for length in (4096, 32768, 110000, 350000):
     one = median_ms(f"n=1&len={length}")
     print(f"{length:>8} {one:>9.2f} {none:>8.2f} {one / none:>9.2f}")
 PY
+p50() { wrk -t1 -c1 -d"${WRK_DURATION:-8s}" --latency "$@" | awk '/ 50%/ { print $2 }'; }
+echo "one transcript answered (wrk, one connection, p50): $(wc -c < "$WORK/transcript.json") bytes, $(wc -c < "$WORK/transcript.json.gz") gzipped"
+base="http://127.0.0.1:$PORT"
+echo "  no read: $(p50 "$base/?n=0")"
+echo "  its JSON, read whole and answered: $(p50 "$base/?answer=json")"
+echo "  its gzip, to a client that asks for gzip: $(p50 -H 'Accept-Encoding: gzip' "$base/?answer=gzip")"
+echo "  its gzip inflated in the Worker, to a client that does not: $(p50 "$base/?answer=inflated")"
+echo "  no read, once more: $(p50 "$base/?n=0")"
