@@ -24,8 +24,7 @@ pub struct Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         // chromedriver runs in a process group of its own with the Chromium it started: stop them all.
-        crate::stop_group(self.driver.id() as i32);
-        let _ = self.driver.wait();
+        crate::stop_group(&mut self.driver);
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! [`Worker::start`] builds what is missing, picks a free loopback port, copies a fresh local state
 //! (D1 migrated, the sample build's packs in R2) to a new folder, starts wrangler in its own process
-//! group and waits until the Worker answers.
+//! group and waits until the Worker answers (on new ports, when another process took the first).
 //! Dropping the [`Worker`] stops the whole group, so no workerd is left behind, also when a test fails.
 
 use std::net::TcpListener;
@@ -11,6 +11,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Once;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -159,7 +160,9 @@ impl Worker {
         let state = match &config.state {
             Some(state) => state.clone(),
             None => {
-                let state = work.join(format!("d1-{}-{}", std::process::id(), free_port()?));
+                static STARTED: AtomicU32 = AtomicU32::new(0);
+                let n = STARTED.fetch_add(1, Ordering::Relaxed);
+                let state = work.join(format!("d1-{}-{n}", std::process::id()));
                 let _ = std::fs::remove_dir_all(&state);
                 let template = STARTING_STATE.get_or_try_init(starting_state).await?;
                 copy_dir(template, &state)?;
@@ -175,15 +178,27 @@ impl Worker {
         // process's listener or outgoing connection): workerd then stops at once, and new ports are
         // tried on the same state.
         const ATTEMPTS: usize = 3;
-        for attempt in 1..=ATTEMPTS {
-            let mut worker = Worker::spawn(&config, &work, &out, &state)?;
+        let mut attempt = 1;
+        loop {
+            let mut worker = match Worker::spawn(&config, &work, &out, &state) {
+                Ok(worker) => worker,
+                Err(err) => {
+                    if config.state.is_none() {
+                        let _ = std::fs::remove_dir_all(&state);
+                    }
+                    return Err(err);
+                }
+            };
             match worker.wait_ready().await {
                 Ok(()) => return Ok(worker),
-                Err(_) if attempt < ATTEMPTS && worker.port_was_taken() => worker.keep_state = true,
+                Err(err) if attempt < ATTEMPTS && worker.port_was_taken() => {
+                    eprintln!("starting the worker again on new ports: {err:#}");
+                    worker.keep_state = true;
+                    attempt += 1;
+                }
                 Err(err) => return Err(err),
             }
         }
-        unreachable!("the last attempt returns")
     }
 
     /// Starts wrangler on fresh ports, serving the build `out` on the local state `state`.
@@ -235,7 +250,7 @@ impl Worker {
             args.push(var);
         }
         let mut cmd = wrangler(&args);
-        // The build ran above; wrangler's own [build] run would only repeat it.
+        // `ensure_built` ran the build; wrangler's own [build] run would only repeat it.
         cmd.env("COMMONPLACE_PREBUILT", "1");
         cmd.stdin(Stdio::null()).stdout(log_file.try_clone()?).stderr(log_file);
         cmd.process_group(0);
@@ -255,13 +270,13 @@ impl Worker {
         let client = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
         let deadline = Instant::now() + Duration::from_secs(90);
         while Instant::now() < deadline {
-            if let Ok(response) = client.get(format!("{}/search/manifest.json", self.base)).send().await
-                && response.status().is_success()
-            {
-                return Ok(());
-            }
+            let answered = client.get(format!("{}/search/manifest.json", self.base)).send().await;
+            // An answer on a port workerd could not take came from another server.
             if self.port_was_taken() {
                 bail!("the worker's port was taken; wrangler said:\n{}", self.log())
+            }
+            if answered.is_ok_and(|response| response.status().is_success()) {
+                return Ok(());
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -320,13 +335,13 @@ impl Worker {
         Ok(answer[0]["results"].as_array().cloned().unwrap_or_default())
     }
 
-    /// Stops the worker and hands back its local D1 state, for a next worker to start from, as a
-    /// deploy of a new build keeps the database.
     /// Puts the packs of the build in `out` into this worker's local R2, as a deploy uploads them.
     pub fn put_packs(&self, out: &Path) -> Result<()> {
         fill_local_r2(out, &self.state)
     }
 
+    /// Stops the worker and hands back its local D1 state, for a next worker to start from, as a
+    /// deploy of a new build keeps the database.
     pub fn stop_keeping_state(mut self) -> PathBuf {
         self.keep_state = true;
         self.state.clone()
@@ -335,8 +350,7 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        stop_group(self.child.id() as i32);
-        let _ = self.child.wait();
+        stop_group(&mut self.child);
         let _ = std::fs::remove_file(&self.dev_vars);
         if !self.keep_state {
             let _ = std::fs::remove_dir_all(&self.state);
@@ -348,17 +362,22 @@ impl Drop for Worker {
     }
 }
 
-/// Stops a process group we started: TERM, then KILL after five seconds.
-pub fn stop_group(pgid: i32) {
+/// Stops the process group `leader` leads (we started it with `process_group(0)`): TERM, then KILL
+/// after five seconds. The leader is reaped as soon as it exits: until then it still counts as one of
+/// the group, which would keep every stop waiting the whole five seconds.
+pub fn stop_group(leader: &mut Child) {
+    let pgid = leader.id() as i32;
     let signal = |sig| unsafe_kill(-pgid, sig);
     signal(libc::SIGTERM);
     for _ in 0..50 {
+        let _ = leader.try_wait();
         if unsafe_kill(-pgid, 0) != 0 {
             return;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
     signal(libc::SIGKILL);
+    let _ = leader.wait();
 }
 
 #[allow(unsafe_code)]
