@@ -286,8 +286,9 @@ fn operation(route: &Route) -> Value {
     };
     for status in route.errors {
         let mut content = error_body.clone();
-        // A browser (`Accept: text/html`) missing a page gets a page saying so (`edge::http::wants_page`).
-        if *status == 404 && answer == Answer::Html {
+        // A browser (`Accept: text/html`) asking for a page it cannot have gets a page saying why
+        // (`edge::http::wants_page`).
+        if matches!(status, 400 | 403 | 404 | 413 | 429) && answer == Answer::Html {
             content["text/html"] = json!({"schema": {"type": "string"}});
         }
         responses.insert(

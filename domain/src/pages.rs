@@ -18,7 +18,7 @@ pub(crate) const TEMPLATES: [(&str, &str); 12] = [
     ("recipe.html", include_str!("../templates/recipe.html")),
     ("cook.html", include_str!("../templates/cook.html")),
     ("home.html", include_str!("../templates/home.html")),
-    ("not_found.html", include_str!("../templates/not_found.html")),
+    ("problem.html", include_str!("../templates/problem.html")),
     ("player.html", include_str!("../templates/player.html")),
     ("quotes.html", include_str!("../templates/quotes.html")),
     ("episode.html", include_str!("../templates/episode.html")),

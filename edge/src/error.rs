@@ -193,6 +193,21 @@ impl ApiError {
         }
     }
 
+    /// The status, title and detail a person's browser is shown (`crate::routes::pages::problem`).
+    pub fn in_words(&self) -> (u16, &'static str, String) {
+        let (status, _, title, detail) = self.parts();
+        let detail = match self.cause() {
+            ApiError::BadParameters(problems)
+            | ApiError::BadHeader(problems)
+            | ApiError::Invalid(problems)
+            | ApiError::UpstreamInvalid(problems) => {
+                problems.iter().map(Diagnostic::to_string).collect::<Vec<_>>().join("; ")
+            }
+            _ => detail,
+        };
+        (status, title, detail)
+    }
+
     /// The problem+json response for this error.
     pub fn into_response(self, instance: &str) -> Response {
         let (status, ..) = self.parts();

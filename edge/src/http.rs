@@ -1,6 +1,7 @@
 //! What every request passes and every public answer carries: the site-host check, a route's typed
 //! input and a write's JSON body, CORS, caching, and the `RateLimit` headers of a counted request.
 
+use domain::Diagnostic;
 use domain::api::{self, Input, body};
 use domain::recipes::write::MAX_BODY_BYTES;
 use domain::site::host::SiteHosts;
@@ -30,12 +31,26 @@ pub use crate::headers::cors;
 /// problem named. A query that is not UTF-8 once decoded is refused rather than read with U+FFFD in
 /// it (`domain::api::body::query_pairs`).
 pub fn input<I: Input>(req: &Request, path: &[(&'static str, String)]) -> Result<I::Valid, ApiError> {
+    read_params(req, path, |params| api::from_query::<I>(params))
+}
+
+/// A page's input: as [`input`], except that a parameter the page does not know is left out
+/// (`domain::api::from_page_query`).
+pub fn page_input<I: Input>(req: &Request, path: &[(&'static str, String)]) -> Result<I::Valid, ApiError> {
+    read_params(req, path, |params| api::from_page_query::<I>(params))
+}
+
+fn read_params<T>(
+    req: &Request,
+    path: &[(&'static str, String)],
+    read: impl FnOnce(Vec<(&str, &str)>) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, ApiError> {
     let url = req.url()?;
     let query = body::query_pairs(url.query().unwrap_or_default())
         .map_err(|problem| ApiError::BadParameters(vec![problem]))?;
     let params =
         path.iter().map(|(k, v)| (*k, v.as_str())).chain(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    api::from_query::<I>(params).map_err(ApiError::BadParameters)
+    read(params.collect()).map_err(ApiError::BadParameters)
 }
 
 /// The JSON body of a write, or 415 (not `application/json` in UTF-8) / 413 / 400 (not JSON, or an

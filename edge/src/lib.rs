@@ -55,6 +55,9 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let response = match answer {
         Ok(response) => response,
         Err(ApiError::NotFound(detail)) if wants_page => pages::not_found(&detail),
+        Err(err) if wants_page && matches!(err.in_words().0, 400 | 403 | 413 | 429) => {
+            pages::problem(err, &instance)
+        }
         Err(err) => err.into_response(&instance),
     };
     let mut response = http::not_modified_if_matched(&method, if_none_match.as_deref(), response);
@@ -135,7 +138,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             cooking::recipe_cook(&req, env, http::input::<api::RecipeCooklang>(&req, &params)?).await
         }
         Op::RecipePage => {
-            let api::RecipeAsked { slug, request } = http::input::<api::RecipeView>(&req, &params)?;
+            let api::RecipeAsked { slug, request } = http::page_input::<api::RecipeView>(&req, &params)?;
             recipes::recipe_page(req, env, &slug, request).await
         }
         Op::RecipeCard => recipes::card_svg(req, env, &format!("{}.svg", param("card"))).await,
@@ -187,13 +190,15 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::KitchenImport => kitchen::import(req, env).await,
         Op::KitchenSaveDraft => kitchen::save_draft(req, env).await,
         // The quote service's pages, and the editors' review queue.
-        Op::QuotesPage => pages::quote_page(env, http::input::<api::QuoteCheck>(&req, &params)?).await,
+        Op::QuotesPage => pages::quote_page(env, http::page_input::<api::QuoteCheck>(&req, &params)?).await,
         Op::EpisodePage => pages::episode_page(env, param("episode_id")).await,
-        Op::RunsPage => pages::runs_page(env, http::input::<api::RunComparison>(&req, &params)?).await,
-        Op::ShowPage => pages::show_page(env, http::input::<api::ShowView>(&req, &params)?).await,
-        Op::SearchPage => pages::search_page(env, http::input::<api::SearchPageQuery>(&req, &params)?).await,
+        Op::RunsPage => pages::runs_page(env, http::page_input::<api::RunComparison>(&req, &params)?).await,
+        Op::ShowPage => pages::show_page(env, http::page_input::<api::ShowView>(&req, &params)?).await,
+        Op::SearchPage => {
+            pages::search_page(env, http::page_input::<api::SearchPageQuery>(&req, &params)?).await
+        }
         Op::ReviewPage => {
-            let asked = http::input::<api::ReviewQuery>(&req, &params)?;
+            let asked = http::page_input::<api::ReviewQuery>(&req, &params)?;
             review::page(req, env, asked).await
         }
         Op::ReviewDecide => review::decide(req, env).await,

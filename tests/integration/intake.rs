@@ -188,7 +188,7 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
         .await?
         .text()
         .await?;
-    let entry = format!("<a href=\"/episodes/{episode}\">Budget day");
+    let entry = format!("<a href=\"/episodes/{episode}\"><bdi>Budget day");
     ensure!(
         queue.contains(&entry) && queue.contains(&label),
         "the queue lacks the episode taken in: {queue}"

@@ -40,6 +40,22 @@ pub fn from_query<'a, I: Input>(
     read::<I>(raw, problems, |field, _| order.iter().position(|key| *key == field))
 }
 
+/// Reads a page's input from query parameters: as [`from_query`], except that a parameter the page
+/// does not know is left out rather than refused. A shared link picks up parameters on its way
+/// (`utm_source`, `fbclid`), and the person who follows it should get the page, not a problem.
+pub fn from_page_query<'a, I: Input>(
+    params: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<I::Valid, Vec<Diagnostic>> {
+    let mut fields: &'static [&'static str] = &[];
+    let known = params.into_iter().filter(|(key, value)| {
+        let mut one =
+            Params { entries: vec![(*key, Raw::Text(value))].into_iter(), value: None, fields: &mut fields };
+        !matches!(I::deserialize(&mut one), Err(Error::Unknown))
+    });
+    let known: Vec<(&str, &str)> = known.collect();
+    from_query::<I>(known)
+}
+
 /// Reads an input from JSON arguments (an MCP tool call, an API body). Problems come in the order of
 /// the input's fields, parameters the input does not know first.
 pub fn from_json<I: Input>(value: &Value) -> Result<I::Valid, Vec<Diagnostic>> {

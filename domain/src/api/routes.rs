@@ -186,7 +186,7 @@ pub struct Route {
     pub takes: Takes,
     /// Success status and its body.
     pub ok: (u16, Answer),
-    /// Other successes: status, body and what it means.
+    /// Other answers: status, body and what it means (a form refused is a page, not a problem).
     pub also: &'static [(u16, Answer, &'static str)],
     /// Error statuses it may answer (problem+json).
     pub errors: &'static [u16],
@@ -755,8 +755,17 @@ pub const ROUTES: &[Route] = &[
         key: false,
         takes: Takes::Form(&["episode", "label", "name", "confirm", "note"]),
         ok: (303, Answer::Redirect),
-        also: &[],
-        errors: &[400, 403, 404, 413, 422, 429],
+        // Refused, the editor gets a page: the queue again with the problem at its entry and what was
+        // typed kept, or, without a session, the problem in words.
+        also: &[
+            (400, Answer::Html, "the form does not parse"),
+            (403, Answer::Html, "no session, a stale CSRF token, or not an editor"),
+            (404, Answer::Html, "no such episode or label: the queue, saying so"),
+            (413, Answer::Html, "the form is too large"),
+            (422, Answer::Html, "the name is refused: the queue, with what was typed"),
+            (429, Answer::Html, "too many decisions: the queue, with what was typed"),
+        ],
+        errors: &[],
         example: "",
     },
     file("/", "The home page (HTML)", Answer::Html),

@@ -204,3 +204,20 @@ fn a_speaker_name_longer_than_the_schema_allows_is_refused() {
     assert_eq!(problems, vec![Diagnostic::new("speaker", "is longer than 200 characters")]);
     assert!(from_query::<TranscriptSearch>([("speaker", &long[1..])]).is_ok());
 }
+
+#[test]
+fn a_page_leaves_out_what_it_does_not_know_and_still_refuses_what_it_does() {
+    let asked = crate::api::from_page_query::<crate::api::QuoteCheck>([
+        ("utm_source", "newsletter"),
+        ("quote", "open source"),
+        ("fbclid", "x"),
+        ("fbclid", "y"),
+    ])
+    .unwrap();
+    assert_eq!(asked.quote, "open source");
+    let problems =
+        crate::api::from_page_query::<crate::api::QuoteCheck>([("quote", "a"), ("quote", "b"), ("utm", "c")])
+            .unwrap_err();
+    let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(shown, ["quote: is given more than once"]);
+}

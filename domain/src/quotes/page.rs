@@ -113,10 +113,15 @@ fn who(name: Option<&str>, label: &str, state: NameState) -> String {
 pub fn trust_reasons(found: &Match, places: u64) -> Vec<String> {
     let mut reasons = Vec::new();
     if !found.verbatim {
-        reasons.push(format!(
-            "not word for word ({} of the quote's {} words matched)",
-            found.matched_words, found.quote_words
-        ));
+        reasons.push(if found.matched_words >= found.quote_words {
+            "not word for word (every word matched, but some only closely: a spelling or a form differs)"
+                .into()
+        } else {
+            format!(
+                "not word for word (only {} of the quote's {} words matched)",
+                found.matched_words, found.quote_words
+            )
+        });
     }
     if found.edited {
         reasons.push("an edited quote (pieces joined by … or a [bracketed] word)".into());
@@ -188,7 +193,7 @@ fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
 /// does, so a Worker never serves a stored page its own code would not render. The unit test
 /// `built_episode_pages_are_this_versions` holds a sample page's hash to it: when it fails, change
 /// this number with the expectation.
-pub const EPISODE_PAGE_VERSION: u32 = 1;
+pub const EPISODE_PAGE_VERSION: u32 = 2;
 
 /// Where the build stores an episode's page, as rendered with the names it resolved.
 pub fn built_episode_page(episode_id: &str) -> String {
@@ -214,6 +219,36 @@ pub struct QuoteView<'a> {
     pub unknown: Option<&'a str>,
 }
 
+/// What the review queue's page shows.
+#[derive(Debug)]
+pub struct ReviewView<'a> {
+    /// The editor's handle.
+    pub account: &'a str,
+    /// The session's CSRF token, which each form posts.
+    pub csrf: &'a str,
+    /// The entries shown, most cited first.
+    pub entries: &'a [Entry],
+    /// The people each show knows, by show.
+    pub known: &'a BTreeMap<String, Vec<String>>,
+    /// How many entries the queue holds.
+    pub total: usize,
+    /// The label just decided: `{episode, label, name, state}`.
+    pub saved: Option<Value>,
+    /// A decision refused, shown at its entry with what was typed.
+    pub refused: Option<&'a Refused>,
+}
+
+/// A decision the review form sent and the server refused: the form is shown again as it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    pub episode: String,
+    pub label: String,
+    pub name: String,
+    pub note: String,
+    /// Why, in words.
+    pub problem: String,
+}
+
 fn hit_views(answer: &SearchAnswer) -> Vec<Value> {
     answer
         .hits
@@ -232,11 +267,21 @@ impl Renderer {
     pub fn quote_page(&self, view: &QuoteView<'_>) -> Result<String> {
         let answer = view.answer.map(|answer| {
             let Some(found) = &answer.found_at else {
-                let reason = match answer.reason.as_deref() {
-                    Some("quote_not_found") => "No transcript we hold has these words, nor most of them in order.",
-                    _ => "The quote was not found.",
+                let reason = match (answer.reason.as_deref(), &answer.episode) {
+                    (Some("quote_not_found"), Some(episode)) => format!(
+                        "The transcript of “{}” does not have these words, nor most of them in order. \
+                         Only this episode was searched.",
+                        episode.title
+                    ),
+                    (Some("quote_not_found"), None) => {
+                        "No transcript we hold has these words, nor most of them in order.".into()
+                    }
+                    _ => "The quote was not found.".into(),
                 };
-                return json!({"found": false, "reason": reason, "trust": "review"});
+                let everywhere = answer.episode.as_ref().map(|_| {
+                    format!("/quotes?{}", url::form_urlencoded::Serializer::new(String::new()).append_pair("quote", view.quote).finish())
+                });
+                return json!({"found": false, "reason": reason, "trust": "review", "episode": answer.episode, "everywhere": everywhere});
             };
             let episode = answer.episode.as_ref();
             let quote_norms: Vec<String> = tokens(&found.text).into_iter().map(|t| t.norm).collect();
@@ -270,15 +315,16 @@ impl Renderer {
             json!({
                 "found": true,
                 "who": who(found.name.as_deref(), &found.speaker, found.name_state),
+                "then": found.speakers.iter().skip(1).map(|part| who(part.name.as_deref(), &part.speaker, part.name_state)).collect::<Vec<_>>(),
+                "estimated": found.start_estimated(),
                 "state": state_word(found.name_state),
                 "state_reason": state_reason(&found.speaker, view.report),
                 "trust": if found.trust == crate::quotes::quote::Trust::High { "high" } else { "review" },
                 "trust_reasons": trust_reasons(found, answer.matches),
                 "clock": clock(found.start_s),
                 "start": anchor(found.start_s),
-                // The turn the quote starts in, whose anchor the episode page has.
-                "turn_href": turn_href(episode.map_or("", |e| &e.id), view.context.iter().rev()
-                    .find(|turn| turn.start_s <= found.start_s).map_or(found.start_s, |turn| turn.start_s)),
+                // The quote's second on the episode page, whose player starts there and shows its turn.
+                "turn_href": turn_href(episode.map_or("", |e| &e.id), found.start_s),
                 "episode": episode,
                 "audio": episode.and_then(playable).map(|audio| format!("{audio}#t={}", anchor(found.start_s))),
                 "listen_url": found.listen_url,
@@ -330,10 +376,9 @@ impl Renderer {
         let bars: Vec<Value> = stats
             .speakers
             .iter()
-            .enumerate()
-            .map(|(idx, s)| {
+            .map(|s| {
                 json!({
-                    "y": idx * 44, "speaker": s.speaker, "seconds": s.seconds, "share": s.share,
+                    "speaker": s.speaker, "seconds": s.seconds, "share": s.share,
                     "who": who(s.name.as_deref(), &s.speaker, s.name_state), "clock": clock(s.seconds),
                     "percent": (s.share * 100.0).round() as u64, "width": (s.seconds / longest * 600.0).round().max(1.0),
                 })
@@ -371,7 +416,7 @@ impl Renderer {
             tagline => TAGLINE, footer => FOOTER,
             episode, duration => duration(record.duration_s), audio, turns, speakers, runs, downloads,
             check_href => format!("/quotes?{}", url::form_urlencoded::Serializer::new(String::new()).append_pair("source_url", &episode.source_url).finish()),
-            chart => json!({"height": (bars.len() * 44).max(44), "bars": bars}),
+            chart => json!({"bars": bars}),
         })
     }
 
@@ -452,15 +497,8 @@ impl Renderer {
 
     /// The review queue of an editor (`account`): `entries` with the people each show knows, the
     /// form's CSRF token, and the decision just saved.
-    pub fn review_page(
-        &self,
-        account: &str,
-        csrf: &str,
-        entries: &[Entry],
-        known: &BTreeMap<String, Vec<String>>,
-        total: usize,
-        saved: Option<Value>,
-    ) -> Result<String> {
+    pub fn review_page(&self, view: &ReviewView<'_>) -> Result<String> {
+        let ReviewView { account, csrf, entries, known, total, saved, refused } = view;
         let entries: Vec<Value> = entries
             .iter()
             .enumerate()
@@ -476,9 +514,11 @@ impl Renderer {
                     published: None,
                     audio_url: entry.audio_url.clone(),
                 };
+                let audio = playable(&episode);
                 let mut confirm: Vec<&str> = entry.votes.iter().filter_map(|v| v.name.as_deref()).collect();
                 confirm.sort_unstable();
                 confirm.dedup();
+                let refused = refused.filter(|r| r.episode == entry.episode && r.label == entry.label);
                 json!({
                     "id": format!("entry-{idx}"), "episode": entry.episode, "title": entry.title, "label": entry.label,
                     "state": format!("{}{}", state_word(entry.name_state), entry.name.as_deref().map(|n| format!(": {n}")).unwrap_or_default()),
@@ -486,18 +526,24 @@ impl Renderer {
                     "votes": entry.votes.iter().map(|v| json!({"source": source_word(v.source), "name": v.name, "evidence": v.evidence})).collect::<Vec<_>>(),
                     "first_turns": entry.first_turns.iter().map(|t| json!({
                         "clock": clock(t.start_s), "href": turn_href(&entry.episode, t.start_s), "text": t.text,
+                        "start": anchor(t.start_s), "audio": audio,
                         "listen": entry.audio_url.as_ref().map(|_| listen_url(&episode, t.start_s)),
                     })).collect::<Vec<_>>(),
                     "known": known_id(&entry.show), "confirm": confirm,
+                    "refused": refused.map(|r| json!({"problem": r.problem, "name": r.name, "note": r.note})),
                 })
             })
             .collect();
+        // A refusal of a label this page does not show is said above the queue.
+        let refused_elsewhere = refused
+            .filter(|r| !view.entries.iter().any(|e| e.episode == r.episode && e.label == r.label))
+            .map(|r| format!("{} ({} in {})", r.problem, r.label, r.episode));
         // One list of suggestions per show, however many of its labels the page shows.
         let known: Vec<Value> =
             known.iter().map(|(show, people)| json!({"id": known_id(show), "people": people})).collect();
         self.env.get_template("review.html")?.render(context! {
             lang => "en", dir => "ltr", title => "Names to review", tagline => TAGLINE, footer => FOOTER,
-            account, csrf, entries, known, total, saved,
+            account, csrf, entries, known, total, saved, refused_elsewhere,
         })
     }
 }
@@ -574,7 +620,7 @@ mod tests {
             }
         }
         let hash: String = hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-        expect_test::expect!["v1: 938a251715410545"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
+        expect_test::expect!["v2: 64548928483a517f"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
     }
 
     #[test]

@@ -415,8 +415,17 @@ impl Renderer {
     /// The page a person's browser gets for an address that names nothing, with what was missing
     /// (`detail`, the problem's) when there is something to say.
     pub fn not_found_page(&self, detail: Option<&str>) -> Result<String> {
-        self.env.get_template("not_found.html")?.render(context! {
-            lang => "en", dir => "ltr", title => "Not found", tagline => "open recipes and quotes", footer => "", detail,
+        let text = match detail {
+            Some(detail) => format!("There is no page here: {detail}."),
+            None => "There is no page here.".into(),
+        };
+        self.problem_page("Not found", &text)
+    }
+
+    /// The page a person's browser gets for a refused request: the problem's title and detail.
+    pub fn problem_page(&self, title: &str, text: &str) -> Result<String> {
+        self.env.get_template("problem.html")?.render(context! {
+            lang => "en", dir => "ltr", title, text, tagline => "open recipes and quotes", footer => "",
         })
     }
 }

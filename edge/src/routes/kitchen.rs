@@ -183,7 +183,8 @@ async fn page(
                 .iter()
                 .map(|r| json!({"slug": r.slug, "version": r.version, "forked_from": r.forked_from, "updated_at": r.updated_at}))
                 .collect();
-            let account = json!({"handle": session.handle, "display_name": session.display_name});
+            let account = json!({"handle": session.handle, "display_name": session.display_name,
+                                 "reviews": crate::routes::speakers::may_edit(&session.role)});
             (Some(account), session.csrf.clone(), keys, recipes)
         }
         None => {

@@ -230,18 +230,36 @@ pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, 
     )
 }
 
-/// The page for an address that names nothing (`detail` says what), 404, for [`crate::http::wants_page`]
-/// requests; it varies by `Accept`, since an API client gets problem+json at the same address.
+/// The page a person's browser gets for an address that names nothing (404).
 pub fn not_found(detail: &str) -> Response {
     let html = RENDERER.with(|renderer| renderer.not_found_page(Some(detail)));
-    let Ok(mut response) = html
+    as_page(html, ApiError::NotFound(detail.to_string()), "")
+}
+
+/// The page a person's browser gets for a page's request refused (400, 403, 413, 429): the
+/// problem's title and detail in words, with its status and headers (`Retry-After`).
+pub fn problem(err: ApiError, instance: &str) -> Response {
+    let (_, title, detail) = err.in_words();
+    let html = RENDERER.with(|renderer| renderer.problem_page(title, &format!("{detail}.")));
+    as_page(html, err, instance)
+}
+
+/// `html` answered with `err`'s status and headers; `err`'s problem+json when the page did not render.
+fn as_page(html: Result<String, minijinja::Error>, err: ApiError, instance: &str) -> Response {
+    let (status, ..) = err.in_words();
+    let problem = err.into_response(instance);
+    let Ok(mut page) = html
         .map_err(|err| err.to_string())
         .and_then(|html| Response::from_html(html).map_err(|err| err.to_string()))
     else {
-        return ApiError::NotFound(detail.to_string()).into_response("");
+        return problem;
     };
-    let headers = response.headers_mut();
-    let _ = headers.set("Cache-Control", "no-store");
+    let headers = page.headers_mut();
+    for (name, value) in problem.headers().entries() {
+        if name != "content-type" {
+            let _ = headers.set(&name, &value);
+        }
+    }
     let _ = headers.set("Vary", "Accept");
-    response.with_status(404)
+    page.with_status(status)
 }

@@ -12,18 +12,19 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use domain::api::ReviewAsked;
-use domain::quotes::page::state_word;
+use domain::quotes::page::{Refused, ReviewView, state_word};
 use domain::quotes::transcript::EpisodeRecord;
 use domain::quotes::transcript::names::{HumanDecision, decision_from_body};
 use domain::quotes::transcript::review::{Entry, Queue, QueuePart};
-use serde_json::json;
+use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
 use crate::assets::{built_review_head, fetch_bytes};
 use crate::error::ApiError;
 use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form, signed_in_to_read};
 use crate::routes::recipes::RENDERER;
-use crate::routes::speakers;
+use crate::routes::{pages, speakers};
+use crate::store::Session;
 use crate::{decisions, intake};
 
 /// Entries a page shows, most cited first.
@@ -185,11 +186,27 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
         },
         None => None,
     };
-    let html = RENDERER
-        .with(|r| {
-            r.review_page(&session.handle, &session.csrf, &queue.entries, &queue.known, queue.total, saved)
-        })
-        .map_err(|err| ApiError::Internal(format!("page: {err}")))?;
+    shown(&session, &queue, saved, None)
+}
+
+/// The queue's page for `session`, with the decision just `saved` or the one `refused`.
+fn shown(
+    session: &Session,
+    queue: &Shown,
+    saved: Option<Value>,
+    refused: Option<&Refused>,
+) -> Result<Response, ApiError> {
+    let view = ReviewView {
+        account: &session.handle,
+        csrf: &session.csrf,
+        entries: &queue.entries,
+        known: &queue.known,
+        total: queue.total,
+        saved,
+        refused,
+    };
+    let html =
+        RENDERER.with(|r| r.review_page(&view)).map_err(|err| ApiError::Internal(format!("page: {err}")))?;
     let mut response = Response::from_html(html)?;
     response.headers_mut().set("Cache-Control", "no-store")?;
     Ok(response)
@@ -197,27 +214,60 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
 
 /// `POST /kitchen/review`: an editor names the label, or confirms a source's vote (`confirm`).
 /// Checks, in the API's order: session and CSRF token (403), role (403), limit (429), episode and
-/// label (404), name (422).
+/// label (404), name (422). A refusal is a page: without a session, the problem in words; with one,
+/// the queue again with the problem at its entry and what was typed kept.
 pub async fn decide(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let (session, form) = signed_in_form(&mut req, env).await?;
-    let owner = session.owner();
-    let _rate = speakers::admit(env, &owner).await?;
-    let (id, label) = (field(&form, "episode"), field(&form, "label"));
-    let inputs = speakers::labelled(env, id, label).await?;
+    let (session, form) = match signed_in_form(&mut req, env).await {
+        Ok(signed_in) => signed_in,
+        Err(err) => return Ok(pages::problem(err, "/kitchen/review")),
+    };
+    let (episode, label) = (field(&form, "episode"), field(&form, "label"));
+    let note = field(&form, "note");
     let confirmed = field(&form, "confirm");
     let name = if confirmed.is_empty() { field(&form, "name") } else { confirmed };
+    match save(env, &session, episode, label, name, note, !confirmed.is_empty()).await {
+        Ok(()) => {
+            let query = worker::url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("episode", episode)
+                .append_pair("label", label)
+                .finish();
+            redirect(&format!("/kitchen/review?{query}"), &[])
+        }
+        Err(err) if matches!(err.in_words().0, 403 | 404 | 422 | 429) => {
+            let (status, _, problem) = err.in_words();
+            let refused = Refused {
+                episode: episode.into(),
+                label: label.into(),
+                name: if confirmed.is_empty() { name.into() } else { String::new() },
+                note: note.into(),
+                problem,
+            };
+            let queue = queue(env, None).await?;
+            Ok(shown(&session, &queue, None, Some(&refused))?.with_status(status))
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// Saves an editor's decision through the API's code: role, limit, label, name.
+async fn save(
+    env: &Env,
+    session: &Session,
+    id: &str,
+    label: &str,
+    name: &str,
+    note: &str,
+    confirmed: bool,
+) -> Result<(), ApiError> {
+    let owner = session.owner();
+    let _rate = speakers::admit(env, &owner).await?;
+    let inputs = speakers::labelled(env, id, label).await?;
     let mut body = json!({"name": name});
-    let note = field(&form, "note");
     if !note.is_empty() {
         body["note"] = json!(note);
-    } else if !confirmed.is_empty() {
+    } else if confirmed {
         body["note"] = json!("confirmed from the review queue");
     }
     let (name, note) = decision_from_body(&body).map_err(ApiError::Invalid)?;
-    speakers::save(env, &owner, &inputs, id, label, &name, note.as_deref()).await?;
-    let query = worker::url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("episode", id)
-        .append_pair("label", label)
-        .finish();
-    redirect(&format!("/kitchen/review?{query}"), &[])
+    speakers::save(env, &owner, &inputs, id, label, &name, note.as_deref()).await.map(|_| ())
 }

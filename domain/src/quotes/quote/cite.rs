@@ -14,11 +14,18 @@ pub fn clock(seconds: f64) -> String {
     format!("{}:{:02}:{:02}", whole / 3600, whole / 60 % 60, whole % 60)
 }
 
-/// `Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:01:05.` Without a name (withheld
+/// `Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:01:05.`, or `at about 0:01:05.` when
+/// the time is `estimated` (no timed word or measured boundary is there). Without a name (withheld
 /// or unknown), `Unidentified speaker`, with the label only when it is a machine's (`SPEAKER_01`,
 /// `B`, `spk_2`): a label that is a person's name (a transcript's voice tag) would say the very
 /// name the service withholds.
-pub fn cite(episode: &EpisodeRef, name: Option<&str>, speaker: &str, start_s: f64) -> String {
+pub fn cite(
+    episode: &EpisodeRef,
+    name: Option<&str>,
+    speaker: &str,
+    start_s: f64,
+    estimated: bool,
+) -> String {
     let who = match name {
         Some(name) => name.to_string(),
         None if is_machine_label(speaker) => format!("Unidentified speaker ({speaker})"),
@@ -26,7 +33,8 @@ pub fn cite(episode: &EpisodeRef, name: Option<&str>, speaker: &str, start_s: f6
     };
     let show = episode.show_title.as_deref().unwrap_or(&episode.show);
     let date = episode.published.as_deref().map(|date| format!(", {date}")).unwrap_or_default();
-    format!("{who}, “{}”, {show}{date}, at {}.", episode.title, clock(start_s))
+    let about = if estimated { "about " } else { "" };
+    format!("{who}, “{}”, {show}{date}, at {about}{}.", episode.title, clock(start_s))
 }
 
 /// A diarization label that names no one: one letter, or any label with a digit in it.
@@ -71,12 +79,17 @@ mod tests {
     #[test]
     fn a_citation_names_speaker_episode_show_date_and_time() {
         assert_eq!(
-            cite(&episode(None), Some("Ana Lima"), "SPEAKER_00", 3725.9),
+            cite(&episode(None), Some("Ana Lima"), "SPEAKER_00", 3725.9, false),
             "Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 1:02:05."
+        );
+        assert_eq!(
+            cite(&episode(None), Some("Ana Lima"), "SPEAKER_00", 3725.9, true),
+            "Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at about 1:02:05.",
+            "a time no timed word or boundary measured is said to be a guess"
         );
         let bare = EpisodeRef { show_title: None, published: None, ..episode(None) };
         assert_eq!(
-            cite(&bare, None, "SPEAKER_01", 5.0),
+            cite(&bare, None, "SPEAKER_01", 5.0, false),
             "Unidentified speaker (SPEAKER_01), “Sourdough”, kitchen-table, at 0:00:05."
         );
     }
@@ -84,11 +97,11 @@ mod tests {
     #[test]
     fn a_withheld_name_does_not_leak_through_a_label_that_is_a_name() {
         assert_eq!(
-            cite(&episode(None), None, "Peter Pezaris", 5.0),
+            cite(&episode(None), None, "Peter Pezaris", 5.0, false),
             "Unidentified speaker, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
         );
         assert_eq!(
-            cite(&episode(None), None, "B", 5.0),
+            cite(&episode(None), None, "B", 5.0, false),
             "Unidentified speaker (B), “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
         );
     }

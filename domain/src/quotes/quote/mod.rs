@@ -287,6 +287,18 @@ pub struct Match {
     pub listen_url: String,
 }
 
+impl Match {
+    /// Whether `start_s` is a guess: the times are estimated and the quote does not start where its
+    /// segment's measured start is. A citation and the quote page then say "about".
+    pub fn start_estimated(&self) -> bool {
+        start_estimated(self.times_estimated, self.segment_start_s, self.start_s)
+    }
+}
+
+fn start_estimated(times_estimated: bool, segment_start_s: Option<f64>, start_s: f64) -> bool {
+    times_estimated && segment_start_s != Some(start_s)
+}
+
 /// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` saying why nothing was found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -472,7 +484,17 @@ fn attribute_pieces(
         reason: None,
         episode: Some(canonical.episode.clone()),
         found_at: Some(Match {
-            cite: cite::cite(&canonical.episode, resolved.name.as_deref(), label, start_s),
+            cite: cite::cite(
+                &canonical.episode,
+                resolved.name.as_deref(),
+                label,
+                start_s,
+                start_estimated(
+                    first.start_estimated || last.end_estimated,
+                    segment_start_s.map(round_ms),
+                    start_s,
+                ),
+            ),
             listen_url: cite::listen_url(&canonical.episode, start_s),
             name: resolved.name,
             name_state: resolved.name_state,

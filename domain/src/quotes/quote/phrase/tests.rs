@@ -282,7 +282,7 @@ fn two_places_side_by_side_are_the_answer_and_its_alternative() {
     expect![[r#"
         one Some("Ana Lima") 2.477-5 exact=true verbatim=true edited=false crosses=false trust=Review match=2 alternatives=["one Some(\"Bea\") 5.327"]
         "full node doing all the work for you"
-        Ana Lima, “one”, s, at 0:00:02."#]]
+        Ana Lima, “one”, s, at about 0:00:02."#]]
     .assert_eq(&attribute_everywhere(&built, quote));
     let asked = crate::quotes::quote::attribute(
         &episode,
@@ -307,7 +307,7 @@ fn who_said_this_is_answered_from_the_whole_corpus() {
         expect![[r#"
             one Some("Ana Lima") 4.655-10 exact=true verbatim=true edited=false crosses=false trust=High match=1 alternatives=[]
             "twenty five people maintain it"
-            Ana Lima, “one”, s, 2019-02-01, at 0:00:04."#]],
+            Ana Lima, “one”, s, 2019-02-01, at about 0:00:04."#]],
     );
     // Said in two episodes: the earlier one answers, the other is an alternative.
     check(
@@ -331,7 +331,7 @@ fn who_said_this_is_answered_from_the_whole_corpus() {
         expect![[r#"
             one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=1 alternatives=[]
             "and twenty five people maintain it. Open the"
-            Ana Lima, “one”, s, 2019-02-01, at 0:00:03."#]],
+            Ana Lima, “one”, s, 2019-02-01, at about 0:00:03."#]],
     );
     // Edited: a bracketed word standing for the speaker's own; the rest is found verbatim.
     check(
@@ -339,7 +339,7 @@ fn who_said_this_is_answered_from_the_whole_corpus() {
         expect![[r#"
             one Some("Ana Lima") 2.069-10 exact=true verbatim=true edited=true crosses=false trust=Review match=1 alternatives=[]
             "is a gift, and twenty five people maintain it"
-            Ana Lima, “one”, s, 2019-02-01, at 0:00:02."#]],
+            Ana Lima, “one”, s, 2019-02-01, at about 0:00:02."#]],
     );
     // Its tail changed: most of its words still meet in one place.
     check(
