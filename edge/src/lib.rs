@@ -176,7 +176,11 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         }
         // Agents: one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,
-        Op::Kitchen => kitchen::home(req, env).await,
+        Op::Kitchen => {
+            let ask = http::page_input::<api::KitchenQuery>(&req, &params)?;
+            kitchen::home(req, env, ask).await
+        }
+        Op::KitchenRequestEpisode => kitchen::request_episode(req, env).await,
         Op::KitchenGithubLogin => kitchen::github_login(req, env).await,
         Op::KitchenGithubCallback => {
             let sign_in = http::input::<api::GithubCallback>(&req, &params)?;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use futures::future::join_all;
 use serde_json::{Value, json};
+use tests::browser::Browser;
 use tests::kitchen::key_for;
 use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
 use tests::scripted::{Listener, podcast_host};
@@ -90,6 +91,62 @@ fn query(value: &str) -> String {
 /// Asked for by its page, an episode comes in through the page's feed and the publisher's
 /// transcript, and then every quote route answers for it: attribution by the page's address and by
 /// the episode's own, the record, the transcript, the speakers and the list of episodes.
+/// A reporter without a key: the quote page offers to ask for the episode; the kitchen keeps the
+/// address through the sign-in and asks for it; the quote page then says it is coming, and answers
+/// once it is published. An address the intake refuses is said on the kitchen page, kept.
+pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answers(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let site = IntakeSite::start().await?;
+    let page = site.on_host("/self/episodes/budget-day");
+    let quote = "the harbour vote was never about the harbour";
+    let check = site.worker.url(&format!("/quotes?quote={}&source_url={}", query(quote), query(&page)));
+    let browser = Browser::start().await?;
+    browser.goto(&check).await?;
+    let unknown = browser.text("#unknown").await?;
+    ensure!(unknown.contains("We can take it in"), "{unknown}");
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on the unknown episode's answer: {violations:?}");
+
+    browser.click("#ask").await?;
+    browser.wait_for("#dev-login").await?;
+    ensure!(browser.exists("#ask-after-sign-in").await?, "the kitchen does not say what is kept for after");
+    browser.type_into("#handle", "reporter").await?;
+    browser.click("#dev-login button").await?;
+    browser.wait_for("#episode-form").await?;
+    let filled = browser
+        .execute("return [document.getElementById('episode-address').value, document.querySelector('#episode-form input[name=quote]').value];")
+        .await?;
+    ensure!(filled == json!([page, quote]), "the form after signing in: {filled}");
+    browser.click("#episode-form button").await?;
+
+    // Back on the quote page: coming, then answered.
+    browser.wait_for("#unknown, #answer").await?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut said = browser.text("main").await?;
+    ensure!(browser.current_url().await?.contains("/quotes?quote="), "not back on the quote page");
+    ensure!(
+        said.contains("Someone asked for it, and it is") || said.contains("Said by Ines Varga"),
+        "the page does not say the episode is coming: {said}"
+    );
+    while !said.contains("Said by Ines Varga") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        browser.goto(&check).await?;
+        said = browser.text("main").await?;
+    }
+    ensure!(said.contains("Said by Ines Varga") && said.contains("Trust:"), "{said}");
+
+    // An address the intake may not fetch: the kitchen says why and keeps it.
+    browser.goto(&site.worker.url("/kitchen")).await?;
+    browser.type_into("#episode-address", "http://10.1.2.3/private-feed").await?;
+    browser.click("#episode-form button").await?;
+    browser.wait_for("main > p[role=status]").await?;
+    let refused = browser.text("main").await?;
+    let kept = browser.execute("return document.getElementById('episode-address').value;").await?;
+    ensure!(refused.contains("The address") && kept == "http://10.1.2.3/private-feed", "{refused} / {kept}");
+    Ok(())
+}
+
 pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers(
     _w: Arc<Worker>,
 ) -> Result<()> {

@@ -74,6 +74,7 @@ fn main() -> std::process::ExitCode {
         quotes::speaker_alone_lists_turns_without_searchable_words,
         // Episodes by their address: each its own worker, allowed to fetch a scripted publisher.
         intake::an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers,
+        intake::a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answers,
         intake::one_job_per_address_and_inside_addresses_are_refused,
         intake::a_job_that_cannot_make_an_episode_fails_with_its_reason,
         intake::a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally,

@@ -190,3 +190,25 @@ impl Input for ReviewQuery {
         done(ReviewAsked { saved }, problems)
     }
 }
+
+/// `GET /kitchen?source_url=…&quote=…`: the kitchen, its episode form filled in with the address a
+/// quote page could not answer for (and the quote, to go back to once the episode is asked for).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct KitchenQuery {
+    /// An episode's address to ask for.
+    #[cfg_attr(feature = "schema", schemars(length(max = MAX_ADDRESS_CHARS)))]
+    pub source_url: Option<String>,
+    /// The quote to check once it is asked for.
+    #[cfg_attr(feature = "schema", schemars(length(max = MAX_QUOTE_CHARS)))]
+    pub quote: Option<String>,
+}
+
+impl Input for KitchenQuery {
+    type Valid = QuoteChecked;
+
+    fn validate(self) -> Result<QuoteChecked, Vec<Diagnostic>> {
+        QuoteCheck { quote: self.quote, source_url: self.source_url }.validate()
+    }
+}

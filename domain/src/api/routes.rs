@@ -48,6 +48,7 @@ pub enum Op {
     KitchenRevokeKey,
     KitchenImport,
     KitchenSaveDraft,
+    KitchenRequestEpisode,
     QuotesPage,
     EpisodePage,
     RunsPage,
@@ -113,6 +114,7 @@ impl Op {
             | Op::KitchenRevokeKey
             | Op::KitchenImport
             | Op::KitchenSaveDraft
+            | Op::KitchenRequestEpisode
             | Op::ReviewPage
             | Op::ReviewDecide => "Accounts",
             Op::QuotesPage | Op::EpisodePage | Op::RunsPage | Op::ShowPage | Op::SearchPage => "Quotes",
@@ -607,12 +609,12 @@ pub const ROUTES: &[Route] = &[
         op: Op::Kitchen,
         method: Method::Get,
         path: "/kitchen",
-        summary: "The kitchen page (HTML): sign in and make or revoke API keys",
+        summary: "The kitchen page (HTML): sign in, make or revoke API keys, ask for an episode",
         key: false,
-        takes: Takes::Nothing,
+        takes: Takes::Query,
         ok: (200, Answer::Html),
         also: &[],
-        errors: &[],
+        errors: &[400],
         example: "open {base}/kitchen",
     },
     Route {
@@ -693,6 +695,27 @@ pub const ROUTES: &[Route] = &[
         ok: (303, Answer::Redirect),
         also: &[(200, Answer::Html, "the kitchen page, showing the draft's problems")],
         errors: &[400, 403, 413, 429],
+        example: "",
+    },
+    Route {
+        op: Op::KitchenRequestEpisode,
+        method: Method::Post,
+        path: "/kitchen/episodes",
+        summary: "Asks for the episode at an address, through the same intake as `POST /api/episodes` (a \
+                  redirect to the quote page that waits for it, or to the kitchen)",
+        key: false,
+        takes: Takes::Form(&["source_url", "quote"]),
+        ok: (303, Answer::Redirect),
+        // Refused, a person's browser gets a page saying why.
+        also: &[
+            (200, Answer::Html, "the kitchen page, saying where the job stands (no quote to go back to)"),
+            (400, Answer::Html, "the form does not parse"),
+            (403, Answer::Html, "no session, or a stale CSRF token"),
+            (413, Answer::Html, "the form is too large"),
+            (422, Answer::Html, "the kitchen page, saying why the address is refused, the address kept"),
+            (429, Answer::Html, "too many writes, or past the day's transcription budget"),
+        ],
+        errors: &[],
         example: "",
     },
     page(
@@ -888,6 +911,7 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         Op::ShowPage => schema::<ShowView>(settings),
         Op::SearchPage => schema::<SearchPageQuery>(settings),
         Op::ReviewPage => schema::<ReviewQuery>(settings),
+        Op::Kitchen => schema::<KitchenQuery>(settings),
         Op::CreateRecipe
         | Op::Me
         | Op::AiWrite
@@ -899,7 +923,6 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         | Op::IntakeJob
         | Op::IntakeTranscribed
         | Op::Mcp
-        | Op::Kitchen
         | Op::KitchenGithubLogin
         | Op::KitchenDevLogin
         | Op::KitchenLogout
@@ -907,6 +930,7 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         | Op::KitchenRevokeKey
         | Op::KitchenImport
         | Op::KitchenSaveDraft
+        | Op::KitchenRequestEpisode
         | Op::EpisodePage
         | Op::ReviewDecide
         | Op::BuiltFile => return None,

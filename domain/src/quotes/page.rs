@@ -215,8 +215,31 @@ pub struct QuoteView<'a> {
     pub context: &'a [SegmentView],
     /// Passages close to a quote that was not found.
     pub closest: Option<&'a SearchAnswer>,
-    /// An address we do not hold: what the API said of it.
-    pub unknown: Option<&'a str>,
+    /// An address we do not hold, and its intake job if it has one.
+    pub unknown: Option<&'a UnknownEpisode>,
+}
+
+/// An address no published episode has: where its intake job stands, if anyone asked for it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UnknownEpisode {
+    /// The job's state (`queued`, `fetching`, `transcribing`, `identifying`, `ready`, `failed`).
+    pub state: Option<String>,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The job's address in the API.
+    pub job_url: Option<String>,
+}
+
+/// What an intake job is doing, in a reader's words.
+fn job_words(state: &str) -> &'static str {
+    match state {
+        "queued" => "waiting its turn",
+        "fetching" => "reading the episode's page and feed",
+        "transcribing" => "being transcribed",
+        "identifying" => "naming its speakers",
+        "ready" => "ready",
+        _ => "under way",
+    }
 }
 
 /// What the review queue's page shows.
@@ -341,7 +364,14 @@ impl Renderer {
             description => "Who said a quote in a podcast episode, and when.",
             tagline => TAGLINE, footer => FOOTER,
             quote => view.quote, source_url => view.source_url, n_episodes => view.n_episodes,
-            max_quote => MAX_QUOTE_CHARS, problems => view.problems, answer, unknown => view.unknown,
+            max_quote => MAX_QUOTE_CHARS, problems => view.problems, answer,
+            unknown => view.unknown.map(|unknown| json!({
+                "failed": unknown.state.as_deref() == Some("failed"),
+                "doing": unknown.state.as_deref().filter(|state| *state != "failed").map(job_words),
+                "reason": unknown.reason, "job_url": unknown.job_url,
+                "ask": format!("/kitchen?{}", url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("source_url", view.source_url).append_pair("quote", view.quote).finish()),
+            })),
             closest => view.closest.map(hit_views),
         })
     }

@@ -35,6 +35,7 @@ use crate::auth::{self, now_iso, now_s, random_hex, sha256_hex};
 use crate::error::ApiError;
 use crate::http;
 use crate::store::{self, Session};
+use domain::api::QuoteChecked;
 
 const SESSION_COOKIE: &str = "cp_session";
 const CSRF_COOKIE: &str = "cp_csrf";
@@ -69,6 +70,12 @@ fn dev_environment(env: &Env) -> bool {
 fn dev_sign_in_allowed(req: &Request, env: &Env) -> Result<bool, ApiError> {
     Ok(dev_environment(env) && domain::site::host::is_loopback(&http::host(req)?))
 }
+
+/// The episode a signed-out visitor came to ask for (`home`), kept across the sign-in.
+const ASK_COOKIE: &str = "cp_ask";
+const ASK_COOKIE_S: u64 = 30 * 60;
+/// What a browser keeps of one cookie, about.
+const ASK_COOKIE_MAX_BYTES: usize = 4000;
 
 fn cookie(req: &Request, name: &str) -> Option<String> {
     let header = req.headers().get("Cookie").ok().flatten()?;
@@ -156,6 +163,10 @@ struct Extra {
     new_key: Option<(String, String)>,
     /// A recipe draft (JSON text) to check and save, and its problems.
     draft: Option<(String, Vec<Diagnostic>)>,
+    /// The episode form filled in: the address to ask for, and the quote to go back to.
+    ask: QuoteChecked,
+    /// Cookies the answer sets besides the page's own.
+    cookies: Vec<String>,
 }
 
 async fn page(
@@ -164,7 +175,7 @@ async fn page(
     session: Option<Session>,
     extra: Extra,
 ) -> Result<Response, ApiError> {
-    let mut set_cookies = Vec::new();
+    let mut set_cookies = extra.cookies.clone();
     let mut live_keys = 0;
     let (account, csrf, keys, recipes) = match &session {
         Some(session) => {
@@ -213,6 +224,7 @@ async fn page(
                 account, csrf, keys, recipes, new_key, draft, message => extra.message,
                 github => var(env, "GITHUB_CLIENT_ID").is_some(), dev, limits, live_keys,
                 at_key_cap => live_keys >= LIVE_KEYS_PER_ACCOUNT as usize,
+                ask => json!({"source_url": extra.ask.source_url, "quote": extra.ask.quote}),
             })
         })
         .map_err(|err| ApiError::Internal(format!("kitchen page: {err}")))?;
@@ -231,10 +243,91 @@ async fn page(
     Ok(response)
 }
 
-/// `GET /kitchen`.
-pub async fn home(req: Request, env: &Env) -> Result<Response, ApiError> {
+/// `GET /kitchen?source_url=…&quote=…`: the address fills in the episode form. Signed out, the page
+/// keeps it in a cookie for half an hour, so the form is filled in once the person has signed in,
+/// whichever way (the sign-ins come back to `/kitchen` alone).
+pub async fn home(req: Request, env: &Env, ask: QuoteChecked) -> Result<Response, ApiError> {
     let session = signed_in(&req, env).await?;
-    page(&req, env, session, Extra::default()).await
+    let mut extra = Extra { ask, ..Extra::default() };
+    let asked = !extra.ask.source_url.is_empty();
+    match (&session, cookie(&req, ASK_COOKIE)) {
+        (None, _) if asked => {
+            let mut kept = worker::url::form_urlencoded::Serializer::new(String::new());
+            kept.append_pair("source_url", &extra.ask.source_url);
+            if extra.ask.quote.len() + extra.ask.source_url.len() < ASK_COOKIE_MAX_BYTES / 3 {
+                kept.append_pair("quote", &extra.ask.quote);
+            }
+            extra.cookies.push(set_cookie(ASK_COOKIE, &kept.finish(), "/kitchen", ASK_COOKIE_S));
+        }
+        (Some(_), Some(kept)) => {
+            if !asked {
+                for (key, value) in worker::url::form_urlencoded::parse(kept.as_bytes()) {
+                    match &*key {
+                        "source_url" => extra.ask.source_url = value.into_owned(),
+                        "quote" => extra.ask.quote = value.into_owned(),
+                        _ => {}
+                    }
+                }
+            }
+            extra.cookies.push(set_cookie(ASK_COOKIE, "", "/kitchen", 0));
+        }
+        _ => {}
+    }
+    page(&req, env, session, extra).await
+}
+
+/// `POST /kitchen/episodes`: asks for the episode at `source_url` through the same intake as `POST
+/// /api/episodes` (the write limit, the transcription budget, the address's checks), then back to the
+/// quote page that waits for it, or, without a quote, to the kitchen saying where the job stands. An
+/// address refused is the kitchen again saying why (422), what was typed kept; any other refusal a
+/// page saying why.
+pub async fn request_episode(mut req: Request, env: &Env) -> Result<Response, ApiError> {
+    let path = req.path();
+    let (session, form) = match signed_in_form(&mut req, env).await {
+        Ok(signed_in) => signed_in,
+        Err(err) => return Ok(crate::routes::pages::problem(err, &path)),
+    };
+    let owner = session.owner();
+    let rate = match auth::count_write(env, &owner).await {
+        Ok(rate) => rate,
+        Err(err) => return Ok(crate::routes::pages::problem(err, &path)),
+    };
+    let ask = QuoteChecked {
+        source_url: field(&form, "source_url").trim().into(),
+        quote: field(&form, "quote").into(),
+    };
+    let answer = match crate::routes::intake::request_episode(env, &owner, &ask.source_url).await {
+        Ok(_) if !ask.quote.trim().is_empty() => {
+            let query = worker::url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("quote", &ask.quote)
+                .append_pair("source_url", &ask.source_url)
+                .finish();
+            redirect(&format!("/quotes?{query}"), &[])
+        }
+        Ok(job) => {
+            let message = format!(
+                "Asked for {}: the job is {} (its state: {}). Check a quote in it on /quotes once it is ready.",
+                job.source_url,
+                job.state.code(),
+                job.url
+            );
+            page(&req, env, Some(session), Extra { message: Some(message), ..Extra::default() }).await
+        }
+        Err(ApiError::Invalid(problems)) => {
+            let message =
+                problems.iter().map(|p| format!("The address {}.", p.reason)).collect::<Vec<_>>().join(" ");
+            let extra = Extra { message: Some(message), ask, ..Extra::default() };
+            Ok(page(&req, env, Some(session), extra).await?.with_status(422))
+        }
+        Err(other) => Err(other),
+    };
+    // Past the transcription budget: that budget's headers, not the write limit's, as the API's.
+    let rate = match &answer {
+        Err(ApiError::RateLimited(budget)) => budget.clone(),
+        _ => rate,
+    };
+    let answer = answer.or_else(|err| Ok(crate::routes::pages::problem(err, &path)));
+    http::rated(answer, &rate, &path)
 }
 
 /// A form body, after the `Origin` check.

@@ -10,7 +10,7 @@ use domain::api::{
     EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
-use domain::quotes::page::{QuoteView, built_episode_page, closest_phrases};
+use domain::quotes::page::{QuoteView, UnknownEpisode, built_episode_page, closest_phrases};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views;
 use domain::quotes::transcript::compare::compare;
@@ -21,7 +21,7 @@ use crate::assets::{built_episodes, built_shows};
 use crate::error::ApiError;
 use crate::routes::quotes::{self, load};
 use crate::routes::recipes::RENDERER;
-use crate::{decisions, http, intake};
+use crate::{decisions, http, intake, store};
 
 /// Turns shown on each side of a found quote.
 const CONTEXT_TURNS: usize = 2;
@@ -62,9 +62,21 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
         }
     };
     let answer = match quotes::attribution(env, &question, false).await {
-        Err(ApiError::NotFound(detail)) => {
-            view.unknown = Some(&detail);
-            return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
+        Err(ApiError::NotFound(_)) => {
+            let job = match &question.source_url {
+                Some(normalised) => store::job_by_address(&store::db(env)?, normalised).await?,
+                None => None,
+            };
+            let unknown = UnknownEpisode {
+                job_url: job.as_ref().map(|job| format!("/api/intake/{}", job.id)),
+                state: job.as_ref().map(|job| job.state.clone()),
+                reason: job.and_then(|job| job.reason),
+            };
+            view.unknown = Some(&unknown);
+            // It changes as its job moves: no cache keeps it.
+            let mut response = http::public_page(RENDERER.with(|r| r.quote_page(&view)))?;
+            response.headers_mut().set("Cache-Control", "no-store")?;
+            return Ok(response);
         }
         answer => answer?,
     };
