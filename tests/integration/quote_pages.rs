@@ -204,6 +204,17 @@ pub async fn the_answer_plays_from_the_quotes_second_and_its_link_opens_the_turn
     let violations = browser.axe_violations().await?;
     ensure!(violations.is_empty(), "axe on the answer page: {violations:?}");
     ensure!(narrow_enough(&browser).await?, "the answer is wider than a phone");
+    // Not found, with the closest passages: the same.
+    browser
+        .goto(&w.url(&quote_path(Some(SOURDOUGH), "the secret is love and good butter, she said")))
+        .await?;
+    ensure!(browser.exists("#closest-h").await?, "no closest passages: {}", browser.source().await?);
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on a quote not found: {violations:?}");
+    ensure!(narrow_enough(&browser).await?, "a quote not found is wider than a phone");
+    browser
+        .goto(&w.url(&quote_path(Some(SOURDOUGH), "Patience is the one thing nobody can sell you in a jar")))
+        .await?;
 
     // The time links to the turn on the episode page, which opens there with its player at that second.
     browser.click("#at").await?;
@@ -381,6 +392,19 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
     };
     let cooks = kitchen(&cook).await?.text().await?;
     ensure!(!cooks.contains(r#"href="/kitchen/review""#), "a cook's kitchen leads to the queue");
+    let cook_posts = plain
+        .post(w.url("/kitchen/review"))
+        .header(COOKIE, &cook.session)
+        .header(CONNECTING_IP, &cook.address)
+        .form(&[
+            ("csrf", csrf_of(&cooks)?),
+            ("episode", episode_id(&w, ROOFTOP).await?),
+            ("label", "speaker_1".into()),
+            ("name", "Someone".into()),
+        ])
+        .send()
+        .await?;
+    ensure!(cook_posts.status() == 403, "a cook named a speaker: {}", cook_posts.status());
 
     let editor = Kitchen::sign_in(&w, "page-editor").await?;
     w.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'page-editor'")?;
@@ -493,6 +517,14 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
     ensure!(browser.exists("form.review").await?, "the queue shows no form: {}", browser.source().await?);
     let violations = browser.axe_violations().await?;
     ensure!(violations.is_empty(), "axe on the review queue: {violations:?}");
+    // Refused (a name longer than the API takes, sent past the field's own bound): the queue again,
+    // the problem at its entry.
+    browser
+        .execute("const f = document.querySelector('form.review'); f.elements.name.value = 'N'.repeat(201); f.submit(); return true;")
+        .await?;
+    browser.wait_for("form.review .problem").await?;
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on a refused decision: {violations:?}");
 
     // The queue takes a session it saw allowed lately without asking D1; signed out, it is gone at
     // once all the same.

@@ -498,9 +498,14 @@ impl Renderer {
             .iter()
             .map(|e| json!({"id": e.id, "title": e.title, "published": e.published, "duration": duration(e.duration_s)}))
             .collect();
+        // The show's site is a link only when it is a web address.
+        let site = show
+            .url
+            .as_deref()
+            .filter(|url| url::Url::parse(url).is_ok_and(|url| matches!(url.scheme(), "http" | "https")));
         self.env.get_template("show.html")?.render(context! {
             lang => "en", dir => "ltr", title => crate::clean::without_controls(&show.title), description => show.description,
-            tagline => TAGLINE, footer => FOOTER, show, episodes, next,
+            tagline => TAGLINE, footer => FOOTER, show, site, episodes, next,
         })
     }
 
