@@ -286,9 +286,8 @@ fn operation(route: &Route) -> Value {
     };
     for status in route.errors {
         let mut content = error_body.clone();
-        // A browser (`Accept: text/html`) asking for a page it cannot have gets a page saying why
-        // (`edge::http::wants_page`).
-        if matches!(status, 400 | 403 | 404 | 413 | 429) && answer == Answer::Html {
+        // A browser (`Accept: text/html`) refused gets a page saying why (`edge::http::wants_page`).
+        if route.refuses_as_page() && routes::PAGE_REFUSALS.contains(status) {
             content["text/html"] = json!({"schema": {"type": "string"}});
         }
         responses.insert(

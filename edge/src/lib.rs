@@ -55,7 +55,7 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let response = match answer {
         Ok(response) => response,
         Err(ApiError::NotFound(detail)) if wants_page => pages::not_found(&detail),
-        Err(err) if wants_page && matches!(err.in_words().0, 400 | 403 | 413 | 429) => {
+        Err(err) if wants_page && api::routes::PAGE_REFUSALS.contains(&err.in_words().0) => {
             pages::problem(err, &instance)
         }
         Err(err) => err.into_response(&instance),

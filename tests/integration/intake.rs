@@ -88,9 +88,6 @@ fn query(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
-/// Asked for by its page, an episode comes in through the page's feed and the publisher's
-/// transcript, and then every quote route answers for it: attribution by the page's address and by
-/// the episode's own, the record, the transcript, the speakers and the list of episodes.
 /// A reporter without a key: the quote page offers to ask for the episode; the kitchen keeps the
 /// address through the sign-in and asks for it; the quote page then says it is coming, and answers
 /// once it is published. An address the intake refuses is said on the kitchen page, kept.
@@ -136,6 +133,40 @@ pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answe
     }
     ensure!(said.contains("Said by Ines Varga") && said.contains("Trust:"), "{said}");
 
+    // Without the sign-in's token, or with no address: refused, as pages.
+    let reporter = tests::kitchen::Kitchen::sign_in(&site.worker, "reporter-2").await?;
+    let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    let kitchen = plain
+        .get(site.worker.url("/kitchen"))
+        .header(reqwest::header::COOKIE, &reporter.session)
+        .header(tests::kitchen::CONNECTING_IP, &reporter.address)
+        .send()
+        .await?
+        .text()
+        .await?;
+    let csrf = tests::kitchen::csrf_of(&kitchen)?;
+    let post = |fields: Vec<(&'static str, String)>| {
+        plain
+            .post(site.worker.url("/kitchen/episodes"))
+            .header(reqwest::header::COOKIE, &reporter.session)
+            .header(tests::kitchen::CONNECTING_IP, &reporter.address)
+            .form(&fields)
+            .send()
+    };
+    let forged = post(vec![("source_url", page.clone())]).await?;
+    ensure!(forged.status() == 403, "without its token: {}", forged.status());
+    ensure!(forged.text().await?.contains("CSRF token is missing or stale"), "the refusal is not a page");
+    let empty = post(vec![("source_url", " ".into()), ("csrf", csrf.clone())]).await?;
+    ensure!(empty.status() == 422, "no address: {}", empty.status());
+    ensure!(empty.text().await?.contains("The address must not be empty"), "the kitchen does not say why");
+    let asked = post(vec![("source_url", page.clone()), ("csrf", csrf)]).await?;
+    ensure!(
+        asked.status() == 200,
+        "without a quote, the kitchen says where the job stands: {}",
+        asked.status()
+    );
+    ensure!(asked.text().await?.contains("the job is ready"), "the job asked again is not said to be ready");
+
     // An address the intake may not fetch: the kitchen says why and keeps it.
     browser.goto(&site.worker.url("/kitchen")).await?;
     browser.type_into("#episode-address", "http://10.1.2.3/private-feed").await?;
@@ -147,6 +178,9 @@ pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answe
     Ok(())
 }
 
+/// Asked for by its page, an episode comes in through the page's feed and the publisher's
+/// transcript, and then every quote route answers for it: attribution by the page's address and by
+/// the episode's own, the record, the transcript, the speakers and the list of episodes.
 pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers(
     _w: Arc<Worker>,
 ) -> Result<()> {

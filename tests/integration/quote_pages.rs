@@ -228,6 +228,17 @@ pub async fn the_answer_plays_from_the_quotes_second_and_its_link_opens_the_turn
     ensure!(target[2].as_str().unwrap_or_default().contains(quote), "{target}");
     let at = browser.execute("return document.getElementById('player').currentTime;").await?;
     ensure!(at.as_f64() == Some(second), "the episode's player is at {at}");
+
+    // A quote inside a turn: its time links to its own second, and the episode page shows the turn
+    // that holds it (Valerie's, from 0:04:33).
+    let inside = "I started in tech about 9-10 years ago";
+    browser.goto(&w.url(&quote_path(Some(JS_PARTY_299), inside))).await?;
+    browser.click("#at").await?;
+    browser.wait_for(".turn.target").await?;
+    let url = browser.current_url().await?;
+    ensure!(url.ends_with("#t=280"), "{url}");
+    let shown = browser.execute("return document.querySelector('.turn.target').id;").await?;
+    ensure!(shown == "t=273", "the turn shown: {shown}");
     Ok(())
 }
 
@@ -405,6 +416,8 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
         .send()
         .await?;
     ensure!(cook_posts.status() == 403, "a cook named a speaker: {}", cook_posts.status());
+    let said = cook_posts.text().await?;
+    ensure!(!said.contains("form class=\"review\""), "a cook's refusal shows the queue: {said}");
 
     let editor = Kitchen::sign_in(&w, "page-editor").await?;
     w.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'page-editor'")?;

@@ -1,6 +1,7 @@
 //! The quote operations' inputs and answers (seed 001): attribution, phrase search, transcripts,
 //! speaker statistics, the episode list, and episodes asked for by their address.
 
+pub use crate::quotes::intake::JobState;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "schema")]
@@ -268,52 +269,6 @@ impl Input for EpisodeRequest {
             )]);
         }
         Ok(address)
-    }
-}
-
-/// Where an intake job stands: `queued`, `fetching`, `transcribing`, `identifying`, then `ready` or
-/// `failed`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum JobState {
-    Queued,
-    Fetching,
-    Transcribing,
-    Identifying,
-    Ready,
-    Failed,
-}
-
-impl JobState {
-    pub const ALL: [JobState; 6] = [
-        JobState::Queued,
-        JobState::Fetching,
-        JobState::Transcribing,
-        JobState::Identifying,
-        JobState::Ready,
-        JobState::Failed,
-    ];
-
-    /// The state's name, as stored and answered.
-    pub fn code(self) -> &'static str {
-        match self {
-            JobState::Queued => "queued",
-            JobState::Fetching => "fetching",
-            JobState::Transcribing => "transcribing",
-            JobState::Identifying => "identifying",
-            JobState::Ready => "ready",
-            JobState::Failed => "failed",
-        }
-    }
-
-    pub fn from_code(code: &str) -> Option<JobState> {
-        JobState::ALL.into_iter().find(|state| state.code() == code)
-    }
-
-    /// Whether the job has finished (ready or failed).
-    pub fn finished(self) -> bool {
-        matches!(self, JobState::Ready | JobState::Failed)
     }
 }
 

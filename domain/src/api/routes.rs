@@ -196,6 +196,22 @@ pub struct Route {
     pub example: &'static str,
 }
 
+/// The refusals a person's browser (`Accept: text/html`) gets as a page saying why, rather than
+/// problem+json, on a route [`Route::refuses_as_page`] (`edge::http::wants_page`).
+pub const PAGE_REFUSALS: [u16; 5] = [400, 403, 404, 413, 429];
+
+impl Route {
+    /// Whether a browser's refused request here is answered as a page: a GET outside `/api/` and
+    /// `/mcp` whose last segment names no file, as `edge::http::wants_page` asks of a request.
+    pub fn refuses_as_page(&self) -> bool {
+        let last = self.path.rsplit('/').next().unwrap_or_default();
+        self.method == Method::Get
+            && !self.path.starts_with("/api/")
+            && self.path != "/mcp"
+            && !last.contains('.')
+    }
+}
+
 const NOT_MODIFIED: &[(u16, Answer, &str)] =
     &[(304, Answer::Empty, "not modified (`If-None-Match` names the current ETag)")];
 /// A create also answers 409 while another request with its `Idempotency-Key` runs.

@@ -13,9 +13,11 @@
 use std::collections::BTreeMap;
 
 use minijinja::context;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::pages::{Renderer, Result};
+use crate::quotes::intake::JobState;
 use crate::quotes::quote::cite::{clock, listen_url};
 use crate::quotes::quote::phrase::{Answer as SearchAnswer, Query};
 use crate::quotes::quote::views::{self, Filters, SegmentView};
@@ -222,23 +224,23 @@ pub struct QuoteView<'a> {
 /// An address no published episode has: where its intake job stands, if anyone asked for it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UnknownEpisode {
-    /// The job's state (`queued`, `fetching`, `transcribing`, `identifying`, `ready`, `failed`).
-    pub state: Option<String>,
+    /// The job's state.
+    pub state: Option<JobState>,
     /// Why it failed.
     pub reason: Option<String>,
     /// The job's address in the API.
     pub job_url: Option<String>,
 }
 
-/// What an intake job is doing, in a reader's words.
-fn job_words(state: &str) -> &'static str {
+/// What an intake job is doing, in a reader's words; `None` once it failed.
+fn job_words(state: JobState) -> Option<&'static str> {
     match state {
-        "queued" => "waiting its turn",
-        "fetching" => "reading the episode's page and feed",
-        "transcribing" => "being transcribed",
-        "identifying" => "naming its speakers",
-        "ready" => "ready",
-        _ => "under way",
+        JobState::Queued => Some("waiting its turn"),
+        JobState::Fetching => Some("reading the episode's page and feed"),
+        JobState::Transcribing => Some("being transcribed"),
+        JobState::Identifying => Some("naming its speakers"),
+        JobState::Ready => Some("ready"),
+        JobState::Failed => None,
     }
 }
 
@@ -262,11 +264,15 @@ pub struct ReviewView<'a> {
 }
 
 /// A decision the review form sent and the server refused: the form is shown again as it was.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Refused {
+    /// The episode of the label.
     pub episode: String,
+    /// The label whose name was refused.
     pub label: String,
+    /// The name typed (empty when a source's vote was confirmed).
     pub name: String,
+    /// The note typed.
     pub note: String,
     /// Why, in words.
     pub problem: String,
@@ -339,7 +345,7 @@ impl Renderer {
                 "found": true,
                 "who": who(found.name.as_deref(), &found.speaker, found.name_state),
                 "then": found.speakers.iter().skip(1).map(|part| who(part.name.as_deref(), &part.speaker, part.name_state)).collect::<Vec<_>>(),
-                "estimated": found.start_estimated(),
+                "estimated": found.start_estimated,
                 "state": state_word(found.name_state),
                 "state_reason": state_reason(&found.speaker, view.report),
                 "trust": if found.trust == crate::quotes::quote::Trust::High { "high" } else { "review" },
@@ -366,8 +372,8 @@ impl Renderer {
             quote => view.quote, source_url => view.source_url, n_episodes => view.n_episodes,
             max_quote => MAX_QUOTE_CHARS, problems => view.problems, answer,
             unknown => view.unknown.map(|unknown| json!({
-                "failed": unknown.state.as_deref() == Some("failed"),
-                "doing": unknown.state.as_deref().filter(|state| *state != "failed").map(job_words),
+                "failed": unknown.state == Some(JobState::Failed),
+                "doing": unknown.state.and_then(job_words),
                 "reason": unknown.reason, "job_url": unknown.job_url,
                 "ask": format!("/kitchen?{}", url::form_urlencoded::Serializer::new(String::new())
                     .append_pair("source_url", view.source_url).append_pair("quote", view.quote).finish()),
@@ -534,41 +540,8 @@ impl Renderer {
     /// form's CSRF token, and the decision just saved.
     pub fn review_page(&self, view: &ReviewView<'_>) -> Result<String> {
         let ReviewView { account, csrf, entries, known, total, saved, refused } = view;
-        let entries: Vec<Value> = entries
-            .iter()
-            .enumerate()
-            .map(|(idx, entry)| {
-                let episode = EpisodeRef {
-                    id: entry.episode.clone(),
-                    title: entry.title.clone(),
-                    source_url: String::new(),
-                    show: entry.show.clone(),
-                    licence: String::new(),
-                    attribution: None,
-                    show_title: None,
-                    published: None,
-                    audio_url: entry.audio_url.clone(),
-                };
-                let audio = playable(&episode);
-                let mut confirm: Vec<&str> = entry.votes.iter().filter_map(|v| v.name.as_deref()).collect();
-                confirm.sort_unstable();
-                confirm.dedup();
-                let refused = refused.filter(|r| r.episode == entry.episode && r.label == entry.label);
-                json!({
-                    "id": format!("entry-{idx}"), "episode": entry.episode, "title": entry.title, "label": entry.label,
-                    "state": format!("{}{}", state_word(entry.name_state), entry.name.as_deref().map(|n| format!(": {n}")).unwrap_or_default()),
-                    "turns": entry.turns,
-                    "votes": entry.votes.iter().map(|v| json!({"source": source_word(v.source), "name": v.name, "evidence": v.evidence})).collect::<Vec<_>>(),
-                    "first_turns": entry.first_turns.iter().map(|t| json!({
-                        "clock": clock(t.start_s), "href": turn_href(&entry.episode, t.start_s), "text": t.text,
-                        "start": anchor(t.start_s), "audio": audio,
-                        "listen": entry.audio_url.as_ref().map(|_| listen_url(&episode, t.start_s)),
-                    })).collect::<Vec<_>>(),
-                    "known": known_id(&entry.show), "confirm": confirm,
-                    "refused": refused.map(|r| json!({"problem": r.problem, "name": r.name, "note": r.note})),
-                })
-            })
-            .collect();
+        let entries: Vec<EntryShown<'_>> =
+            entries.iter().enumerate().map(|(idx, entry)| EntryShown::of(idx, entry, *refused)).collect();
         // A refusal of a label this page does not show is said above the queue.
         let refused_elsewhere = refused
             .filter(|r| !view.entries.iter().any(|e| e.episode == r.episode && e.label == r.label))
@@ -579,7 +552,98 @@ impl Renderer {
         self.env.get_template("review.html")?.render(context! {
             lang => "en", dir => "ltr", title => "Names to review", tagline => TAGLINE, footer => FOOTER,
             account, csrf, entries, known, total, saved, refused_elsewhere,
+            max_name => names::MAX_DECISION_NAME_CHARS, max_note => names::MAX_DECISION_NOTE_CHARS,
         })
+    }
+}
+
+/// One entry of the review page, borrowed from the queue's (no copy of its text).
+#[derive(Serialize)]
+struct EntryShown<'a> {
+    id: String,
+    episode: &'a str,
+    title: &'a str,
+    label: &'a str,
+    state: String,
+    turns: usize,
+    votes: Vec<VoteShown<'a>>,
+    first_turns: Vec<TurnShown<'a>>,
+    known: String,
+    confirm: Vec<&'a str>,
+    refused: Option<&'a Refused>,
+}
+
+#[derive(Serialize)]
+struct VoteShown<'a> {
+    source: &'static str,
+    name: Option<&'a str>,
+    evidence: &'a str,
+}
+
+#[derive(Serialize)]
+struct TurnShown<'a> {
+    clock: String,
+    href: String,
+    text: &'a str,
+    start: u64,
+    audio: Option<&'a str>,
+    listen: Option<String>,
+}
+
+impl<'a> EntryShown<'a> {
+    fn of(idx: usize, entry: &'a Entry, refused: Option<&'a Refused>) -> EntryShown<'a> {
+        let episode = EpisodeRef {
+            id: entry.episode.clone(),
+            title: String::new(),
+            source_url: String::new(),
+            show: String::new(),
+            licence: String::new(),
+            attribution: None,
+            show_title: None,
+            published: None,
+            audio_url: entry.audio_url.clone(),
+        };
+        // The audio a browser plays here, as `playable` would have it.
+        let audio = playable(&episode).map(|_| entry.audio_url.as_deref().unwrap_or_default());
+        let mut confirm: Vec<&str> = entry.votes.iter().filter_map(|v| v.name.as_deref()).collect();
+        confirm.sort_unstable();
+        confirm.dedup();
+        EntryShown {
+            id: format!("entry-{idx}"),
+            episode: &entry.episode,
+            title: &entry.title,
+            label: &entry.label,
+            state: format!(
+                "{}{}",
+                state_word(entry.name_state),
+                entry.name.as_deref().map(|n| format!(": {n}")).unwrap_or_default()
+            ),
+            turns: entry.turns,
+            votes: entry
+                .votes
+                .iter()
+                .map(|v| VoteShown {
+                    source: source_word(v.source),
+                    name: v.name.as_deref(),
+                    evidence: &v.evidence,
+                })
+                .collect(),
+            first_turns: entry
+                .first_turns
+                .iter()
+                .map(|t| TurnShown {
+                    clock: clock(t.start_s),
+                    href: turn_href(&entry.episode, t.start_s),
+                    text: &t.text,
+                    start: anchor(t.start_s),
+                    audio,
+                    listen: entry.audio_url.as_ref().map(|_| listen_url(&episode, t.start_s)),
+                })
+                .collect(),
+            known: known_id(&entry.show),
+            confirm,
+            refused: refused.filter(|r| r.episode == entry.episode && r.label == entry.label),
+        }
     }
 }
 

@@ -23,7 +23,9 @@
 use std::cell::RefCell;
 
 use domain::Diagnostic;
-use domain::api::SignIn;
+use domain::api::{QuoteChecked, SignIn};
+use domain::quotes::intake::MAX_ADDRESS_CHARS;
+use domain::quotes::quote::MAX_QUOTE_CHARS;
 use domain::recipes::cooking::import;
 use domain::site::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
 use minijinja::{Environment, context};
@@ -35,7 +37,6 @@ use crate::auth::{self, now_iso, now_s, random_hex, sha256_hex};
 use crate::error::ApiError;
 use crate::http;
 use crate::store::{self, Session};
-use domain::api::QuoteChecked;
 
 const SESSION_COOKIE: &str = "cp_session";
 const CSRF_COOKIE: &str = "cp_csrf";
@@ -74,8 +75,8 @@ fn dev_sign_in_allowed(req: &Request, env: &Env) -> Result<bool, ApiError> {
 /// The episode a signed-out visitor came to ask for (`home`), kept across the sign-in.
 const ASK_COOKIE: &str = "cp_ask";
 const ASK_COOKIE_S: u64 = 30 * 60;
-/// What a browser keeps of one cookie, about.
-const ASK_COOKIE_MAX_BYTES: usize = 4000;
+/// The most of its value a browser surely keeps (4,096 bytes with its name and attributes).
+const ASK_COOKIE_MAX_BYTES: usize = 3900;
 
 fn cookie(req: &Request, name: &str) -> Option<String> {
     let header = req.headers().get("Cookie").ok().flatten()?;
@@ -252,12 +253,19 @@ pub async fn home(req: Request, env: &Env, ask: QuoteChecked) -> Result<Response
     let asked = !extra.ask.source_url.is_empty();
     match (&session, cookie(&req, ASK_COOKIE)) {
         (None, _) if asked => {
-            let mut kept = worker::url::form_urlencoded::Serializer::new(String::new());
-            kept.append_pair("source_url", &extra.ask.source_url);
-            if extra.ask.quote.len() + extra.ask.source_url.len() < ASK_COOKIE_MAX_BYTES / 3 {
-                kept.append_pair("quote", &extra.ask.quote);
+            let keep = |quote: &str| {
+                worker::url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("source_url", &extra.ask.source_url)
+                    .append_pair("quote", quote)
+                    .finish()
+            };
+            // The quote is left out, then the whole, when a browser would not keep the cookie.
+            let kept = [keep(&extra.ask.quote), keep("")]
+                .into_iter()
+                .find(|kept| kept.len() <= ASK_COOKIE_MAX_BYTES);
+            if let Some(kept) = kept {
+                extra.cookies.push(set_cookie(ASK_COOKIE, &kept, "/kitchen", ASK_COOKIE_S));
             }
-            extra.cookies.push(set_cookie(ASK_COOKIE, &kept.finish(), "/kitchen", ASK_COOKIE_S));
         }
         (Some(_), Some(kept)) => {
             if !asked {
@@ -283,7 +291,7 @@ pub async fn home(req: Request, env: &Env, ask: QuoteChecked) -> Result<Response
 /// page saying why.
 pub async fn request_episode(mut req: Request, env: &Env) -> Result<Response, ApiError> {
     let path = req.path();
-    let (session, form) = match signed_in_form(&mut req, env).await {
+    let (session, form) = match signed_in_form_within(&mut req, env, EPISODE_FORM_BYTES).await {
         Ok(signed_in) => signed_in,
         Err(err) => return Ok(crate::routes::pages::problem(err, &path)),
     };
@@ -292,11 +300,19 @@ pub async fn request_episode(mut req: Request, env: &Env) -> Result<Response, Ap
         Ok(rate) => rate,
         Err(err) => return Ok(crate::routes::pages::problem(err, &path)),
     };
+    // The quote only leads back to its page: one beyond the page's bound is left out.
+    let quote = field(&form, "quote");
     let ask = QuoteChecked {
         source_url: field(&form, "source_url").trim().into(),
-        quote: field(&form, "quote").into(),
+        quote: if quote.chars().count() > MAX_QUOTE_CHARS { String::new() } else { quote.into() },
     };
-    let answer = match crate::routes::intake::request_episode(env, &owner, &ask.source_url).await {
+    let asked = domain::api::from_json::<domain::api::EpisodeRequest>(&json!({"source_url": ask.source_url}))
+        .map_err(ApiError::Invalid);
+    let asked = match asked {
+        Ok(address) => crate::routes::intake::request_episode(env, &owner, &address).await,
+        Err(refused) => Err(refused),
+    };
+    let answer = match asked {
         Ok(_) if !ask.quote.trim().is_empty() => {
             let query = worker::url::form_urlencoded::Serializer::new(String::new())
                 .append_pair("quote", &ask.quote)
@@ -306,7 +322,7 @@ pub async fn request_episode(mut req: Request, env: &Env) -> Result<Response, Ap
         }
         Ok(job) => {
             let message = format!(
-                "Asked for {}: the job is {} (its state: {}). Check a quote in it on /quotes once it is ready.",
+                "Asked for {}: the job is {} (follow it at {}). Check a quote in it on /quotes once it is ready.",
                 job.source_url,
                 job.state.code(),
                 job.url
@@ -329,6 +345,10 @@ pub async fn request_episode(mut req: Request, env: &Env) -> Result<Response, Ap
     let answer = answer.or_else(|err| Ok(crate::routes::pages::problem(err, &path)));
     http::rated(answer, &rate, &path)
 }
+
+/// The most the episode form's body may hold: a quote and an address, each character
+/// percent-encoded from four bytes of UTF-8, with room for the token.
+const EPISODE_FORM_BYTES: usize = (MAX_QUOTE_CHARS + MAX_ADDRESS_CHARS) * 12 + 1024;
 
 /// A form body, after the `Origin` check.
 async fn form(req: &mut Request) -> Result<Vec<(String, String)>, ApiError> {
@@ -369,7 +389,7 @@ pub(crate) async fn signed_in_form(
     signed_in_form_within(req, env, MAX_FORM_BYTES).await
 }
 
-async fn signed_in_form_within(
+pub(crate) async fn signed_in_form_within(
     req: &mut Request,
     env: &Env,
     max_bytes: usize,

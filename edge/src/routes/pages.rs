@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use domain::Diagnostic;
 use domain::api::{
-    EpisodesAsked, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
+    EpisodesAsked, JobState, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
 use domain::quotes::page::{QuoteView, UnknownEpisode, built_episode_page, closest_phrases};
@@ -69,7 +69,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
             };
             let unknown = UnknownEpisode {
                 job_url: job.as_ref().map(|job| format!("/api/intake/{}", job.id)),
-                state: job.as_ref().map(|job| job.state.clone()),
+                state: job.as_ref().and_then(|job| JobState::from_code(&job.state)),
                 reason: job.and_then(|job| job.reason),
             };
             view.unknown = Some(&unknown);
@@ -244,28 +244,32 @@ pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, 
 
 /// The page a person's browser gets for an address that names nothing (404).
 pub fn not_found(detail: &str) -> Response {
-    let html = RENDERER.with(|renderer| renderer.not_found_page(Some(detail)));
-    as_page(html, ApiError::NotFound(detail.to_string()), "")
+    let err = ApiError::NotFound(detail.to_string());
+    match RENDERER.with(|renderer| renderer.not_found_page(Some(detail))) {
+        Ok(html) => as_page(html, err, ""),
+        Err(_) => err.into_response(""),
+    }
 }
 
-/// The page a person's browser gets for a page's request refused (400, 403, 413, 429): the
-/// problem's title and detail in words, with its status and headers (`Retry-After`).
+/// The page a person's browser gets for a request refused (400, 403, 404, 413, 422, 429): the
+/// problem's title and detail in words, with its status and headers (`Retry-After`). A failure of
+/// ours stays problem+json, whose `reference` names it in the log.
 pub fn problem(err: ApiError, instance: &str) -> Response {
-    let (_, title, detail) = err.in_words();
-    let html = RENDERER.with(|renderer| renderer.problem_page(title, &format!("{detail}.")));
-    as_page(html, err, instance)
+    let (status, title, detail) = err.in_words();
+    if status >= 500 {
+        return err.into_response(instance);
+    }
+    match RENDERER.with(|renderer| renderer.problem_page(title, &format!("{detail}."))) {
+        Ok(html) => as_page(html, err, instance),
+        Err(_) => err.into_response(instance),
+    }
 }
 
-/// `html` answered with `err`'s status and headers; `err`'s problem+json when the page did not render.
-fn as_page(html: Result<String, minijinja::Error>, err: ApiError, instance: &str) -> Response {
+/// `html` answered with `err`'s status and headers.
+pub fn as_page(html: String, err: ApiError, instance: &str) -> Response {
     let (status, ..) = err.in_words();
     let problem = err.into_response(instance);
-    let Ok(mut page) = html
-        .map_err(|err| err.to_string())
-        .and_then(|html| Response::from_html(html).map_err(|err| err.to_string()))
-    else {
-        return problem;
-    };
+    let Ok(mut page) = Response::from_html(html) else { return problem };
     let headers = page.headers_mut();
     for (name, value) in problem.headers().entries() {
         if name != "content-type" {

@@ -14,14 +14,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use domain::api::ReviewAsked;
 use domain::quotes::page::{Refused, ReviewView, state_word};
 use domain::quotes::transcript::EpisodeRecord;
-use domain::quotes::transcript::names::{HumanDecision, decision_from_body};
+use domain::quotes::transcript::names::{
+    HumanDecision, MAX_DECISION_NAME_CHARS, MAX_DECISION_NOTE_CHARS, decision_from_body,
+};
 use domain::quotes::transcript::review::{Entry, Queue, QueuePart};
 use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
 use crate::assets::{built_review_head, fetch_bytes};
 use crate::error::ApiError;
-use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form, signed_in_to_read};
+use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form_within, signed_in_to_read};
 use crate::routes::recipes::RENDERER;
 use crate::routes::{pages, speakers};
 use crate::store::Session;
@@ -186,7 +188,9 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
         },
         None => None,
     };
-    shown(&session, &queue, saved, None)
+    let mut response = Response::from_html(shown(&session, &queue, saved, None)?)?;
+    response.headers_mut().set("Cache-Control", "no-store")?;
+    Ok(response)
 }
 
 /// The queue's page for `session`, with the decision just `saved` or the one `refused`.
@@ -195,7 +199,7 @@ fn shown(
     queue: &Shown,
     saved: Option<Value>,
     refused: Option<&Refused>,
-) -> Result<Response, ApiError> {
+) -> Result<String, ApiError> {
     let view = ReviewView {
         account: &session.handle,
         csrf: &session.csrf,
@@ -205,69 +209,84 @@ fn shown(
         saved,
         refused,
     };
-    let html =
-        RENDERER.with(|r| r.review_page(&view)).map_err(|err| ApiError::Internal(format!("page: {err}")))?;
-    let mut response = Response::from_html(html)?;
-    response.headers_mut().set("Cache-Control", "no-store")?;
-    Ok(response)
+    RENDERER.with(|r| r.review_page(&view)).map_err(|err| ApiError::Internal(format!("page: {err}")))
+}
+
+/// The most a review form's body may hold: its name and note, each character percent-encoded from
+/// four bytes of UTF-8, with room for the episode, the label and the token.
+const FORM_BYTES: usize = (MAX_DECISION_NAME_CHARS + MAX_DECISION_NOTE_CHARS) * 12 + 2048;
+
+/// What the review form sent.
+struct Sent<'f> {
+    episode: &'f str,
+    label: &'f str,
+    /// The name typed, or the source's vote confirmed.
+    name: &'f str,
+    note: &'f str,
+    /// A source's vote was confirmed with its button.
+    confirmed: bool,
+}
+
+impl<'f> Sent<'f> {
+    fn of(form: &'f [(String, String)]) -> Sent<'f> {
+        let confirmed = field(form, "confirm");
+        Sent {
+            episode: field(form, "episode"),
+            label: field(form, "label"),
+            name: if confirmed.is_empty() { field(form, "name") } else { confirmed },
+            note: field(form, "note"),
+            confirmed: !confirmed.is_empty(),
+        }
+    }
 }
 
 /// `POST /kitchen/review`: an editor names the label, or confirms a source's vote (`confirm`).
 /// Checks, in the API's order: session and CSRF token (403), role (403), limit (429), episode and
-/// label (404), name (422). A refusal is a page: without a session, the problem in words; with one,
-/// the queue again with the problem at its entry and what was typed kept.
+/// label (404), name (422). A refusal is a page: to an editor refused a label or a name, or past
+/// the limit, the queue again with the problem at its entry and what was typed kept; otherwise the
+/// problem in words (a cook learns nothing of the queue).
 pub async fn decide(mut req: Request, env: &Env) -> Result<Response, ApiError> {
-    let (session, form) = match signed_in_form(&mut req, env).await {
+    const INSTANCE: &str = "/kitchen/review";
+    let (session, form) = match signed_in_form_within(&mut req, env, FORM_BYTES).await {
         Ok(signed_in) => signed_in,
-        Err(err) => return Ok(pages::problem(err, "/kitchen/review")),
+        Err(err) => return Ok(pages::problem(err, INSTANCE)),
     };
-    let (episode, label) = (field(&form, "episode"), field(&form, "label"));
-    let note = field(&form, "note");
-    let confirmed = field(&form, "confirm");
-    let name = if confirmed.is_empty() { field(&form, "name") } else { confirmed };
-    match save(env, &session, episode, label, name, note, !confirmed.is_empty()).await {
+    let sent = Sent::of(&form);
+    match save(env, &session, &sent).await {
         Ok(()) => {
             let query = worker::url::form_urlencoded::Serializer::new(String::new())
-                .append_pair("episode", episode)
-                .append_pair("label", label)
+                .append_pair("episode", sent.episode)
+                .append_pair("label", sent.label)
                 .finish();
             redirect(&format!("/kitchen/review?{query}"), &[])
         }
-        Err(err) if matches!(err.in_words().0, 403 | 404 | 422 | 429) => {
-            let (status, _, problem) = err.in_words();
+        Err(err) if matches!(err.in_words().0, 404 | 422 | 429) => {
             let refused = Refused {
-                episode: episode.into(),
-                label: label.into(),
-                name: if confirmed.is_empty() { name.into() } else { String::new() },
-                note: note.into(),
-                problem,
+                episode: sent.episode.into(),
+                label: sent.label.into(),
+                name: if sent.confirmed { String::new() } else { sent.name.into() },
+                note: sent.note.into(),
+                problem: err.in_words().2,
             };
             let queue = queue(env, None).await?;
-            Ok(shown(&session, &queue, None, Some(&refused))?.with_status(status))
+            let html = shown(&session, &queue, None, Some(&refused))?;
+            Ok(pages::as_page(html, err, INSTANCE))
         }
-        Err(err) => Err(err),
+        Err(err) => Ok(pages::problem(err, INSTANCE)),
     }
 }
 
 /// Saves an editor's decision through the API's code: role, limit, label, name.
-async fn save(
-    env: &Env,
-    session: &Session,
-    id: &str,
-    label: &str,
-    name: &str,
-    note: &str,
-    confirmed: bool,
-) -> Result<(), ApiError> {
+async fn save(env: &Env, session: &Session, sent: &Sent<'_>) -> Result<(), ApiError> {
     let owner = session.owner();
     let _rate = speakers::admit(env, &owner).await?;
-    let inputs = speakers::labelled(env, id, label).await?;
-    let mut body = json!({"name": name});
-    if !note.is_empty() {
-        body["note"] = json!(note);
-    } else if confirmed {
+    let inputs = speakers::labelled(env, sent.episode, sent.label).await?;
+    let mut body = json!({"name": sent.name});
+    if !sent.note.is_empty() {
+        body["note"] = json!(sent.note);
+    } else if sent.confirmed {
         body["note"] = json!("confirmed from the review queue");
     }
     let (name, note) = decision_from_body(&body).map_err(ApiError::Invalid)?;
-    speakers::save(env, &owner, &inputs, id, label, &name, note.as_deref()).await.map(|_| ())
+    speakers::save(env, &owner, &inputs, sent.episode, sent.label, &name, note.as_deref()).await.map(|_| ())
 }

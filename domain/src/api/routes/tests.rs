@@ -45,3 +45,16 @@ fn every_route_is_one_method_on_one_path() {
         assert!(twin.is_none(), "{} {} twice", route.method.name(), route.path);
     }
 }
+
+#[test]
+fn a_browser_is_refused_with_a_page_on_gets_outside_the_api_that_name_no_file() {
+    let by_path = |method: Method, path: &str| {
+        ROUTES.iter().find(|r| r.method == method && r.path == path).map(Route::refuses_as_page)
+    };
+    assert_eq!(by_path(Method::Get, "/quotes"), Some(true));
+    assert_eq!(by_path(Method::Get, "/kitchen/callback/github"), Some(true));
+    assert_eq!(by_path(Method::Get, "/api/attribute"), Some(false));
+    assert_eq!(by_path(Method::Post, "/mcp"), Some(false));
+    assert_eq!(by_path(Method::Post, "/kitchen/review"), Some(false));
+    assert_eq!(by_path(Method::Get, "/episodes/{file}.json"), Some(false));
+}

@@ -260,6 +260,11 @@ pub struct Match {
     /// is there, so the time was interpolated inside its segment by character position. `/api/search`
     /// marks its hits by the same rule.
     pub times_estimated: bool,
+    /// `start_s` alone is not a measured time (`times_estimated` says the start or the end): the
+    /// citation and the quote page then say "about". Not in the API's answer, which has
+    /// `times_estimated`.
+    #[serde(skip)]
+    pub start_estimated: bool,
     /// The quote matched whole and word for word: false when only a leading (or any) portion of it
     /// matched, and when a word of it was changed, missing or added. The same as `verbatim`, under the
     /// name the API's contract gives it.
@@ -285,18 +290,6 @@ pub struct Match {
     pub cite: String,
     /// The audio at the quote's start when the episode's audio is known, else the episode's page.
     pub listen_url: String,
-}
-
-impl Match {
-    /// Whether `start_s` is a guess: the times are estimated and the quote does not start where its
-    /// segment's measured start is. A citation and the quote page then say "about".
-    pub fn start_estimated(&self) -> bool {
-        start_estimated(self.times_estimated, self.segment_start_s, self.start_s)
-    }
-}
-
-fn start_estimated(times_estimated: bool, segment_start_s: Option<f64>, start_s: f64) -> bool {
-    times_estimated && segment_start_s != Some(start_s)
 }
 
 /// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` saying why nothing was found.
@@ -489,11 +482,7 @@ fn attribute_pieces(
                 resolved.name.as_deref(),
                 label,
                 start_s,
-                start_estimated(
-                    first.start_estimated || last.end_estimated,
-                    segment_start_s.map(round_ms),
-                    start_s,
-                ),
+                first.start_estimated,
             ),
             listen_url: cite::listen_url(&canonical.episode, start_s),
             name: resolved.name,
@@ -503,6 +492,7 @@ fn attribute_pieces(
             segment_start_s: segment_start_s.map(round_ms),
             end_s: round_ms(last.end_s),
             times_estimated: first.start_estimated || last.end_estimated,
+            start_estimated: first.start_estimated,
             exact: verbatim,
             verbatim,
             crosses_speaker,
