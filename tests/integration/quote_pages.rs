@@ -204,6 +204,14 @@ pub async fn the_answer_plays_from_the_quotes_second_and_its_link_opens_the_turn
     let violations = browser.axe_violations().await?;
     ensure!(violations.is_empty(), "axe on the answer page: {violations:?}");
     ensure!(narrow_enough(&browser).await?, "the answer is wider than a phone");
+    // A Hebrew quote reads right to left in the form, inside the English page.
+    browser.goto(&w.url(&quote_path(None, "הסוד הוא סבלנות"))).await?;
+    let direction = browser
+        .execute("return [getComputedStyle(document.getElementById('quote')).direction, document.documentElement.dir];")
+        .await?;
+    ensure!(direction == json!(["rtl", "ltr"]), "the Hebrew quote's direction: {direction}");
+    let violations = browser.axe_violations().await?;
+    ensure!(violations.is_empty(), "axe on a Hebrew quote: {violations:?}");
     // Not found, with the closest passages: the same.
     browser
         .goto(&w.url(&quote_path(Some(SOURDOUGH), "the secret is love and good butter, she said")))
