@@ -566,6 +566,7 @@ struct EntryShown<'a> {
     label: &'a str,
     state: String,
     turns: usize,
+    words: usize,
     votes: Vec<VoteShown<'a>>,
     first_turns: Vec<TurnShown<'a>>,
     known: String,
@@ -619,6 +620,7 @@ impl<'a> EntryShown<'a> {
                 entry.name.as_deref().map(|n| format!(": {n}")).unwrap_or_default()
             ),
             turns: entry.turns,
+            words: entry.words,
             votes: entry
                 .votes
                 .iter()

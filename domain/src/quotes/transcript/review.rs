@@ -41,6 +41,10 @@ pub struct Entry {
     pub name_state: NameState,
     /// The label's turns in the canonical transcript.
     pub turns: usize,
+    /// The words the label speaks there: how much an answer can quote, so how many answers its
+    /// name may decide. The queue's order, most first.
+    #[serde(default)]
+    pub words: usize,
     pub first_turns: Vec<Turn>,
     pub votes: Vec<Vote>,
     /// The episode's audio, when known: each turn plays from there.
@@ -55,7 +59,7 @@ pub const PART: usize = 200;
 /// The whole queue, as the build makes it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Queue {
-    /// Most cited first; then by episode and label.
+    /// Most cited first (most words, then most turns); then by episode and label.
     pub entries: Vec<Entry>,
     /// Per show, the people it already knows (rosters, and names that are confident or decided):
     /// what the queue suggests.
@@ -97,6 +101,7 @@ pub fn entries(record: &EpisodeRecord, audio_url: Option<&str>) -> (Vec<Entry>, 
             name: report.name.clone(),
             name_state: report.name_state,
             turns: said.len(),
+            words: said.iter().map(|s| s.text.split_whitespace().count()).sum(),
             first_turns: said
                 .iter()
                 .take(FIRST_TURNS)
@@ -155,10 +160,13 @@ impl Queue {
         people.dedup();
     }
 
-    /// Most cited first.
+    /// Most cited first: most words spoken, then most turns.
     pub fn sort(&mut self) {
         self.entries.sort_by(|a, b| {
-            b.turns.cmp(&a.turns).then_with(|| a.episode.cmp(&b.episode)).then_with(|| a.label.cmp(&b.label))
+            (b.words, b.turns)
+                .cmp(&(a.words, a.turns))
+                .then_with(|| a.episode.cmp(&b.episode))
+                .then_with(|| a.label.cmp(&b.label))
         });
     }
 }
@@ -253,5 +261,23 @@ mod tests {
         assert_eq!((head.total, head.parts, head.entries.len(), parts.len()), (PART + 3, 1, PART, 1));
         assert_eq!((head.entries[0].episode.as_str(), parts[0].entries.len()), ("ep_b", 3));
         assert_eq!(head.known["show"], ["Ana Lima"]);
+    }
+
+    #[test]
+    fn a_voice_that_says_more_comes_before_one_that_only_answers_often() {
+        let mut queue = Queue::default();
+        let long = "the harbour vote was never about the harbour, it was about who pays for it";
+        queue.add(
+            &record(
+                "ep_c",
+                &[("A", "Yes."), ("B", long), ("A", "Right."), ("A", "Sure."), ("B", long)],
+                &[("A", None, NameState::Unknown), ("B", None, NameState::Unknown)],
+            ),
+            None,
+        );
+        queue.sort();
+        let order: Vec<(&str, usize, usize)> =
+            queue.entries.iter().map(|e| (e.label.as_str(), e.turns, e.words)).collect();
+        assert_eq!(order, [("B", 2, 30), ("A", 3, 3)]);
     }
 }
