@@ -56,7 +56,7 @@ impl From<Corrupt> for SearchError {
 /// `Ok` when every named file is loaded, else the missing ones, sorted.
 pub fn require(files: &impl Files, names: impl IntoIterator<Item = String>) -> Result<(), Need> {
     let mut missing: Vec<String> = names.into_iter().filter(|name| files.get(name).is_none()).collect();
-    missing.sort();
+    crate::sorted::sort(&mut missing);
     missing.dedup();
     if missing.is_empty() { Ok(()) } else { Err(Need(missing)) }
 }

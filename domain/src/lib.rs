@@ -18,6 +18,7 @@ pub mod mcp;
 #[cfg(feature = "pages")]
 pub mod pages;
 pub mod paging;
+pub mod sorted;
 pub mod text;
 
 // One module per service, and the deployment policy both follow.

@@ -209,7 +209,7 @@ pub async fn all_with_decisions(
     keyed: bool,
 ) -> Result<(), ApiError> {
     let mut ids: Vec<&str> = transcripts.iter().map(|t| t.episode.id.as_str()).collect();
-    ids.sort_unstable();
+    domain::sorted::sort(&mut ids);
     ids.dedup();
     let decisions = decisions_of(env, &ids, keyed).await?;
     for transcript in transcripts.iter_mut() {
@@ -242,7 +242,7 @@ pub async fn hits_with_decisions(
     keyed: bool,
 ) -> Result<(), ApiError> {
     let mut ids: Vec<&str> = answer.hits.iter().map(|hit| hit.episode.id.as_str()).collect();
-    ids.sort_unstable();
+    domain::sorted::sort(&mut ids);
     ids.dedup();
     let decisions = decisions_of(env, &ids, keyed).await?;
     for (id, decided) in &decisions {

@@ -179,7 +179,7 @@ impl<K: Eq + Hash + Clone> Loaded<K> {
         if self.bytes + bytes.len() > CACHE_MAX_BYTES {
             let mut by_age: Vec<(u64, K)> =
                 self.pieces.iter().map(|(key, piece)| (piece.read_at.get(), key.clone())).collect();
-            by_age.sort_unstable_by_key(|(read_at, _)| *read_at);
+            domain::sorted::sort_by_key(&mut by_age, |(read_at, _)| *read_at);
             for (_, old) in by_age {
                 if self.bytes + bytes.len() <= CACHE_MAX_BYTES / 2 {
                     break;
@@ -225,7 +225,7 @@ async fn load<I: Index>(
     loaded: &mut Loaded<I::Key>,
     mut keys: Vec<I::Key>,
 ) -> Result<(), ApiError> {
-    keys.sort();
+    domain::sorted::sort(&mut keys);
     keys.dedup();
     let fetched = I::read_all(env, &keys).await?;
     for (key, bytes) in keys.into_iter().zip(fetched) {

@@ -280,7 +280,7 @@ pub async fn dictionary(
                     .cloned(),
             );
         }
-        found.sort();
+        domain::sorted::sort(&mut found);
         found.dedup();
         found
     }))

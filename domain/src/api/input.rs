@@ -100,7 +100,7 @@ fn read<'a, I: Input>(
         ),
     };
     problems.extend(valid.into_iter().flatten());
-    problems.sort_by_key(|problem| rank(&problem.field, fields).unwrap_or(usize::MAX));
+    crate::sorted::sort_by_key(&mut problems, |problem| rank(&problem.field, fields).unwrap_or(usize::MAX));
     Err(problems)
 }
 

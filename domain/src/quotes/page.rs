@@ -607,7 +607,7 @@ impl<'a> EntryShown<'a> {
         // The audio a browser plays here, as `playable` would have it.
         let audio = playable(&episode).map(|_| entry.audio_url.as_deref().unwrap_or_default());
         let mut confirm: Vec<&str> = entry.votes.iter().filter_map(|v| v.name.as_deref()).collect();
-        confirm.sort_unstable();
+        crate::sorted::sort(&mut confirm);
         confirm.dedup();
         EntryShown {
             id: format!("entry-{idx}"),

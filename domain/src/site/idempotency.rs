@@ -77,7 +77,7 @@ fn write_sorted(value: &serde_json::Value, out: &mut String) {
     match value {
         serde_json::Value::Object(map) => {
             let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
+            crate::sorted::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
             out.push('{');
             for (n, (key, value)) in entries.into_iter().enumerate() {
                 if n > 0 {

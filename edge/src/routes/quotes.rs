@@ -225,7 +225,7 @@ pub async fn episode_page(
     let taken_in = intake::taken_in(env, false).await?;
     let mut all: Vec<&EpisodeSummary> = built.iter().chain(&taken_in.summaries).collect();
     if !taken_in.summaries.is_empty() {
-        all.sort_by(|a, b| b.published.cmp(&a.published).then_with(|| a.id.cmp(&b.id)));
+        domain::sorted::sort_by(&mut all, |a, b| b.published.cmp(&a.published).then_with(|| a.id.cmp(&b.id)));
     }
     if let Some(show) = &show {
         all.retain(|episode| &episode.show == show);

@@ -79,7 +79,7 @@ async fn queue(env: &Env, saved: Option<&str>) -> Result<Shown, ApiError> {
     for show in shows {
         let mut known: Vec<String> = head.known.get(show).into_iter().flatten().cloned().collect();
         known.extend(taken_in.known.get(show).into_iter().flatten().cloned());
-        known.sort();
+        domain::sorted::sort(&mut known);
         known.dedup();
         queue.known.insert(show.to_string(), known);
     }
@@ -97,7 +97,7 @@ async fn undecided(
     saved: Option<&str>,
 ) -> Result<usize, ApiError> {
     let mut ids: Vec<&str> = entries.iter().map(|entry| entry.episode.as_str()).collect();
-    ids.sort_unstable();
+    domain::sorted::sort(&mut ids);
     ids.dedup();
     let in_force = in_force(env, &ids, saved).await?;
     let (mut reports, mut gone) = (BTreeMap::new(), 0);

@@ -47,7 +47,7 @@ pub async fn overlay_dictionary(
     for result in batch_results(db, statements, Retrying::Any).await? {
         terms.extend(result.results::<Term>()?.into_iter().map(|row| row.term));
     }
-    terms.sort();
+    domain::sorted::sort(&mut terms);
     terms.dedup();
     Ok(terms)
 }

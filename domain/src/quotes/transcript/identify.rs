@@ -172,7 +172,7 @@ pub fn merge(names: &Names, source: VoteSource, fresh: &BTreeMap<String, Vote>) 
         }
         entry.votes.retain(|old| old.source != source);
         entry.votes.push(vote.clone());
-        entry.votes.sort_by_key(|vote| vote.source);
+        crate::sorted::sort_by_key(&mut entry.votes, |vote| vote.source);
     }
     out
 }
@@ -187,7 +187,7 @@ pub fn label_groups(runs: &[Run]) -> Vec<Vec<String>> {
     runs.iter()
         .map(|run| {
             let mut labels: Vec<String> = run.segments.iter().map(|s| s.speaker.clone()).collect();
-            labels.sort();
+            crate::sorted::sort(&mut labels);
             labels.dedup();
             labels
         })

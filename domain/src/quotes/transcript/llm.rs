@@ -59,7 +59,7 @@ fn name_forms(roster: &[Person]) -> Vec<String> {
         }
         forms.push(format!(" {full} "));
     }
-    forms.sort();
+    crate::sorted::sort(&mut forms);
     forms.dedup();
     forms
 }
@@ -82,7 +82,7 @@ pub fn select_turns(segments: &[Segment], roster: &[Person], max_turns: usize) -
             picked.push(reply);
         }
     }
-    picked.sort_unstable();
+    crate::sorted::sort(&mut picked);
     picked.dedup();
     picked.truncate(max_turns);
     picked
@@ -121,7 +121,7 @@ pub struct Question {
 /// The question about `run`'s voices, for `ai_model`, given the episode's `roster`.
 pub fn question(run: &Run, roster: &[Person], ai_model: &str) -> Question {
     let mut labels: Vec<String> = run.segments.iter().map(|s| s.speaker.clone()).collect();
-    labels.sort();
+    crate::sorted::sort(&mut labels);
     labels.dedup();
     let turns = select_turns(&run.segments, roster, MAX_TURNS);
     let messages = prompt(roster, &labels, &turns);

@@ -159,7 +159,7 @@ pub const MERGED: char = '+';
 /// The label holding the turns of several voices (`A+B`), its parts sorted.
 pub fn merged_label(labels: &[&str]) -> String {
     let mut parts: Vec<&str> = labels.to_vec();
-    parts.sort();
+    crate::sorted::sort(&mut parts);
     parts.dedup();
     parts.join(&MERGED.to_string())
 }
@@ -177,9 +177,9 @@ pub fn resolve(votes: &[Vote], human: Option<&HumanDecision>) -> ResolvedName {
     // One vote per source counts; a source naming two people disagrees with itself.
     let mut named: Vec<(VoteSource, &str)> =
         votes.iter().filter_map(|vote| vote.name.as_deref().map(|name| (vote.source, name))).collect();
-    named.sort_by_key(|(source, _)| *source);
+    crate::sorted::sort_by_key(&mut named, |(source, _)| *source);
     let mut distinct: Vec<String> = named.iter().map(|(_, name)| name_key(name)).collect();
-    distinct.sort();
+    crate::sorted::sort(&mut distinct);
     distinct.dedup();
     match distinct.len() {
         0 => ResolvedName { name: None, state: NameState::Unknown },
@@ -200,7 +200,7 @@ pub fn resolve(votes: &[Vote], human: Option<&HumanDecision>) -> ResolvedName {
 pub fn resolve_all(names: &Names, runs: &[Vec<String>], roster: &[Person]) -> BTreeMap<String, LabelReport> {
     let mut all: Vec<String> = runs.iter().flatten().cloned().collect();
     all.extend(names.labels.keys().cloned());
-    all.sort();
+    crate::sorted::sort(&mut all);
     all.dedup();
     let empty = LabelVotes::default();
     let stored = |label: &str| -> Vec<Vote> {
@@ -486,7 +486,7 @@ pub fn validate(names: &Names) -> Vec<Diagnostic> {
             );
         }
         let mut sources: Vec<VoteSource> = entry.votes.iter().map(|vote| vote.source).collect();
-        sources.sort();
+        crate::sorted::sort(&mut sources);
         if sources.windows(2).any(|pair| pair[0] == pair[1]) {
             problems.push(Diagnostic::new(format!("labels.{label}.votes"), "each source votes at most once"));
         }

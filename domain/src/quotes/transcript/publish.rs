@@ -33,7 +33,7 @@ pub fn publish(
     names: Names,
     mut runs: Vec<Run>,
 ) -> Option<Built> {
-    runs.sort_by(|a, b| a.pipeline.cmp(&b.pipeline));
+    crate::sorted::sort_by(&mut runs, |a, b| a.pipeline.cmp(&b.pipeline));
     let label_groups = label_groups(&runs);
     let reports = names::resolve_all(&names, &label_groups, &episode.roster);
     let canonical_run = canonical_run(&episode, &runs)?.clone();

@@ -83,7 +83,7 @@ pub fn entries(record: &EpisodeRecord, audio_url: Option<&str>) -> (Vec<Entry>, 
     let mut out = Vec::new();
     let Some(run) = canonical(record) else { return (out, known) };
     let mut labels: Vec<&str> = run.segments.iter().map(|s| s.speaker.as_str()).collect();
-    labels.sort_unstable();
+    crate::sorted::sort(&mut labels);
     labels.dedup();
     for label in labels {
         let Some(report) = record.names.get(label) else { continue };
@@ -156,13 +156,13 @@ impl Queue {
         self.entries.extend(entries);
         let people = self.known.entry(record.show.clone()).or_default();
         people.extend(known);
-        people.sort();
+        crate::sorted::sort(people);
         people.dedup();
     }
 
     /// Most cited first: most words spoken, then most turns.
     pub fn sort(&mut self) {
-        self.entries.sort_by(|a, b| {
+        crate::sorted::sort_by(&mut self.entries, |a, b| {
             (b.words, b.turns)
                 .cmp(&(a.words, a.turns))
                 .then_with(|| a.episode.cmp(&b.episode))

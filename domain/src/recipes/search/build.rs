@@ -51,7 +51,7 @@ impl DocTerms {
             }
         }
         for list in [&mut terms.title, &mut terms.ingredients, &mut terms.other] {
-            list.sort_unstable();
+            crate::sorted::sort(list);
             list.dedup();
         }
         terms
@@ -115,7 +115,7 @@ impl IndexBuilder {
             .zip(postings)
             .filter(|(_, postings)| !postings.any.is_empty())
             .collect();
-        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        crate::sorted::sort_by(&mut sorted, |a, b| a.0.cmp(&b.0));
         let mut postings_files = Vec::new();
         let entries: Vec<DictEntry> = sorted
             .into_iter()
@@ -131,7 +131,7 @@ impl IndexBuilder {
             let bytes = postcard::to_allocvec(chunk).expect("cards serialise");
             files.push(IndexFile { name: manifest.card_file(n as u32 * CARDS_PER_SHARD), bytes });
         }
-        files.sort_by(|a, b| a.name.cmp(&b.name));
+        crate::sorted::sort_by(&mut files, |a, b| a.name.cmp(&b.name));
         files.dedup_by(|a, b| a.name == b.name);
         BuiltIndex { manifest, files, facet_counts }
     }

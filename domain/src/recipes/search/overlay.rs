@@ -118,7 +118,7 @@ impl Plan {
     fn exact(&self) -> Vec<String> {
         let mut terms: Vec<String> =
             self.words.iter().flat_map(|word| word.variants.iter().cloned()).collect();
-        terms.sort();
+        crate::sorted::sort(&mut terms);
         terms.dedup();
         terms
     }
@@ -137,7 +137,7 @@ impl Plan {
                 (prefix, high)
             })
             .collect();
-        ranges.sort();
+        crate::sorted::sort(&mut ranges);
         ranges.dedup();
         ranges
     }
@@ -170,7 +170,7 @@ impl Plan {
                 }
             }
         }
-        wanted.sort();
+        crate::sorted::sort(&mut wanted);
         wanted.dedup();
         wanted
     }
@@ -221,7 +221,7 @@ fn rank(
     let mut excluded = Vec::new();
     for (doc, (slug, (facets, terms))) in docs.iter_mut().enumerate() {
         for list in [&mut terms.title, &mut terms.ingredients, &mut terms.other] {
-            list.sort_unstable();
+            crate::sorted::sort(list);
             list.dedup();
         }
         if !query.filters.admit(&facets.facets, facets.total_min) {
@@ -498,7 +498,7 @@ impl OverlaySearch {
             }
             (State::Postings { built }, Read::Postings(postings)) => {
                 let mut slugs: Vec<String> = postings.iter().map(|p| p.slug.clone()).collect();
-                slugs.sort();
+                crate::sorted::sort(&mut slugs);
                 slugs.dedup();
                 let need = Need::BuiltVersions(slugs.clone());
                 (State::PostingVersions { built, postings, slugs }, Step::Need(need))

@@ -72,7 +72,7 @@ pub fn patch(
         entries.extend(shard_entries(bytes).ok_or_else(|| corrupt(&name))?);
         old_shards.push(bytes);
     }
-    entries.sort_unstable_by(|a, b| a.term.cmp(&b.term));
+    crate::sorted::sort_by(&mut entries, |a, b| a.term.cmp(&b.term));
 
     // Round two: the postings files of every term a changed document had or has.
     let mut affected: BTreeMap<&str, Option<usize>> = BTreeMap::new();
@@ -152,7 +152,7 @@ pub fn patch(
     let mut kept: Vec<DictEntry> =
         entries.into_iter().zip(dropped).filter(|(_, dropped)| !dropped).map(|(entry, _)| entry).collect();
     kept.extend(added);
-    kept.sort_unstable_by(|a, b| a.term.cmp(&b.term));
+    crate::sorted::sort_by(&mut kept, |a, b| a.term.cmp(&b.term));
 
     let old_facet_files: BTreeSet<&String> =
         old.facets.values().chain(old.max_total.iter().map(|(_, file)| file)).collect();
@@ -178,7 +178,7 @@ pub fn patch(
     // The changed documents' card shards.
     let mut card_shards: BTreeMap<String, Vec<Card>> = BTreeMap::new();
     let mut by_doc: Vec<&Changed> = changed.iter().collect();
-    by_doc.sort_by_key(|c| c.doc);
+    crate::sorted::sort_by_key(&mut by_doc, |c| c.doc);
     for c in by_doc {
         let name = manifest.card_file(c.doc);
         if !card_shards.contains_key(&name) {
@@ -199,9 +199,9 @@ pub fn patch(
     for (name, cards) in card_shards {
         write.push(IndexFile { name, bytes: postcard::to_allocvec(&cards).expect("cards serialise") });
     }
-    write.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::sorted::sort_by(&mut write, |a, b| a.name.cmp(&b.name));
     write.dedup_by(|a, b| a.name == b.name);
-    remove.sort();
+    crate::sorted::sort(&mut remove);
     remove.dedup();
     Ok(Patched { manifest, write, remove, facet_counts })
 }
