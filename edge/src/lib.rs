@@ -177,7 +177,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         // Agents: one JSON-RPC message per POST; no SSE stream to GET.
         Op::Mcp => mcp::post(req, env).await,
         Op::Kitchen => {
-            let ask = http::page_input::<api::KitchenQuery>(&req, &params)?;
+            let ask = http::page_input::<api::QuoteCheck>(&req, &params)?;
             kitchen::home(req, env, ask).await
         }
         Op::KitchenRequestEpisode => kitchen::request_episode(req, env).await,

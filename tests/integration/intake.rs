@@ -135,31 +135,19 @@ pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answe
 
     // Without the sign-in's token, or with no address: refused, as pages.
     let reporter = tests::kitchen::Kitchen::sign_in(&site.worker, "reporter-2").await?;
-    let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
-    let kitchen = plain
-        .get(site.worker.url("/kitchen"))
+    let forged = reqwest::Client::new()
+        .post(site.worker.url("/kitchen/episodes"))
         .header(reqwest::header::COOKIE, &reporter.session)
         .header(tests::kitchen::CONNECTING_IP, &reporter.address)
+        .form(&[("source_url", page.as_str())])
         .send()
-        .await?
-        .text()
         .await?;
-    let csrf = tests::kitchen::csrf_of(&kitchen)?;
-    let post = |fields: Vec<(&'static str, String)>| {
-        plain
-            .post(site.worker.url("/kitchen/episodes"))
-            .header(reqwest::header::COOKIE, &reporter.session)
-            .header(tests::kitchen::CONNECTING_IP, &reporter.address)
-            .form(&fields)
-            .send()
-    };
-    let forged = post(vec![("source_url", page.clone())]).await?;
     ensure!(forged.status() == 403, "without its token: {}", forged.status());
     ensure!(forged.text().await?.contains("CSRF token is missing or stale"), "the refusal is not a page");
-    let empty = post(vec![("source_url", " ".into()), ("csrf", csrf.clone())]).await?;
+    let empty = reporter.post("/kitchen/episodes", &[("source_url", " ")]).await?;
     ensure!(empty.status() == 422, "no address: {}", empty.status());
     ensure!(empty.text().await?.contains("The address must not be empty"), "the kitchen does not say why");
-    let asked = post(vec![("source_url", page.clone()), ("csrf", csrf)]).await?;
+    let asked = reporter.post("/kitchen/episodes", &[("source_url", page.as_str())]).await?;
     ensure!(
         asked.status() == 200,
         "without a quote, the kitchen says where the job stands: {}",

@@ -24,8 +24,8 @@ pub mod routes;
 pub use cooking::{CooklangAsked, RecipeAsked, RecipeCooklang, RecipeView};
 pub use input::{Input, from_json, from_page_query, from_query};
 pub use pages::{
-    KitchenQuery, QuoteCheck, QuoteChecked, ReviewAsked, ReviewQuery, RunComparison, RunsAsked,
-    SEARCH_PAGE_HITS, SHOW_PAGE_EPISODES, SearchPageAsked, SearchPageQuery, ShowView,
+    QuoteCheck, QuoteChecked, ReviewAsked, ReviewQuery, RunComparison, RunsAsked, SEARCH_PAGE_HITS,
+    SHOW_PAGE_EPISODES, SearchPageAsked, SearchPageQuery, ShowView,
 };
 pub use quotes::{
     EpisodeAsked, EpisodeList, EpisodePage, EpisodeRequest, EpisodesAsked, IntakeJob, JobState, QuoteAsked,

@@ -28,7 +28,8 @@ fn bounded(field: &str, value: Option<String>, max: usize, problems: &mut Vec<Di
     value
 }
 
-/// `GET /quotes`: the check-a-quote page. Without `quote` it is the empty form.
+/// `GET /quotes`: the check-a-quote page. Without `quote` it is the empty form. Also `GET
+/// /kitchen`'s: the address fills in its episode form, and the quote leads back to this page.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -188,27 +189,5 @@ impl Input for ReviewQuery {
         let label = bounded("label", self.label, 200, &mut problems);
         let saved = (!episode.is_empty() && !label.is_empty()).then_some((episode, label));
         done(ReviewAsked { saved }, problems)
-    }
-}
-
-/// `GET /kitchen?source_url=…&quote=…`: the kitchen, its episode form filled in with the address a
-/// quote page could not answer for (and the quote, to go back to once the episode is asked for).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct KitchenQuery {
-    /// An episode's address to ask for.
-    #[cfg_attr(feature = "schema", schemars(length(max = MAX_ADDRESS_CHARS)))]
-    pub source_url: Option<String>,
-    /// The quote to check once it is asked for.
-    #[cfg_attr(feature = "schema", schemars(length(max = MAX_QUOTE_CHARS)))]
-    pub quote: Option<String>,
-}
-
-impl Input for KitchenQuery {
-    type Valid = QuoteChecked;
-
-    fn validate(self) -> Result<QuoteChecked, Vec<Diagnostic>> {
-        QuoteCheck { quote: self.quote, source_url: self.source_url }.validate()
     }
 }

@@ -927,7 +927,7 @@ pub fn parameters_schema(op: Op, settings: &schemars::generate::SchemaSettings) 
         Op::ShowPage => schema::<ShowView>(settings),
         Op::SearchPage => schema::<SearchPageQuery>(settings),
         Op::ReviewPage => schema::<ReviewQuery>(settings),
-        Op::Kitchen => schema::<KitchenQuery>(settings),
+        Op::Kitchen => schema::<QuoteCheck>(settings),
         Op::CreateRecipe
         | Op::Me
         | Op::AiWrite

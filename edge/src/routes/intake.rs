@@ -104,11 +104,10 @@ pub async fn status(env: &Env, id: &str) -> Result<Response, ApiError> {
     job_answer(&job_view(&job)?)
 }
 
-/// What `/api/attribute` says about an address no published episode has: where its job stands, or
-/// how to ask for it.
-pub async fn unknown_address(env: &Env, normalised_url: &str) -> Result<String, ApiError> {
-    let job = store::job_by_address(&store::db(env)?, normalised_url).await?;
-    Ok(match job {
+/// What `/api/attribute` says about an address no published episode has: where its `job` stands,
+/// or how to ask for it.
+pub fn unknown_address(normalised_url: &str, job: Option<&JobRow>) -> String {
+    match job {
         Some(job) if job.state == "failed" => format!(
             "no episode is published at {normalised_url}: taking it in failed ({}); POST /api/episodes \
              with a key tries again",
@@ -122,7 +121,7 @@ pub async fn unknown_address(env: &Env, normalised_url: &str) -> Result<String, 
             "no episode is published at {normalised_url}: ask for it with POST /api/episodes \
              {{\"source_url\": \"…\"}} and an API key (make one on /kitchen)"
         ),
-    })
+    }
 }
 
 /// `GET /api/intake/episodes?since=<seq>&limit=<n>`: every episode the intake published after

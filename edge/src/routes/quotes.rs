@@ -179,9 +179,9 @@ pub async fn attribution(
 /// its job stands.
 async fn load_taken_in(env: &Env, normalised: &str) -> Result<Rc<Loaded>, ApiError> {
     let job = store::job_by_address(&store::db(env)?, normalised).await?;
-    match job.and_then(|job| job.episode_id) {
-        Some(id) => load(env, &id).await,
-        None => Err(ApiError::NotFound(intake_routes::unknown_address(env, normalised).await?)),
+    match job.as_ref().and_then(|job| job.episode_id.as_deref()) {
+        Some(id) => load(env, id).await,
+        None => Err(ApiError::NotFound(intake_routes::unknown_address(normalised, job.as_ref()))),
     }
 }
 
