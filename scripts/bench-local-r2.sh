@@ -8,7 +8,8 @@
 # them: the last table is the floor any Worker reading that way reaches on this stack. Last, with wrk,
 # one transcript's JSON (the sample's largest, 80 KB) read whole and answered, beside its gzip answered
 # with `Content-Encoding` (to a client that asks for gzip) and its gzip inflated in the Worker (for one
-# that does not): DESIGN.md's case for storing built files uncompressed.
+# that does not): DESIGN.md's case for storing built files uncompressed. Last, one read of a stored
+# reading's size at four connections, the way scripts/bench-reads.sh measures our reads.
 #   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,10 +54,17 @@ export default {
   },
 };
 JS
+# Static assets in front, as the Worker runs (the Worker first, then assets): every request pays what
+# that routing costs, the no-IO one too, so the ratios compare with scripts/bench-reads.sh's.
+mkdir -p "$WORK/public" && echo ok > "$WORK/public/ok.txt"
 cat > "$WORK/wrangler.toml" <<'TOML'
 name = "local-r2-probe"
 main = "worker.js"
 compatibility_date = "2025-09-01"
+[assets]
+directory = "public"
+binding = "ASSETS"
+run_worker_first = true
 [[r2_buckets]]
 binding = "BLOBS"
 bucket_name = "local-r2-probe"
@@ -107,3 +115,8 @@ echo "  its JSON, read whole and answered: $(p50 "$base/?answer=json")"
 echo "  its gzip, to a client that asks for gzip: $(p50 -H 'Accept-Encoding: gzip' "$base/?answer=gzip")"
 echo "  its gzip inflated in the Worker, to a client that does not: $(p50 "$base/?answer=inflated")"
 echo "  no read, once more: $(p50 "$base/?n=0")"
+# At four connections, as scripts/bench-reads.sh measures our reads: one range of a stored reading's
+# size beside the request that reads nothing, each its median of the run.
+p50c4() { wrk -t2 -c4 -d"${WRK_DURATION:-8s}" --latency "$@" | awk '/ 50%/ { print $2 }'; }
+none=$(p50c4 "$base/?n=0"); one=$(p50c4 "$base/?n=1&len=110000"); again=$(p50c4 "$base/?n=0")
+echo "four connections (wrk, p50): no read $none, one 110 KB read $one, no read again $again"

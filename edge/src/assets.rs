@@ -18,6 +18,16 @@ use worker::{Env, Headers, Request, Response};
 use crate::error::ApiError;
 use crate::{http, packs};
 
+/// A built file as a response body (its headers are the caller's to set), or `None` when the build
+/// has no such file: a packed one is passed from R2 without entering the wasm ([`packs::body`]).
+pub async fn fetch_body(env: &Env, path: String) -> Result<Option<Response>, ApiError> {
+    if layout::is_packed(&path) {
+        let Some(entry) = packs::entry(env, &path).await? else { return Ok(None) };
+        return Ok(Some(packs::body(env, &entry).await?));
+    }
+    Ok(packs::fetch_asset(env, &path).await?.map(Response::from_bytes).transpose()?)
+}
+
 /// A built file's bytes, or `None` when the build has no such file.
 pub async fn fetch_bytes(env: &Env, path: String) -> Result<Option<Vec<u8>>, ApiError> {
     if layout::is_packed(&path) {

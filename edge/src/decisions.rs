@@ -186,11 +186,11 @@ pub async fn built_unless_decided(
     id: &str,
     decided: Option<&BTreeMap<String, HumanDecision>>,
     path: String,
-) -> Result<Option<Vec<u8>>, ApiError> {
+) -> Result<Option<worker::Response>, ApiError> {
     if decided.is_some() || !is_episode_id(id) {
         return Ok(None);
     }
-    crate::assets::fetch_bytes(env, path).await
+    crate::assets::fetch_body(env, path).await
 }
 
 /// The canonical transcript with the names of `reports` (its labels resolved again with the

@@ -99,8 +99,13 @@ pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, A
 /// a write or an editor's decision changes it at once.
 pub fn public_page(rendered: Result<String, minijinja::Error>) -> Result<Response, ApiError> {
     let html = rendered.map_err(|err| ApiError::Internal(format!("page: {err}")))?;
-    let mut response = Response::from_html(html)?;
+    page_answer(Response::from_html(html)?)
+}
+
+/// `response`, whose body is a page's HTML (rendered here or by the build), as a public page.
+pub fn page_answer(mut response: Response) -> Result<Response, ApiError> {
     let headers = response.headers_mut();
+    headers.set("Content-Type", "text/html; charset=utf-8")?;
     headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
     cors(headers);
     Ok(response)

@@ -164,17 +164,16 @@ async fn object(env: &Env, pack: u64, offset: u64, len: u64) -> Result<worker::O
         .ok_or_else(|| ApiError::Internal(format!("R2 has no {key}: upload the build's packs")))
 }
 
-/// Files up to this size are read whole; larger ones are streamed.
-const READ_WHOLE_BYTES: u64 = 1024 * 1024;
-
-/// A packed file as a response body: a large one streamed from R2, so a file of any size (a 160 MB
-/// dump, say) passes through without being held in the isolate's memory; a small one read whole,
-/// which spares it the stream's per-chunk crossings between JavaScript and wasm.
+/// A packed file as a response body: R2's stream handed to the runtime as it is, so its bytes never
+/// cross into the wasm (no copy, no per-chunk crossing) and a file of any size (a 160 MB dump, say)
+/// passes through without being held in the isolate's memory.
 pub async fn body(env: &Env, entry: &Entry) -> Result<Response, ApiError> {
-    if entry.len <= READ_WHOLE_BYTES {
-        return Ok(Response::from_bytes(read(env, entry).await?)?);
+    if entry.len == 0 {
+        return Ok(Response::from_bytes(Vec::new())?);
     }
-    Ok(Response::from_stream(stream(env, entry).await?)?)
+    let object = object(env, entry.pack, entry.offset, entry.len).await?;
+    let body = object.body().ok_or_else(|| ApiError::Internal(format!("{} answered no body", entry.path)))?;
+    Ok(Response::from_body(body.response_body()?)?)
 }
 
 /// A packed file's bytes as a stream, straight from R2.

@@ -139,12 +139,10 @@ async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
 /// the episode is on record; else, and for an episode the intake took in, rendered here.
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
     let decided = decisions::decided(env, id, false).await?;
-    if let Some(bytes) =
+    if let Some(built) =
         decisions::built_unless_decided(env, id, decided.as_ref(), built_episode_page(id)).await?
     {
-        let html = String::from_utf8(bytes)
-            .map_err(|err| ApiError::Internal(format!("{}: {err}", built_episode_page(id))))?;
-        return http::public_page(Ok(html));
+        return http::page_answer(built);
     }
     let (head, loaded) = futures::join!(head(env, id), load(env, id));
     let (head, loaded) = (head?, loaded?);

@@ -92,7 +92,11 @@ thread_local! {
 
 /// A built JSON file passed through as it is.
 fn json_file(bytes: Vec<u8>, max_age: u32) -> Result<Response, ApiError> {
-    let mut response = Response::from_bytes(bytes)?;
+    json_answer(Response::from_bytes(bytes)?, max_age)
+}
+
+/// `response`, whose body is a JSON file, as a public read's answer.
+fn json_answer(mut response: Response, max_age: u32) -> Result<Response, ApiError> {
     let headers = response.headers_mut();
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", &format!("public, max-age={max_age}"))?;
@@ -248,10 +252,10 @@ pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<R
     let id = &input.episode_id;
     let decided = decisions::decided(env, id, keyed).await?;
     if input.filters == Filters::default()
-        && let Some(bytes) =
+        && let Some(built) =
             decisions::built_unless_decided(env, id, decided.as_ref(), views::built_view_path(id)).await?
     {
-        return json_file(bytes, 300);
+        return json_answer(built, 300);
     }
     render(&narrowed(env, &input, decided.as_ref()).await?)
 }
