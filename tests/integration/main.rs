@@ -62,6 +62,7 @@ fn main() -> std::process::ExitCode {
         quotes::episodes_page_with_a_cursor,
         quotes::episode_record_has_every_run_and_the_name_votes,
         quotes::transcript_narrows_by_speaker_and_window_and_echoes_filters,
+        quotes::built_transcripts_and_pages_are_answered_byte_for_byte,
         quotes::speakers_share_speech_time_not_the_window,
         quotes::search_finds_phrases_with_speakers_and_lists_a_person,
         quotes::phrase_reads_at_once_answer_as_they_do_alone,

@@ -285,6 +285,29 @@ pub async fn transcript_narrows_by_speaker_and_window_and_echoes_filters(w: Arc<
     Ok(())
 }
 
+/// While no editor's decision about an episode is on record, its whole transcript and its page are
+/// the files the build wrote, byte for byte: R2's body goes to the answer as it is.
+pub async fn built_transcripts_and_pages_are_answered_byte_for_byte(w: Arc<Worker>) -> Result<()> {
+    let id = id_of(&w, JS_PARTY_299).await?;
+    let folder = tests::root().join("dist/episodes").join(&id);
+    for (path, stored, content_type) in [
+        (format!("/api/episodes/{id}/transcript"), "view.v", "application/json; charset=utf-8"),
+        (format!("/episodes/{id}"), "page.v", "text/html; charset=utf-8"),
+    ] {
+        let built = std::fs::read_dir(&folder)?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .find(|file| file.file_name().is_some_and(|name| name.to_string_lossy().starts_with(stored)))
+            .ok_or_else(|| anyhow::anyhow!("no {stored}* in {}", folder.display()))?;
+        let response = reqwest::get(w.url(&path)).await?;
+        let answered_type = response.headers().get("content-type").cloned();
+        ensure!(response.status() == 200, "{path}: {}", response.status());
+        ensure!(answered_type.is_some_and(|t| t == content_type), "{path}: its type");
+        let body = response.bytes().await?;
+        ensure!(body[..] == std::fs::read(&built)?[..], "{path} is not {} as built", built.display());
+    }
+    Ok(())
+}
+
 pub async fn speakers_share_speech_time_not_the_window(w: Arc<Worker>) -> Result<()> {
     let id = id_of(&w, SOURDOUGH).await?;
     let stats = ok(&w, &format!("/api/episodes/{id}/speakers?from=0&to=100")).await?;
