@@ -104,9 +104,9 @@ fn json_answer(mut response: Response, max_age: u32) -> Result<Response, ApiErro
     Ok(response)
 }
 
-/// An answer written straight to JSON bytes (no `serde_json::Value` between).
 fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
-    json_file(serde_json::to_vec(body).map_err(|err| ApiError::Internal(err.to_string()))?, 300)
+    let value = serde_json::to_value(body).map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&value, 300)
 }
 
 /// An episode's transcript with its token index, from this isolate's cache, else from the build's
@@ -299,7 +299,8 @@ pub async fn speakers_view(
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
 pub async fn search(env: &Env, query: phrase::Query, keyed: bool) -> Result<Response, ApiError> {
     let answer = phrase_search(env, &query, keyed).await?;
-    json_file(serde_json::to_vec(&answer).map_err(|err| ApiError::Internal(err.to_string()))?, 60)
+    let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
+    http::public_json(&value, 60)
 }
 
 /// Phrase search; also the `search_transcripts` tool.
