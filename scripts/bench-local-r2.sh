@@ -2,14 +2,15 @@
 # What a ranged R2 read costs on the local stack (`wrangler dev --local`), apart from our code: a bare
 # JavaScript Worker reads `n` random 4 KiB ranges of a 64 MiB object one after another, then all at
 # once, then in the shape of a fresh phrase query (one read, the dictionary bucket, then `n` at once,
-# the page's passage blocks), then one range of an episode's file's size (an average transcript is
-# about 80 KB, its stored reading 110 KB, a three-hour one 350 KB), and each median is set beside a
+# the page's passage blocks), then one range of an episode's file's size (an average stored reading
+# is about 110 KB, a page 125 KB, a three-hour reading 350 KB), and each median is set beside a
 # request that reads nothing, in the same run. BENCHMARKS.md ("Quotes") uses it to tell what our reads cost from what the local R2 makes of
 # them: the last table is the floor any Worker reading that way reaches on this stack. Last, with wrk,
 # one transcript's JSON (the sample's largest, 80 KB) read whole and answered, beside its gzip answered
 # with `Content-Encoding` (to a client that asks for gzip) and its gzip inflated in the Worker (for one
-# that does not): DESIGN.md's case for storing built files uncompressed. Last, one read of a stored
-# reading's size at four connections, the way scripts/bench-reads.sh measures our reads.
+# that does not): DESIGN.md's case for storing built files uncompressed. Last, at four connections as
+# scripts/bench-reads.sh measures our reads: one read of a stored reading's size, and a page's passed
+# through.
 #   scripts/bench-local-r2.sh [REQUESTS_PER_CASE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,12 @@ export default {
     const params = new URL(request.url).searchParams;
     const n = Number(params.get("n"));
     const length = Number(params.get("len") || 4096);
+    if (params.get("pass") === "1") {
+      // One range handed to the answer as R2's stream, as the Worker sends a built page.
+      const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - length));
+      const object = await env.BLOBS.get("blob", { range: { offset, length } });
+      return new Response(object.body);
+    }
     const read = async () => {
       const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - length));
       const object = await env.BLOBS.get("blob", { range: { offset, length } });
@@ -102,7 +109,7 @@ for n in (1, 2, 3, 4, 5, 6, 8):
     rounds = median_ms(f"n={n}&at_once=1&first=1")
     print(f"{n:>5} {rounds:>22.2f} {none:>8.2f} {rounds / none:>9.2f}")
 print(f"{'bytes':>8} {'one read':>9} {'no read':>8} {'x no read':>9}   (one read the size of an episode's files)")
-for length in (4096, 32768, 110000, 350000):
+for length in (4096, 32768, 110000, 125000, 350000):
     none = median_ms("n=0")
     one = median_ms(f"n=1&len={length}")
     print(f"{length:>8} {one:>9.2f} {none:>8.2f} {one / none:>9.2f}")
@@ -115,8 +122,10 @@ echo "  its JSON, read whole and answered: $(p50 "$base/?answer=json")"
 echo "  its gzip, to a client that asks for gzip: $(p50 -H 'Accept-Encoding: gzip' "$base/?answer=gzip")"
 echo "  its gzip inflated in the Worker, to a client that does not: $(p50 "$base/?answer=inflated")"
 echo "  no read, once more: $(p50 "$base/?n=0")"
-# At four connections, as scripts/bench-reads.sh measures our reads: one range of a stored reading's
-# size beside the request that reads nothing, each its median of the run.
+# At four connections, as scripts/bench-reads.sh measures our reads: one read of an average stored
+# reading's size, and an average episode page's range passed through to the answer, beside the
+# request that reads nothing, each its median of the run.
 p50c4() { wrk -t2 -c4 -d"${WRK_DURATION:-8s}" --latency "$@" | awk '/ 50%/ { print $2 }'; }
-none=$(p50c4 "$base/?n=0"); one=$(p50c4 "$base/?n=1&len=110000"); again=$(p50c4 "$base/?n=0")
-echo "four connections (wrk, p50): no read $none, one 110 KB read $one, no read again $again"
+none=$(p50c4 "$base/?n=0"); one=$(p50c4 "$base/?n=1&len=110000"); passed=$(p50c4 "$base/?pass=1&len=125000")
+again=$(p50c4 "$base/?n=0")
+echo "four connections (wrk, p50): no read $none, one 110 KB read $one, 125 KB passed through $passed, no read again $again"

@@ -191,8 +191,6 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             "serde_json",
             "postcard",
             "roaring",
-            // A stored token index's numbers read back by one copy (safe casts; roaring's too).
-            "bytemuck",
             // The phrase index's passage blocks and page copies: LZ4 blocks (pure Rust, wasm32).
             "lz4_flex",
             // The phrase index's filter of frequent grams: binary fuse filters (no_std, wasm32).

@@ -1,6 +1,6 @@
 //! Built files: static assets through the ASSETS binding, and packed files (`domain::site::layout`) through
-//! [`crate::packs`]. [`fetch_bytes`] and [`serve`] are the one way the Worker reads a built file, so
-//! no handler knows which of the two holds it.
+//! [`crate::packs`]. [`fetch_bytes`], [`fetch_body`] and [`serve`] are the one way the Worker reads a
+//! built file, so no handler knows which of the two holds it.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};

@@ -87,7 +87,12 @@ pub fn preflight() -> Result<Response, ApiError> {
 
 /// A JSON answer to a public read, cacheable for `max_age` seconds.
 pub fn public_json(body: &serde_json::Value, max_age: u32) -> Result<Response, ApiError> {
-    let mut response = Response::from_bytes(body.to_string().into_bytes())?;
+    json_answer(Response::from_bytes(body.to_string().into_bytes())?, max_age)
+}
+
+/// `response`, whose body is JSON (made here, or a built file passed through), as a public read's
+/// answer, cacheable for `max_age` seconds.
+pub fn json_answer(mut response: Response, max_age: u32) -> Result<Response, ApiError> {
     let headers = response.headers_mut();
     headers.set("Content-Type", "application/json; charset=utf-8")?;
     headers.set("Cache-Control", &format!("public, max-age={max_age}"))?;

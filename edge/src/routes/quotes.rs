@@ -90,18 +90,9 @@ thread_local! {
     static TRANSCRIPTS: RefCell<Kept> = const { RefCell::new((0, Vec::new())) };
 }
 
-/// A built JSON file passed through as it is.
+/// A JSON file's bytes (an episode's record with its decisions) as a public read's answer.
 fn json_file(bytes: Vec<u8>, max_age: u32) -> Result<Response, ApiError> {
-    json_answer(Response::from_bytes(bytes)?, max_age)
-}
-
-/// `response`, whose body is a JSON file, as a public read's answer.
-fn json_answer(mut response: Response, max_age: u32) -> Result<Response, ApiError> {
-    let headers = response.headers_mut();
-    headers.set("Content-Type", "application/json; charset=utf-8")?;
-    headers.set("Cache-Control", &format!("public, max-age={max_age}"))?;
-    http::cors(headers);
-    Ok(response)
+    http::json_answer(Response::from_bytes(bytes)?, max_age)
 }
 
 fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
@@ -255,7 +246,7 @@ pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<R
         && let Some(built) =
             decisions::built_unless_decided(env, id, decided.as_ref(), views::built_view_path(id)).await?
     {
-        return json_answer(built, 300);
+        return http::json_answer(built, 300);
     }
     render(&narrowed(env, &input, decided.as_ref()).await?)
 }

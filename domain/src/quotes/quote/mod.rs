@@ -41,7 +41,7 @@ const SCORE_GAP: i32 = -2;
 
 /// A transcript token: its segment and its byte range in the segment's text. Its times are worked
 /// out only for the few tokens an answer names ([`Prepared::times`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct TokenAt {
     segment: u32,
     start: u32,
@@ -65,8 +65,7 @@ struct Times {
 /// array, so reading a stored index is a few copies rather than a map and a list per word.
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
-    /// Each token's [`TokenAt`] as three numbers: segment, start, end.
-    spans: Vec<u32>,
+    tokens: Vec<TokenAt>,
     ids: Vec<u32>,
     /// The words in order, end to end: word `id` is `text[bounds[id]..bounds[id + 1]]`.
     text: String,
@@ -79,12 +78,16 @@ pub struct Prepared {
 impl Prepared {
     pub fn new(segments: &[Segment]) -> Prepared {
         let mut first_ids: HashMap<String, u32> = HashMap::new();
-        let (mut spans, mut ids) = (Vec::new(), Vec::new());
+        let (mut tokens, mut ids) = (Vec::new(), Vec::new());
         for (segment_idx, segment) in segments.iter().enumerate() {
             for token in normalise::tokens(&segment.text) {
                 let next = first_ids.len() as u32;
                 ids.push(*first_ids.entry(token.norm).or_insert(next));
-                spans.extend([segment_idx as u32, token.start as u32, token.end as u32]);
+                tokens.push(TokenAt {
+                    segment: segment_idx as u32,
+                    start: token.start as u32,
+                    end: token.end as u32,
+                });
             }
         }
         let mut words: Vec<(String, u32)> = first_ids.into_iter().collect();
@@ -96,14 +99,29 @@ impl Prepared {
         for id in &mut ids {
             *id = sorted_id[*id as usize];
         }
+        Prepared::of(words.iter().map(|(word, _)| word.as_str()), tokens, ids)
+    }
+
+    /// The index of `tokens`, whose words are `ids` into `words` (sorted, each once).
+    fn of<'w>(
+        words: impl ExactSizeIterator<Item = &'w str>,
+        tokens: Vec<TokenAt>,
+        ids: Vec<u32>,
+    ) -> Prepared {
         let mut bounds = Vec::with_capacity(words.len() + 1);
         let mut text = String::new();
         bounds.push(0);
-        for (word, _) in &words {
+        for word in words {
             text.push_str(word);
             bounds.push(text.len() as u32);
         }
-        let n_words = words.len();
+        Prepared::of_text(text, bounds, tokens, ids)
+    }
+
+    /// The index of `tokens`, whose words are `ids` into the words of `text` (end to end, sorted,
+    /// each once), word `id` being `text[bounds[id]..bounds[id + 1]]`.
+    fn of_text(text: String, bounds: Vec<u32>, tokens: Vec<TokenAt>, ids: Vec<u32>) -> Prepared {
+        let n_words = bounds.len() - 1;
         let mut starts = vec![0u32; n_words + 1];
         for id in &ids {
             starts[*id as usize + 1] += 1;
@@ -117,13 +135,7 @@ impl Prepared {
             places[filled[*id as usize] as usize] = place as u32;
             filled[*id as usize] += 1;
         }
-        Prepared { spans, ids, text, bounds, starts, places }
-    }
-
-    /// Token `idx`.
-    fn token(&self, idx: usize) -> TokenAt {
-        let span = &self.spans[3 * idx..3 * idx + 3];
-        TokenAt { segment: span[0], start: span[1], end: span[2] }
+        Prepared { tokens, ids, text, bounds, starts, places }
     }
 
     /// The word of id `id`.
@@ -154,7 +166,7 @@ impl Prepared {
     /// segment: a segment's first word starts at its start and its last word ends at its end.
     /// `segments` are the ones the index was made of.
     fn times(&self, segments: &[Segment], idx: usize) -> Times {
-        let token = self.token(idx);
+        let token = &self.tokens[idx];
         let segment = &segments[token.segment as usize];
         let (start, end) = (token.start as usize, token.end as usize);
         let timed = word_times(segment).and_then(|times| {
@@ -165,14 +177,12 @@ impl Prepared {
         if let Some(timed) = timed {
             return timed;
         }
-        let first = idx == 0 || self.token(idx - 1).segment != token.segment;
-        let last = idx + 1 == self.n_tokens() || self.token(idx + 1).segment != token.segment;
+        let first = idx == 0 || self.tokens[idx - 1].segment != token.segment;
+        let last = self.tokens.get(idx + 1).is_none_or(|next| next.segment != token.segment);
         let n_chars = segment.text.chars().count().max(1) as f64;
         let span = segment.end_s - segment.start_s;
-        // A stored index is not checked for character boundaries (`stored`): counted by bytes.
-        let chars = |bytes: &[u8]| bytes.iter().filter(|byte| (**byte as i8) >= -0x40).count();
-        let chars_before = chars(&segment.text.as_bytes()[..start]);
-        let token_chars = chars(&segment.text.as_bytes()[start..end]);
+        let chars_before = segment.text[..start].chars().count();
+        let token_chars = segment.text[start..end].chars().count();
         let (start_s, start_estimated) = if first {
             (segment.start_s, segment.start_estimated)
         } else {
@@ -187,7 +197,7 @@ impl Prepared {
     }
 
     pub fn n_tokens(&self) -> usize {
-        self.ids.len()
+        self.tokens.len()
     }
 }
 
@@ -408,7 +418,7 @@ fn attribute_pieces(
         .filter(|&&at| at != answered_at)
         .take(corpus::MAX_ALTERNATIVES)
         .map(|&at| {
-            let token = prepared.token(at);
+            let token = &prepared.tokens[at];
             let label = &canonical.segments[token.segment as usize].speaker;
             let start_s = prepared.times(&canonical.segments, at).start_s;
             let resolved = canonical.speaker(label);
@@ -427,11 +437,11 @@ fn attribute_pieces(
     let (first_idx, last_idx) = (first_alignment.token_start, last_alignment.token_end - 1);
     let segments = &canonical.segments;
     let (first, last) = (prepared.times(segments, first_idx), prepared.times(segments, last_idx));
-    let first_segment = prepared.token(first_idx).segment;
+    let first_segment = prepared.tokens[first_idx].segment;
     let label = &segments[first_segment as usize].speaker;
     let mut speakers: Vec<SpeakerPart> = Vec::new();
     for idx in first_idx..=last_idx {
-        let speaker = &segments[prepared.token(idx).segment as usize].speaker;
+        let speaker = &segments[prepared.tokens[idx].segment as usize].speaker;
         if speakers.last().is_none_or(|part| &part.speaker != speaker) {
             let resolved = canonical.speaker(speaker);
             speakers.push(SpeakerPart {
@@ -458,10 +468,8 @@ fn attribute_pieces(
         };
     let segment_start_s =
         segments[..=first_segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
-    let text: Vec<String> = found
-        .iter()
-        .map(|a| span_text(segments, prepared.token(a.token_start), prepared.token(a.token_end - 1)))
-        .collect();
+    let text: Vec<String> =
+        found.iter().map(|a| span_text(segments, &prepared.tokens[a.token_start..a.token_end])).collect();
     let start_s = round_ms(first.start_s);
 
     Attribution {
@@ -537,7 +545,7 @@ fn complete(
     anchor: Alignment,
 ) -> Option<Vec<Alignment>> {
     let near = |a: &Alignment| {
-        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.n_tokens()))
+        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.tokens.len()))
     };
     let mut found: Vec<Alignment> = vec![anchor];
     for idx in (0..longest).rev() {
@@ -570,16 +578,15 @@ fn enough(alignment: &Alignment, quote: &[String]) -> bool {
     matched >= needed && alignment.token_end > alignment.token_start
 }
 
-/// The transcript text from the token `first` to the token `last`, across segments.
-fn span_text(segments: &[Segment], first: TokenAt, last: TokenAt) -> String {
+/// The transcript text from the first token to the last, across segments.
+fn span_text(segments: &[Segment], tokens: &[TokenAt]) -> String {
+    let (first, last) = (&tokens[0], &tokens[tokens.len() - 1]);
     let mut parts = Vec::new();
     for segment_idx in first.segment..=last.segment {
         let text = &segments[segment_idx as usize].text;
         let from = if segment_idx == first.segment { first.start as usize } else { 0 };
         let to = if segment_idx == last.segment { last.end as usize } else { text.len() };
-        // A stored index is not checked for character boundaries (`stored`): a token that does not
-        // fall on them gives no text rather than a panic.
-        parts.push(text.get(from..to).unwrap_or_default().trim());
+        parts.push(text[from..to].trim());
     }
     parts.join(" ")
 }
@@ -631,7 +638,7 @@ fn best_alignment(
         }
         tried.push(diagonal);
         let from = (diagonal - band).max(0) as usize;
-        let to = ((diagonal + quote.len() as i64 + band).max(0) as usize).min(prepared.n_tokens());
+        let to = ((diagonal + quote.len() as i64 + band).max(0) as usize).min(prepared.tokens.len());
         if from >= to {
             continue;
         }

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::Prepared;
+use super::{Prepared, TokenAt};
 use crate::quotes::transcript::names::NameInputs;
 use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker, Word};
 
@@ -23,7 +23,7 @@ use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segme
 /// or this format does, so a Worker never answers from tokens its own code would not make. The unit
 /// test `stored_tokens_are_this_versions` holds the tokens of a sample text: when it fails, change
 /// this number with the expectation.
-pub const READING_VERSION: u32 = 6;
+pub const READING_VERSION: u32 = 5;
 
 /// Where the build stores what the quote reads need of an episode.
 pub fn reading_path(episode_id: &str) -> String {
@@ -65,52 +65,66 @@ struct StoredSegment {
     words: Option<Vec<(String, f64, f64, bool)>>,
 }
 
-/// The token index as [`Prepared`] holds it, each list of numbers as its bytes, so reading it back
-/// is a copy per list rather than a loop per token (in the Worker's wasm, built for size, the loops
-/// were most of an attribution's time).
+/// The token index: its words, and each segment's tokens as word ids with byte offsets.
 #[derive(Serialize, Deserialize)]
 struct Tokens<'a> {
     /// Its words end to end, sorted, each once ...
     #[serde(borrow)]
     text: &'a str,
-    /// ... word `id` being `text[bounds[id]..bounds[id + 1]]`.
+    /// ... and each word's length in bytes.
     #[serde(borrow)]
-    bounds: Numbers<'a>,
-    /// Each token's segment, start and end (bytes in the segment's text).
+    word_lens: Numbers<'a>,
+    /// How many tokens each segment has.
     #[serde(borrow)]
-    spans: Numbers<'a>,
-    /// Each token's word.
+    per_segment: Numbers<'a>,
+    /// Each token's word, by its place among the words of `text`.
     #[serde(borrow)]
     ids: Numbers<'a>,
-    /// The tokens of word `id`: `places[starts[id]..starts[id + 1]]`.
+    /// Each token's start: bytes after the end of the token before it in its segment (or after the
+    /// segment's start).
     #[serde(borrow)]
-    starts: Numbers<'a>,
+    gaps: Numbers<'a>,
+    /// Each token's length in bytes.
     #[serde(borrow)]
-    places: Numbers<'a>,
+    lens: Numbers<'a>,
 }
 
-/// A list of numbers as their little-endian bytes, four each, borrowed from the file when read.
+/// A list of numbers as the little-endian bytes of one width (1, 2 or 4: the least its largest
+/// needs), borrowed from the file when read. Read back by one loop over the bytes, where a list of
+/// postcard varints is decoded one number at a time: in the Worker's wasm, built for size, that was
+/// more than half of the decode.
 #[derive(Serialize, Deserialize)]
 struct Numbers<'a> {
+    width: u8,
     #[serde(borrow)]
     bytes: Cow<'a, [u8]>,
 }
 
 impl Numbers<'_> {
     fn of(values: &[u32]) -> Numbers<'static> {
-        Numbers { bytes: Cow::Owned(values.iter().flat_map(|value| value.to_le_bytes()).collect()) }
+        let width: u8 = match values.iter().copied().max().unwrap_or(0) {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            _ => 4,
+        };
+        let bytes =
+            values.iter().flat_map(|value| value.to_le_bytes().into_iter().take(width as usize)).collect();
+        Numbers { width, bytes: Cow::Owned(bytes) }
     }
 
-    /// The numbers (one copy of the bytes), or `None` when the bytes are not whole numbers.
+    /// The numbers, or `None` when the bytes are not whole numbers of a width this format has.
     fn values(&self) -> Option<Vec<u32>> {
-        if !self.bytes.len().is_multiple_of(4) {
-            return None;
+        let bytes = &self.bytes[..];
+        match self.width {
+            1 => Some(bytes.iter().map(|byte| u32::from(*byte)).collect()),
+            2 if bytes.len().is_multiple_of(2) => {
+                Some(bytes.chunks_exact(2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))).collect())
+            }
+            4 if bytes.len().is_multiple_of(4) => {
+                Some(bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+            }
+            _ => None,
         }
-        let mut values: Vec<u32> = bytemuck::pod_collect_to_vec(&self.bytes);
-        if cfg!(target_endian = "big") {
-            values.iter_mut().for_each(|value| *value = u32::from_le(*value));
-        }
-        Some(values)
     }
 }
 
@@ -199,51 +213,74 @@ impl StoredSegment {
 impl Prepared {
     /// The index as the file stores it.
     fn tokens_stored(&self) -> Tokens<'_> {
+        let n_segments = self.tokens.last().map_or(0, |token| token.segment as usize + 1);
+        let mut per_segment = vec![0u32; n_segments];
+        let (mut gaps, mut lens) =
+            (Vec::with_capacity(self.tokens.len()), Vec::with_capacity(self.tokens.len()));
+        let mut last: Option<&TokenAt> = None;
+        for token in &self.tokens {
+            per_segment[token.segment as usize] += 1;
+            let after = last.filter(|last| last.segment == token.segment).map_or(0, |last| last.end);
+            gaps.push(token.start - after);
+            lens.push(token.end - token.start);
+            last = Some(token);
+        }
         Tokens {
             text: &self.text,
-            bounds: Numbers::of(&self.bounds),
-            spans: Numbers::of(&self.spans),
+            word_lens: Numbers::of(&self.bounds.windows(2).map(|pair| pair[1] - pair[0]).collect::<Vec<_>>()),
+            per_segment: Numbers::of(&per_segment),
             ids: Numbers::of(&self.ids),
-            starts: Numbers::of(&self.starts),
-            places: Numbers::of(&self.places),
+            gaps: Numbers::of(&gaps),
+            lens: Numbers::of(&lens),
         }
     }
 
-    /// The index stored for these segments, or `None` when it does not fit them: every number that
-    /// indexes something is within it, and every word within the words' text on a character
-    /// boundary. Tokens' byte offsets are checked against their segment's length only: the few an
-    /// answer quotes are cut by [`str::get`] (`span_text`), so no file can make a read panic.
+    /// The index stored for these segments, or `None` when it does not fit them.
     fn of_stored(stored: Tokens<'_>, segments: &[Segment]) -> Option<Prepared> {
-        let (bounds, spans, ids) = (stored.bounds.values()?, stored.spans.values()?, stored.ids.values()?);
-        let (starts, places) = (stored.starts.values()?, stored.places.values()?);
-        let (text, n_tokens) = (stored.text, ids.len());
-        let n_words = bounds.len().checked_sub(1)?;
-        let ascending = |numbers: &[u32]| numbers.windows(2).all(|pair| pair[0] <= pair[1]);
-        let words_fit = bounds.first() == Some(&0)
-            && bounds.last() == u32::try_from(text.len()).ok().as_ref()
-            && ascending(&bounds)
-            && bounds.iter().all(|bound| text.is_char_boundary(*bound as usize))
-            && bounds.windows(3).all(|w| {
-                let bytes = text.as_bytes();
-                bytes[w[0] as usize..w[1] as usize] < bytes[w[1] as usize..w[2] as usize]
-            });
-        let places_fit = starts.len() == n_words + 1
-            && starts.first() == Some(&0)
-            && starts.last().map(|last| *last as usize) == Some(n_tokens)
-            && ascending(&starts)
-            && places.len() == n_tokens
-            && places.iter().all(|place| (*place as usize) < n_tokens)
-            && ids.iter().all(|id| (*id as usize) < n_words);
-        let spans_fit = spans.len() == 3 * n_tokens
-            && spans.chunks_exact(3).all(|span| {
-                segments
-                    .get(span[0] as usize)
-                    .is_some_and(|segment| span[1] <= span[2] && (span[2] as usize) <= segment.text.len())
-            });
-        if !(words_fit && places_fit && spans_fit) {
+        let (per_segment, ids) = (stored.per_segment.values()?, stored.ids.values()?);
+        let (gaps, lens) = (stored.gaps.values()?, stored.lens.values()?);
+        let n_tokens = ids.len();
+        if per_segment.len() > segments.len()
+            || gaps.len() != n_tokens
+            || lens.len() != n_tokens
+            || per_segment.iter().try_fold(0usize, |sum, n| sum.checked_add(*n as usize)) != Some(n_tokens)
+        {
             return None;
         }
-        Some(Prepared { spans, ids, text: text.to_string(), bounds, starts, places })
+        let word_lens = stored.word_lens.values()?;
+        let mut bounds = Vec::with_capacity(word_lens.len() + 1);
+        bounds.push(0u32);
+        for len in word_lens {
+            let end = bounds[bounds.len() - 1].checked_add(len)?;
+            if !stored.text.is_char_boundary(end as usize) {
+                return None;
+            }
+            bounds.push(end);
+        }
+        let word = |id: usize| &stored.text[bounds[id] as usize..bounds[id + 1] as usize];
+        let n_words = bounds.len() - 1;
+        if bounds[n_words] as usize != stored.text.len()
+            || (1..n_words).any(|id| word(id - 1) >= word(id))
+            || ids.iter().any(|id| *id as usize >= n_words)
+        {
+            return None;
+        }
+        let mut tokens = Vec::with_capacity(n_tokens);
+        let mut at = 0;
+        for (segment_idx, n) in per_segment.iter().enumerate() {
+            let text = &segments[segment_idx].text;
+            let mut end = 0u32;
+            for _ in 0..*n {
+                let start = end.checked_add(gaps[at])?;
+                end = start.checked_add(lens[at])?;
+                if !(text.is_char_boundary(start as usize) && text.is_char_boundary(end as usize)) {
+                    return None;
+                }
+                tokens.push(TokenAt { segment: segment_idx as u32, start, end });
+                at += 1;
+            }
+        }
+        Some(Prepared::of_text(stored.text.to_string(), bounds, tokens, ids))
     }
 }
 
@@ -261,7 +298,7 @@ mod tests {
     #[test]
     fn stored_tokens_are_this_versions() {
         let text = "“Don’t Panic,” twenty-five [laughs] 3,200.0 people, uh, 100% & Café — version 2.5";
-        expect!["v6: dont panic 25 3200 people 100 percent and cafe version 2.5"]
+        expect!["v5: dont panic 25 3200 people 100 percent and cafe version 2.5"]
             .assert_eq(&format!("v{READING_VERSION}: {}", normalised(text)));
     }
 
@@ -283,7 +320,8 @@ mod tests {
             (&made.ids, &made.text, &made.bounds)
         );
         assert_eq!((&read.prepared.starts, &read.prepared.places), (&made.starts, &made.places));
-        assert_eq!(read.prepared.spans, made.spans);
+        let spans = |p: &Prepared| p.tokens.iter().map(|t| (t.segment, t.start, t.end)).collect::<Vec<_>>();
+        assert_eq!(spans(&read.prepared), spans(&made));
         for quote in
             ["the secret is patience", "twelve years what do you feed it", "nobody can sell you a jar"]
         {
@@ -307,16 +345,20 @@ mod tests {
     }
 
     #[test]
-    fn numbers_read_back_whole_from_their_bytes() {
-        for values in [vec![], vec![0, 255, 7], vec![65_536, 1, u32::MAX]] {
+    fn numbers_take_the_width_their_largest_needs_and_read_back_whole() {
+        for (values, width) in
+            [(vec![], 1), (vec![0, 255, 7], 1), (vec![3, 256], 2), (vec![65_536, 1, u32::MAX], 4)]
+        {
             let numbers = Numbers::of(&values);
-            assert_eq!(numbers.bytes.len(), 4 * values.len());
+            assert_eq!((numbers.width, numbers.bytes.len()), (width, values.len() * width as usize));
             let bytes = postcard::to_allocvec(&numbers).unwrap();
             let read: Numbers<'_> = postcard::from_bytes(&bytes).unwrap();
             assert!(matches!(read.bytes, Cow::Borrowed(_)), "read without a copy");
             assert_eq!(read.values(), Some(values));
         }
-        assert_eq!(Numbers { bytes: Cow::Borrowed(&[1, 2, 3]) }.values(), None, "not whole numbers");
+        let odd = Numbers { width: 2, bytes: Cow::Borrowed(&[1, 2, 3]) };
+        let no_such_width = Numbers { width: 3, bytes: Cow::Borrowed(&[1, 2, 3]) };
+        assert_eq!((odd.values(), no_such_width.values()), (None, None));
     }
 
     #[test]
@@ -336,20 +378,8 @@ mod tests {
             "texts the tokens do not fit"
         );
         let mut longer_word = tokens.tokens_stored();
-        let mut bounds = tokens.bounds.clone();
-        *bounds.last_mut().unwrap() += 1;
-        longer_word.bounds = Numbers::of(&bounds);
+        longer_word.word_lens = Numbers::of(&[u32::try_from(longer_word.text.len()).unwrap() + 1]);
         assert!(Prepared::of_stored(longer_word, &canonical.segments).is_none(), "words past the text");
-        let mut far_place = tokens.tokens_stored();
-        let mut places = tokens.places.clone();
-        places[0] = u32::try_from(places.len()).unwrap();
-        far_place.places = Numbers::of(&places);
-        assert!(Prepared::of_stored(far_place, &canonical.segments).is_none(), "a place past the tokens");
-        let mut far_id = tokens.tokens_stored();
-        let mut ids = tokens.ids.clone();
-        ids[0] = u32::try_from(tokens.bounds.len()).unwrap();
-        far_id.ids = Numbers::of(&ids);
-        assert!(Prepared::of_stored(far_id, &canonical.segments).is_none(), "an id past the words");
         let mut unsorted = tokens.tokens_stored();
         let reversed: String = unsorted.text.chars().rev().collect();
         unsorted.text = &reversed;
