@@ -26,10 +26,11 @@ export default {
     const n = Number(params.get("n"));
     const length = Number(params.get("len") || 4096);
     if (params.get("pass") === "1") {
-      // One range handed to the answer as R2's stream, as the Worker sends a built page.
+      // One range handed to the answer as R2's stream, as the Worker sends a built page: as HTML,
+      // which the local stack rewrites (it answers such a page in chunks, without its length).
       const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - length));
       const object = await env.BLOBS.get("blob", { range: { offset, length } });
-      return new Response(object.body);
+      return new Response(object.body, { headers: { "content-type": "text/html; charset=utf-8" } });
     }
     const read = async () => {
       const offset = Math.floor(Math.random() * (64 * 1024 * 1024 - length));
