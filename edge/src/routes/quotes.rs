@@ -90,11 +90,6 @@ thread_local! {
     static TRANSCRIPTS: RefCell<Kept> = const { RefCell::new((0, Vec::new())) };
 }
 
-/// A JSON file's bytes (an episode's record with its decisions) as a public read's answer.
-fn json_file(bytes: Vec<u8>, max_age: u32) -> Result<Response, ApiError> {
-    http::json_answer(Response::from_bytes(bytes)?, max_age)
-}
-
 fn render(body: &impl serde::Serialize) -> Result<Response, ApiError> {
     let value = serde_json::to_value(body).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&value, 300)
@@ -234,7 +229,8 @@ pub async fn episode_page(
 pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
     let built = intake::episode_file(env, id, ".json").await?.ok_or_else(not_found)?;
-    json_file(decisions::record_with_decisions(env, id, built, keyed).await?, 300)
+    let record = decisions::record_with_decisions(env, id, built, keyed).await?;
+    http::json_answer(Response::from_bytes(record)?, 300)
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`: the whole transcript as the build
