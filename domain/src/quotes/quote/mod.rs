@@ -1,10 +1,11 @@
 //! Quote attribution: who said a quote, and when (`GET /api/attribute`).
 //!
-//! [`Prepared`] turns a canonical transcript into normalised tokens (see [`normalise`]) with a time
-//! for each, plus a posting list per token, once per episode. [`attribute`] then finds a quote in a few
-//! steps: the quote's rarest tokens propose alignments (diagonals); each proposal is scored by a local
-//! word-level alignment (Smith-Waterman over tokens) that tolerates speech-recognition errors — a word
-//! one edit away counts half, and a missing or extra word costs little — and the best one decides.
+//! [`Prepared`] turns a canonical transcript into normalised tokens (see [`normalise`]), each as the
+//! id of its word, once per episode. [`attribute`] then finds a quote in a few steps: word for word by
+//! its first word's places; else the quote's rarest tokens propose alignments (diagonals), each
+//! scored by a local word-level alignment (Smith-Waterman over tokens) that tolerates
+//! speech-recognition errors — a word one edit away counts half, and a missing or extra word costs
+//! little — and the best one decides.
 //! We rejected character-level fuzzy search over the whole text: it is slower by orders of magnitude on
 //! a three-hour transcript and puts `start_s` between words instead of on them.
 
@@ -18,9 +19,11 @@ pub mod phrase;
 mod stored;
 pub mod views;
 
+use stored::Numbers;
 pub use stored::{READING_VERSION, Reading, reading_path};
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -61,16 +64,32 @@ struct Times {
 }
 
 /// A canonical transcript made ready for attribution: its tokens in order, each as the id of its
-/// word, and each word's places. Words are kept sorted, end to end in one string, and places in one
-/// array, so reading a stored index is a few copies rather than a map and a list per word.
+/// word. Words are kept sorted, end to end in one string; the lists of numbers are kept as the file
+/// for the quote reads stores them ([`Numbers`]: little-endian bytes of the least width that holds
+/// them), so reading a stored index is a few copies, not a loop per token. What an answer needs of
+/// a token beyond its word (its segment, its place in the text) is worked out for the few tokens it
+/// names, and each word's places only for a quote not found word for word.
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
-    tokens: Vec<TokenAt>,
-    ids: Vec<u32>,
+    /// Each token's word, by its place among the words of `text`.
+    ids: Numbers<'static>,
+    /// Segment `s`'s tokens are `first[s]..first[s + 1]`; segments after the last token's have none.
+    first: Vec<u32>,
+    /// Each token's start, as bytes after the end of the token before it in its segment (or after
+    /// the segment's start) ...
+    gaps: Numbers<'static>,
+    /// ... and its length in bytes.
+    lens: Numbers<'static>,
     /// The words in order, end to end: word `id` is `text[bounds[id]..bounds[id + 1]]`.
     text: String,
     bounds: Vec<u32>,
-    /// The places of word `id`, in order: `places[starts[id]..starts[id + 1]]`.
+    /// The places of each word, made the first time a quote needs them.
+    postings: OnceLock<Postings>,
+}
+
+/// The places of word `id`, in order: `places[starts[id]..starts[id + 1]]`.
+#[derive(Debug, Clone, Default)]
+struct Postings {
     starts: Vec<u32>,
     places: Vec<u32>,
 }
@@ -99,48 +118,42 @@ impl Prepared {
         for id in &mut ids {
             *id = sorted_id[*id as usize];
         }
-        Prepared::of(words.iter().map(|(word, _)| word.as_str()), tokens, ids)
-    }
-
-    /// The index of `tokens`, whose words are `ids` into `words` (sorted, each once).
-    fn of<'w>(
-        words: impl ExactSizeIterator<Item = &'w str>,
-        tokens: Vec<TokenAt>,
-        ids: Vec<u32>,
-    ) -> Prepared {
-        let mut bounds = Vec::with_capacity(words.len() + 1);
         let mut text = String::new();
+        let mut bounds = Vec::with_capacity(words.len() + 1);
         bounds.push(0);
-        for word in words {
+        for (word, _) in &words {
             text.push_str(word);
             bounds.push(text.len() as u32);
         }
-        Prepared::of_text(text, bounds, tokens, ids)
+        let n_segments = tokens.last().map_or(0, |token| token.segment as usize + 1);
+        let mut first = vec![0u32; n_segments + 1];
+        let (mut gaps, mut lens) = (Vec::with_capacity(tokens.len()), Vec::with_capacity(tokens.len()));
+        let mut last: Option<&TokenAt> = None;
+        for token in &tokens {
+            first[token.segment as usize + 1] += 1;
+            let after = last.filter(|last| last.segment == token.segment).map_or(0, |last| last.end);
+            gaps.push(token.start - after);
+            lens.push(token.end - token.start);
+            last = Some(token);
+        }
+        for segment in 0..n_segments {
+            first[segment + 1] += first[segment];
+        }
+        Prepared {
+            ids: Numbers::of(&ids),
+            first,
+            gaps: Numbers::of(&gaps),
+            lens: Numbers::of(&lens),
+            text,
+            bounds,
+            postings: OnceLock::new(),
+        }
     }
 
-    /// The index of `tokens`, whose words are `ids` into the words of `text` (end to end, sorted,
-    /// each once), word `id` being `text[bounds[id]..bounds[id + 1]]`.
-    fn of_text(text: String, bounds: Vec<u32>, tokens: Vec<TokenAt>, ids: Vec<u32>) -> Prepared {
-        let n_words = bounds.len() - 1;
-        let mut starts = vec![0u32; n_words + 1];
-        for id in &ids {
-            starts[*id as usize + 1] += 1;
-        }
-        for id in 0..n_words {
-            starts[id + 1] += starts[id];
-        }
-        let mut filled = starts.clone();
-        let mut places = vec![0u32; ids.len()];
-        for (place, id) in ids.iter().enumerate() {
-            places[filled[*id as usize] as usize] = place as u32;
-            filled[*id as usize] += 1;
-        }
-        Prepared { tokens, ids, text, bounds, starts, places }
-    }
-
-    /// The word of id `id`.
+    /// The word of id `id` (empty for an id no word has).
     fn word(&self, id: u32) -> &str {
-        &self.text[self.bounds[id as usize] as usize..self.bounds[id as usize + 1] as usize]
+        let (from, to) = (self.bounds.get(id as usize), self.bounds.get(id as usize + 1));
+        from.zip(to).and_then(|(from, to)| self.text.get(*from as usize..*to as usize)).unwrap_or_default()
     }
 
     /// The id of `word`, when the transcript says it.
@@ -157,16 +170,63 @@ impl Prepared {
         None
     }
 
+    /// The word id of token `idx`.
+    fn id(&self, idx: usize) -> u32 {
+        self.ids.get(idx)
+    }
+
+    /// Whether the tokens from `start` on are the words `ids`, in order.
+    fn holds_at(&self, start: usize, ids: &[u32]) -> bool {
+        start + ids.len() <= self.n_tokens()
+            && ids.iter().enumerate().all(|(at, id)| self.id(start + at) == *id)
+    }
+
     /// The places of the word of id `id`, in order.
     fn places_of(&self, id: u32) -> &[u32] {
-        &self.places[self.starts[id as usize] as usize..self.starts[id as usize + 1] as usize]
+        let postings = self.postings.get_or_init(|| {
+            let n_words = self.bounds.len().saturating_sub(1);
+            let mut starts = vec![0u32; n_words + 1];
+            for id in self.ids.iter() {
+                starts[id as usize + 1] += 1;
+            }
+            for id in 0..n_words {
+                starts[id + 1] += starts[id];
+            }
+            let mut filled = starts.clone();
+            let mut places = vec![0u32; self.n_tokens()];
+            for (place, id) in self.ids.iter().enumerate() {
+                places[filled[id as usize] as usize] = place as u32;
+                filled[id as usize] += 1;
+            }
+            Postings { starts, places }
+        });
+        let (from, to) = (postings.starts.get(id as usize), postings.starts.get(id as usize + 1));
+        from.zip(to)
+            .and_then(|(from, to)| postings.places.get(*from as usize..*to as usize))
+            .unwrap_or_default()
+    }
+
+    /// The segment of token `idx`.
+    fn segment_of(&self, idx: usize) -> usize {
+        self.first.partition_point(|first| *first as usize <= idx).saturating_sub(1)
+    }
+
+    /// Token `idx`: its segment and its place in the segment's text.
+    fn token(&self, idx: usize) -> TokenAt {
+        let segment = self.segment_of(idx);
+        let (mut start, mut end) = (0u32, 0u32);
+        for at in self.first[segment] as usize..=idx {
+            start = end.saturating_add(self.gaps.get(at));
+            end = start.saturating_add(self.lens.get(at));
+        }
+        TokenAt { segment: segment as u32, start, end }
     }
 
     /// When token `idx` was said, by its timed words, else interpolated by character position in its
     /// segment: a segment's first word starts at its start and its last word ends at its end.
     /// `segments` are the ones the index was made of.
     fn times(&self, segments: &[Segment], idx: usize) -> Times {
-        let token = &self.tokens[idx];
+        let token = self.token(idx);
         let segment = &segments[token.segment as usize];
         let (start, end) = (token.start as usize, token.end as usize);
         let timed = word_times(segment).and_then(|times| {
@@ -177,12 +237,14 @@ impl Prepared {
         if let Some(timed) = timed {
             return timed;
         }
-        let first = idx == 0 || self.tokens[idx - 1].segment != token.segment;
-        let last = self.tokens.get(idx + 1).is_none_or(|next| next.segment != token.segment);
+        let first = idx == self.first[token.segment as usize] as usize;
+        let last = idx + 1 == self.first[token.segment as usize + 1] as usize;
+        let chars =
+            |range: std::ops::Range<usize>| segment.text.get(range).map_or(0, |text| text.chars().count());
         let n_chars = segment.text.chars().count().max(1) as f64;
         let span = segment.end_s - segment.start_s;
-        let chars_before = segment.text[..start].chars().count();
-        let token_chars = segment.text[start..end].chars().count();
+        let chars_before = chars(0..start);
+        let token_chars = chars(start..end);
         let (start_s, start_estimated) = if first {
             (segment.start_s, segment.start_estimated)
         } else {
@@ -197,7 +259,7 @@ impl Prepared {
     }
 
     pub fn n_tokens(&self) -> usize {
-        self.tokens.len()
+        self.ids.len()
     }
 }
 
@@ -418,8 +480,7 @@ fn attribute_pieces(
         .filter(|&&at| at != answered_at)
         .take(corpus::MAX_ALTERNATIVES)
         .map(|&at| {
-            let token = &prepared.tokens[at];
-            let label = &canonical.segments[token.segment as usize].speaker;
+            let label = &canonical.segments[prepared.segment_of(at)].speaker;
             let start_s = prepared.times(&canonical.segments, at).start_s;
             let resolved = canonical.speaker(label);
             corpus::Alternative {
@@ -437,11 +498,11 @@ fn attribute_pieces(
     let (first_idx, last_idx) = (first_alignment.token_start, last_alignment.token_end - 1);
     let segments = &canonical.segments;
     let (first, last) = (prepared.times(segments, first_idx), prepared.times(segments, last_idx));
-    let first_segment = prepared.tokens[first_idx].segment;
-    let label = &segments[first_segment as usize].speaker;
+    let first_segment = prepared.segment_of(first_idx);
+    let label = &segments[first_segment].speaker;
     let mut speakers: Vec<SpeakerPart> = Vec::new();
     for idx in first_idx..=last_idx {
-        let speaker = &segments[prepared.tokens[idx].segment as usize].speaker;
+        let speaker = &segments[prepared.segment_of(idx)].speaker;
         if speakers.last().is_none_or(|part| &part.speaker != speaker) {
             let resolved = canonical.speaker(speaker);
             speakers.push(SpeakerPart {
@@ -467,9 +528,9 @@ fn attribute_pieces(
             Trust::Review
         };
     let segment_start_s =
-        segments[..=first_segment as usize].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
+        segments[..=first_segment].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
     let text: Vec<String> =
-        found.iter().map(|a| span_text(segments, &prepared.tokens[a.token_start..a.token_end])).collect();
+        found.iter().map(|a| span_text(segments, prepared, a.token_start, a.token_end - 1)).collect();
     let start_s = round_ms(first.start_s);
 
     Attribution {
@@ -519,17 +580,10 @@ fn verbatim_places(prepared: &Prepared, words: &[String]) -> Vec<usize> {
     let Some(ids) = words.iter().map(|word| prepared.id_of(word)).collect::<Option<Vec<u32>>>() else {
         return Vec::new();
     };
-    let Some((rarest_idx, rarest)) =
-        ids.iter().enumerate().min_by_key(|(_, id)| prepared.places_of(**id).len())
-    else {
-        return Vec::new();
-    };
+    let Some(first) = ids.first() else { return Vec::new() };
     let mut places: Vec<usize> = Vec::new();
-    for &position in prepared.places_of(*rarest) {
-        let Some(start) = (position as usize).checked_sub(rarest_idx) else { continue };
-        if prepared.ids.get(start..start + ids.len()) == Some(&ids[..])
-            && places.last().is_none_or(|&last| start >= last + ids.len())
-        {
+    for start in prepared.ids.places(*first) {
+        if places.last().is_none_or(|&last| start >= last + ids.len()) && prepared.holds_at(start, &ids) {
             places.push(start);
         }
     }
@@ -545,7 +599,7 @@ fn complete(
     anchor: Alignment,
 ) -> Option<Vec<Alignment>> {
     let near = |a: &Alignment| {
-        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.tokens.len()))
+        (a.token_start.saturating_sub(NEAR_TOKENS), (a.token_end + NEAR_TOKENS).min(prepared.n_tokens()))
     };
     let mut found: Vec<Alignment> = vec![anchor];
     for idx in (0..longest).rev() {
@@ -578,15 +632,15 @@ fn enough(alignment: &Alignment, quote: &[String]) -> bool {
     matched >= needed && alignment.token_end > alignment.token_start
 }
 
-/// The transcript text from the first token to the last, across segments.
-fn span_text(segments: &[Segment], tokens: &[TokenAt]) -> String {
-    let (first, last) = (&tokens[0], &tokens[tokens.len() - 1]);
+/// The transcript text from token `first` to token `last`, across segments.
+fn span_text(segments: &[Segment], prepared: &Prepared, first: usize, last: usize) -> String {
+    let (first, last) = (prepared.token(first), prepared.token(last));
     let mut parts = Vec::new();
     for segment_idx in first.segment..=last.segment {
         let text = &segments[segment_idx as usize].text;
         let from = if segment_idx == first.segment { first.start as usize } else { 0 };
         let to = if segment_idx == last.segment { last.end as usize } else { text.len() };
-        parts.push(text[from..to].trim());
+        parts.push(text.get(from..to).unwrap_or_default().trim());
     }
     parts.join(" ")
 }
@@ -638,7 +692,7 @@ fn best_alignment(
         }
         tried.push(diagonal);
         let from = (diagonal - band).max(0) as usize;
-        let to = ((diagonal + quote.len() as i64 + band).max(0) as usize).min(prepared.tokens.len());
+        let to = ((diagonal + quote.len() as i64 + band).max(0) as usize).min(prepared.n_tokens());
         if from >= to {
             continue;
         }
@@ -652,7 +706,7 @@ fn best_alignment(
 
 /// How well a quote word matches a transcript word.
 fn word_score(prepared: &Prepared, quote_id: Option<u32>, quote_word: &str, token_idx: usize) -> (i32, bool) {
-    let token_id = prepared.ids[token_idx];
+    let token_id = prepared.id(token_idx);
     if quote_id == Some(token_id) {
         return (SCORE_EXACT, true);
     }

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Prepared, TokenAt};
+use super::Prepared;
 use crate::quotes::transcript::names::NameInputs;
 use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker, Word};
 
@@ -90,18 +90,19 @@ struct Tokens<'a> {
 }
 
 /// A list of numbers as the little-endian bytes of one width (1, 2 or 4: the least its largest
-/// needs), borrowed from the file when read. Read back by one loop over the bytes, where a list of
-/// postcard varints is decoded one number at a time: in the Worker's wasm, built for size, that was
-/// more than half of the decode.
-#[derive(Serialize, Deserialize)]
-struct Numbers<'a> {
+/// needs), borrowed from the file when read. [`Prepared`] keeps its lists so too, and reads a number
+/// where it needs it: reading the file copies each list whole, where a list of postcard varints is
+/// decoded one number at a time (in the Worker's wasm, built for size, that was more than half of
+/// the decode).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct Numbers<'a> {
     width: u8,
     #[serde(borrow)]
     bytes: Cow<'a, [u8]>,
 }
 
 impl Numbers<'_> {
-    fn of(values: &[u32]) -> Numbers<'static> {
+    pub(super) fn of(values: &[u32]) -> Numbers<'static> {
         let width: u8 = match values.iter().copied().max().unwrap_or(0) {
             0..=0xff => 1,
             0x100..=0xffff => 2,
@@ -112,19 +113,56 @@ impl Numbers<'_> {
         Numbers { width, bytes: Cow::Owned(bytes) }
     }
 
-    /// The numbers, or `None` when the bytes are not whole numbers of a width this format has.
-    fn values(&self) -> Option<Vec<u32>> {
-        let bytes = &self.bytes[..];
-        match self.width {
-            1 => Some(bytes.iter().map(|byte| u32::from(*byte)).collect()),
-            2 if bytes.len().is_multiple_of(2) => {
-                Some(bytes.chunks_exact(2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))).collect())
-            }
-            4 if bytes.len().is_multiple_of(4) => {
-                Some(bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
-            }
-            _ => None,
+    /// How many numbers, or `None` when the bytes are not whole numbers of a width this format has.
+    fn checked_len(&self) -> Option<usize> {
+        let width = usize::from(self.width);
+        (matches!(width, 1 | 2 | 4) && self.bytes.len().is_multiple_of(width))
+            .then(|| self.bytes.len() / width)
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.bytes.len() / usize::from(self.width.max(1))
+    }
+
+    /// The numbers in order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.bytes.chunks_exact(usize::from(self.width.max(1))).map(|number| match *number {
+            [a] => u32::from(a),
+            [a, b] => u32::from(u16::from_le_bytes([a, b])),
+            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+            _ => u32::MAX,
+        })
+    }
+
+    /// Number `idx` (`u32::MAX` past the end).
+    pub(super) fn get(&self, idx: usize) -> u32 {
+        let width = usize::from(self.width.max(1));
+        match self.bytes.get(idx * width..(idx + 1) * width) {
+            Some(&[a]) => u32::from(a),
+            Some(&[a, b]) => u32::from(u16::from_le_bytes([a, b])),
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+            _ => u32::MAX,
         }
+    }
+
+    /// Where `value` stands, in order.
+    pub(super) fn places(&self, value: u32) -> impl Iterator<Item = usize> + '_ {
+        self.iter().enumerate().filter(move |(_, number)| *number == value).map(|(idx, _)| idx)
+    }
+
+    /// The numbers as a list, or `None` when the bytes are not whole numbers of a width this format
+    /// has.
+    fn values(&self) -> Option<Vec<u32>> {
+        self.checked_len()?;
+        Some(self.iter().collect())
+    }
+
+    fn borrowed(&self) -> Numbers<'_> {
+        Numbers { width: self.width, bytes: Cow::Borrowed(&self.bytes) }
+    }
+
+    fn into_owned(self) -> Numbers<'static> {
+        Numbers { width: self.width, bytes: Cow::Owned(self.bytes.into_owned()) }
     }
 }
 
@@ -213,74 +251,74 @@ impl StoredSegment {
 impl Prepared {
     /// The index as the file stores it.
     fn tokens_stored(&self) -> Tokens<'_> {
-        let n_segments = self.tokens.last().map_or(0, |token| token.segment as usize + 1);
-        let mut per_segment = vec![0u32; n_segments];
-        let (mut gaps, mut lens) =
-            (Vec::with_capacity(self.tokens.len()), Vec::with_capacity(self.tokens.len()));
-        let mut last: Option<&TokenAt> = None;
-        for token in &self.tokens {
-            per_segment[token.segment as usize] += 1;
-            let after = last.filter(|last| last.segment == token.segment).map_or(0, |last| last.end);
-            gaps.push(token.start - after);
-            lens.push(token.end - token.start);
-            last = Some(token);
-        }
+        let per_segment: Vec<u32> = self.first.windows(2).map(|pair| pair[1] - pair[0]).collect();
         Tokens {
             text: &self.text,
             word_lens: Numbers::of(&self.bounds.windows(2).map(|pair| pair[1] - pair[0]).collect::<Vec<_>>()),
             per_segment: Numbers::of(&per_segment),
-            ids: Numbers::of(&self.ids),
-            gaps: Numbers::of(&gaps),
-            lens: Numbers::of(&lens),
+            ids: self.ids.borrowed(),
+            gaps: self.gaps.borrowed(),
+            lens: self.lens.borrowed(),
         }
     }
 
-    /// The index stored for these segments, or `None` when it does not fit them.
+    /// The index stored for these segments, or `None` when it does not fit them: its lists of
+    /// different lengths, a token past its segment's text, a word past the text of the words or an id
+    /// past the words. A token's place in its text is not checked against its characters' bounds
+    /// here: the answers that take its text take it only when it is whole there. (The words' order is
+    /// the build's, which sorts them: out of order, a word would not be found, and nothing else.)
     fn of_stored(stored: Tokens<'_>, segments: &[Segment]) -> Option<Prepared> {
-        let (per_segment, ids) = (stored.per_segment.values()?, stored.ids.values()?);
-        let (gaps, lens) = (stored.gaps.values()?, stored.lens.values()?);
-        let n_tokens = ids.len();
+        let n_tokens = stored.ids.checked_len()?;
+        let per_segment = stored.per_segment.values()?;
         if per_segment.len() > segments.len()
-            || gaps.len() != n_tokens
-            || lens.len() != n_tokens
-            || per_segment.iter().try_fold(0usize, |sum, n| sum.checked_add(*n as usize)) != Some(n_tokens)
+            || stored.gaps.checked_len()? != n_tokens
+            || stored.lens.checked_len()? != n_tokens
         {
             return None;
         }
-        let word_lens = stored.word_lens.values()?;
-        let mut bounds = Vec::with_capacity(word_lens.len() + 1);
+        let mut first = Vec::with_capacity(per_segment.len() + 1);
+        first.push(0u32);
+        for n in &per_segment {
+            first.push(first[first.len() - 1].checked_add(*n)?);
+        }
+        if first[first.len() - 1] as usize != n_tokens {
+            return None;
+        }
+        {
+            let (mut gaps, mut lens) = (stored.gaps.iter(), stored.lens.iter());
+            for (segment, n) in segments.iter().zip(&per_segment) {
+                let mut end = 0u32;
+                for _ in 0..*n {
+                    end = end.checked_add(gaps.next()?)?.checked_add(lens.next()?)?;
+                }
+                if end as usize > segment.text.len() {
+                    return None;
+                }
+            }
+        }
+        let mut bounds = Vec::with_capacity(stored.word_lens.checked_len()? + 1);
         bounds.push(0u32);
-        for len in word_lens {
+        for len in stored.word_lens.iter() {
             let end = bounds[bounds.len() - 1].checked_add(len)?;
             if !stored.text.is_char_boundary(end as usize) {
                 return None;
             }
             bounds.push(end);
         }
-        let word = |id: usize| &stored.text[bounds[id] as usize..bounds[id + 1] as usize];
         let n_words = bounds.len() - 1;
-        if bounds[n_words] as usize != stored.text.len()
-            || (1..n_words).any(|id| word(id - 1) >= word(id))
-            || ids.iter().any(|id| *id as usize >= n_words)
+        if bounds[n_words] as usize != stored.text.len() || stored.ids.iter().any(|id| id as usize >= n_words)
         {
             return None;
         }
-        let mut tokens = Vec::with_capacity(n_tokens);
-        let mut at = 0;
-        for (segment_idx, n) in per_segment.iter().enumerate() {
-            let text = &segments[segment_idx].text;
-            let mut end = 0u32;
-            for _ in 0..*n {
-                let start = end.checked_add(gaps[at])?;
-                end = start.checked_add(lens[at])?;
-                if !(text.is_char_boundary(start as usize) && text.is_char_boundary(end as usize)) {
-                    return None;
-                }
-                tokens.push(TokenAt { segment: segment_idx as u32, start, end });
-                at += 1;
-            }
-        }
-        Some(Prepared::of_text(stored.text.to_string(), bounds, tokens, ids))
+        Some(Prepared {
+            ids: stored.ids.into_owned(),
+            first,
+            gaps: stored.gaps.into_owned(),
+            lens: stored.lens.into_owned(),
+            text: stored.text.to_string(),
+            bounds,
+            postings: Default::default(),
+        })
     }
 }
 
@@ -315,13 +353,18 @@ mod tests {
         assert_eq!(read.canonical, canonical);
         assert_eq!(serde_json::from_str::<NameInputs>(&read.names).unwrap(), names());
         let made = Prepared::new(&canonical.segments);
-        assert_eq!(
-            (&read.prepared.ids, &read.prepared.text, &read.prepared.bounds),
-            (&made.ids, &made.text, &made.bounds)
-        );
-        assert_eq!((&read.prepared.starts, &read.prepared.places), (&made.starts, &made.places));
-        let spans = |p: &Prepared| p.tokens.iter().map(|t| (t.segment, t.start, t.end)).collect::<Vec<_>>();
+        assert_eq!((&read.prepared.text, &read.prepared.bounds), (&made.text, &made.bounds));
+        let ids = |p: &Prepared| p.ids.iter().collect::<Vec<_>>();
+        assert_eq!(ids(&read.prepared), ids(&made));
+        assert_eq!(read.prepared.first, made.first);
+        let spans = |p: &Prepared| {
+            (0..p.n_tokens()).map(|idx| p.token(idx)).map(|t| (t.segment, t.start, t.end)).collect::<Vec<_>>()
+        };
         assert_eq!(spans(&read.prepared), spans(&made));
+        let n_words = u32::try_from(made.bounds.len() - 1).unwrap();
+        for id in 0..n_words {
+            assert_eq!(read.prepared.places_of(id), made.places_of(id));
+        }
         for quote in
             ["the secret is patience", "twelve years what do you feed it", "nobody can sell you a jar"]
         {
@@ -380,9 +423,12 @@ mod tests {
         let mut longer_word = tokens.tokens_stored();
         longer_word.word_lens = Numbers::of(&[u32::try_from(longer_word.text.len()).unwrap() + 1]);
         assert!(Prepared::of_stored(longer_word, &canonical.segments).is_none(), "words past the text");
-        let mut unsorted = tokens.tokens_stored();
-        let reversed: String = unsorted.text.chars().rev().collect();
-        unsorted.text = &reversed;
-        assert!(Prepared::of_stored(unsorted, &canonical.segments).is_none(), "the words reversed");
+        let mut past_the_words = tokens.tokens_stored();
+        let n_words = u32::try_from(tokens.bounds.len() - 1).unwrap();
+        past_the_words.ids = Numbers::of(&vec![n_words; tokens.n_tokens()]);
+        assert!(Prepared::of_stored(past_the_words, &canonical.segments).is_none(), "an id past the words");
+        let mut fewer_gaps = tokens.tokens_stored();
+        fewer_gaps.gaps = Numbers::of(&vec![0; tokens.n_tokens() - 1]);
+        assert!(Prepared::of_stored(fewer_gaps, &canonical.segments).is_none(), "lists of different lengths");
     }
 }
