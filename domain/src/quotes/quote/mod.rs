@@ -187,7 +187,9 @@ impl Prepared {
             let n_words = self.bounds.len().saturating_sub(1);
             let mut starts = vec![0u32; n_words + 1];
             for id in self.ids.iter() {
-                starts[id as usize + 1] += 1;
+                if let Some(n) = starts.get_mut(id as usize + 1) {
+                    *n += 1;
+                }
             }
             for id in 0..n_words {
                 starts[id + 1] += starts[id];
@@ -195,8 +197,10 @@ impl Prepared {
             let mut filled = starts.clone();
             let mut places = vec![0u32; self.n_tokens()];
             for (place, id) in self.ids.iter().enumerate() {
-                places[filled[id as usize] as usize] = place as u32;
-                filled[id as usize] += 1;
+                if let Some(at) = filled.get_mut(id as usize) {
+                    places[*at as usize] = place as u32;
+                    *at += 1;
+                }
             }
             Postings { starts, places }
         });
@@ -215,7 +219,7 @@ impl Prepared {
     fn token(&self, idx: usize) -> TokenAt {
         let segment = self.segment_of(idx);
         let (mut start, mut end) = (0u32, 0u32);
-        for at in self.first[segment] as usize..=idx {
+        for at in self.first.get(segment).map_or(idx, |first| *first as usize)..=idx {
             start = end.saturating_add(self.gaps.get(at));
             end = start.saturating_add(self.lens.get(at));
         }
@@ -237,8 +241,8 @@ impl Prepared {
         if let Some(timed) = timed {
             return timed;
         }
-        let first = idx == self.first[token.segment as usize] as usize;
-        let last = idx + 1 == self.first[token.segment as usize + 1] as usize;
+        let first = self.first.get(token.segment as usize).is_none_or(|first| idx == *first as usize);
+        let last = self.first.get(token.segment as usize + 1).is_none_or(|next| idx + 1 == *next as usize);
         let chars =
             |range: std::ops::Range<usize>| segment.text.get(range).map_or(0, |text| text.chars().count());
         let n_chars = segment.text.chars().count().max(1) as f64;

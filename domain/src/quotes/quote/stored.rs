@@ -145,9 +145,29 @@ impl Numbers<'_> {
         }
     }
 
-    /// Where `value` stands, in order.
-    pub(super) fn places(&self, value: u32) -> impl Iterator<Item = usize> + '_ {
-        self.iter().enumerate().filter(move |(_, number)| *number == value).map(|(idx, _)| idx)
+    /// Where `value` stands, in order: one pass over the bytes as they are, a plain loop per width
+    /// (the Worker's wasm is built for size, and calls what it does not inline: an iterator's
+    /// adapters would be calls for every number).
+    pub(super) fn places(&self, value: u32) -> Vec<usize> {
+        let (bytes, width) = (&self.bytes[..], usize::from(self.width.max(1)));
+        let value = value.to_le_bytes();
+        let mut found = Vec::new();
+        if value[width.min(4)..].iter().any(|byte| *byte != 0) {
+            return found;
+        }
+        let mut at = 0;
+        while at + width <= bytes.len() {
+            let same = match width {
+                1 => bytes[at] == value[0],
+                2 => bytes[at] == value[0] && bytes[at + 1] == value[1],
+                _ => bytes[at..at + 4] == value,
+            };
+            if same {
+                found.push(at / width);
+            }
+            at += width;
+        }
+        found
     }
 
     /// The numbers as a list, or `None` when the bytes are not whole numbers of a width this format
@@ -262,11 +282,11 @@ impl Prepared {
         }
     }
 
-    /// The index stored for these segments, or `None` when it does not fit them: its lists of
-    /// different lengths, a token past its segment's text, a word past the text of the words or an id
-    /// past the words. A token's place in its text is not checked against its characters' bounds
-    /// here: the answers that take its text take it only when it is whole there. (The words' order is
-    /// the build's, which sorts them: out of order, a word would not be found, and nothing else.)
+    /// The index stored for these segments, or `None` when it does not fit them: more segments than
+    /// they are, lists of different lengths, or words past the text of the words. What a token holds
+    /// is not checked token by token: it is read only for the tokens an answer names, and read whole
+    /// (an id past the words is no word, a place past its segment's text takes no text), so a file
+    /// the build did not make answers wrongly but never fails. The words' order is the build's too.
     fn of_stored(stored: Tokens<'_>, segments: &[Segment]) -> Option<Prepared> {
         let n_tokens = stored.ids.checked_len()?;
         let per_segment = stored.per_segment.values()?;
@@ -284,30 +304,17 @@ impl Prepared {
         if first[first.len() - 1] as usize != n_tokens {
             return None;
         }
-        {
-            let (mut gaps, mut lens) = (stored.gaps.iter(), stored.lens.iter());
-            for (segment, n) in segments.iter().zip(&per_segment) {
-                let mut end = 0u32;
-                for _ in 0..*n {
-                    end = end.checked_add(gaps.next()?)?.checked_add(lens.next()?)?;
-                }
-                if end as usize > segment.text.len() {
-                    return None;
-                }
-            }
-        }
-        let mut bounds = Vec::with_capacity(stored.word_lens.checked_len()? + 1);
+        let word_lens = stored.word_lens.values()?;
+        let mut bounds = Vec::with_capacity(word_lens.len() + 1);
         bounds.push(0u32);
-        for len in stored.word_lens.iter() {
+        for len in word_lens {
             let end = bounds[bounds.len() - 1].checked_add(len)?;
             if !stored.text.is_char_boundary(end as usize) {
                 return None;
             }
             bounds.push(end);
         }
-        let n_words = bounds.len() - 1;
-        if bounds[n_words] as usize != stored.text.len() || stored.ids.iter().any(|id| id as usize >= n_words)
-        {
+        if bounds[bounds.len() - 1] as usize != stored.text.len() {
             return None;
         }
         Some(Prepared {
@@ -397,6 +404,15 @@ mod tests {
             let bytes = postcard::to_allocvec(&numbers).unwrap();
             let read: Numbers<'_> = postcard::from_bytes(&bytes).unwrap();
             assert!(matches!(read.bytes, Cow::Borrowed(_)), "read without a copy");
+            for (idx, value) in values.iter().enumerate() {
+                let places: Vec<usize> = (0..values.len()).filter(|at| values[*at] == *value).collect();
+                assert_eq!((read.places(*value), read.get(idx)), (places, *value));
+            }
+            assert_eq!(
+                read.places(u32::MAX - 1),
+                Vec::<usize>::new(),
+                "a number no width-{width} list holds"
+            );
             assert_eq!(read.values(), Some(values));
         }
         let odd = Numbers { width: 2, bytes: Cow::Borrowed(&[1, 2, 3]) };
@@ -405,30 +421,41 @@ mod tests {
     }
 
     #[test]
-    fn tokens_that_do_not_fit_their_segments_are_not_used() {
+    fn an_index_that_does_not_fit_its_segments_is_not_used() {
         let canonical = canonical();
         let tokens = Prepared::new(&canonical.segments);
         assert!(
             Prepared::of_stored(tokens.tokens_stored(), &canonical.segments[..1]).is_none(),
             "fewer segments"
         );
-        let mut shorter = canonical.segments.clone();
-        for segment in &mut shorter {
-            segment.text.truncate(3);
-        }
-        assert!(
-            Prepared::of_stored(tokens.tokens_stored(), &shorter).is_none(),
-            "texts the tokens do not fit"
-        );
         let mut longer_word = tokens.tokens_stored();
         longer_word.word_lens = Numbers::of(&[u32::try_from(longer_word.text.len()).unwrap() + 1]);
         assert!(Prepared::of_stored(longer_word, &canonical.segments).is_none(), "words past the text");
-        let mut past_the_words = tokens.tokens_stored();
-        let n_words = u32::try_from(tokens.bounds.len() - 1).unwrap();
-        past_the_words.ids = Numbers::of(&vec![n_words; tokens.n_tokens()]);
-        assert!(Prepared::of_stored(past_the_words, &canonical.segments).is_none(), "an id past the words");
         let mut fewer_gaps = tokens.tokens_stored();
         fewer_gaps.gaps = Numbers::of(&vec![0; tokens.n_tokens() - 1]);
         assert!(Prepared::of_stored(fewer_gaps, &canonical.segments).is_none(), "lists of different lengths");
+    }
+
+    /// Tokens are not checked one by one on reading: one that does not fit its text, or names no
+    /// word, takes no text and matches nothing, and the answer is made all the same.
+    #[test]
+    fn tokens_that_do_not_fit_answer_without_failing() {
+        let canonical = canonical();
+        let tokens = Prepared::new(&canonical.segments);
+        let mut shorter = canonical.clone();
+        for segment in &mut shorter.segments {
+            segment.text.truncate(3);
+        }
+        let cut = Prepared::of_stored(tokens.tokens_stored(), &shorter.segments).expect("read");
+        let n_words = u32::try_from(tokens.bounds.len() - 1).unwrap();
+        let mut past_the_words = tokens.tokens_stored();
+        let ids: Vec<u32> = (0..tokens.n_tokens()).map(|idx| tokens.id(idx) + n_words).collect();
+        past_the_words.ids = Numbers::of(&ids);
+        let no_words = Prepared::of_stored(past_the_words, &canonical.segments).expect("read");
+        for quote in ["the secret is patience", "nobody can sell you the jar"] {
+            let answer = attribute(&shorter, &cut, quote);
+            assert!(answer.found_at.is_none_or(|m| m.text.len() <= 3 * quote.len()), "{quote}");
+            assert!(!attribute(&canonical, &no_words, quote).found, "{quote}");
+        }
     }
 }
