@@ -83,7 +83,8 @@ pub struct Prepared {
     /// The words in order, end to end: word `id` is `text[bounds[id]..bounds[id + 1]]`.
     text: String,
     bounds: Vec<u32>,
-    /// The places of each word, made the first time a quote needs them.
+    /// The places of each word, made the first time a quote is not found word for word
+    /// ([`best_alignment`]).
     postings: OnceLock<Postings>,
 }
 
@@ -152,7 +153,8 @@ impl Prepared {
 
     /// The word of id `id` (empty for an id no word has).
     fn word(&self, id: u32) -> &str {
-        let (from, to) = (self.bounds.get(id as usize), self.bounds.get(id as usize + 1));
+        let id = id as usize;
+        let (from, to) = (self.bounds.get(id), id.checked_add(1).and_then(|next| self.bounds.get(next)));
         from.zip(to).and_then(|(from, to)| self.text.get(*from as usize..*to as usize)).unwrap_or_default()
     }
 
@@ -186,36 +188,40 @@ impl Prepared {
         let postings = self.postings.get_or_init(|| {
             let n_words = self.bounds.len().saturating_sub(1);
             let mut starts = vec![0u32; n_words + 1];
-            for id in self.ids.iter() {
-                if let Some(n) = starts.get_mut(id as usize + 1) {
-                    *n += 1;
-                }
+            // An id past the words (in a damaged file) has no places.
+            for id in self.ids.iter().map(|id| id as usize).filter(|id| *id < n_words) {
+                starts[id + 1] += 1;
             }
             for id in 0..n_words {
                 starts[id + 1] += starts[id];
             }
             let mut filled = starts.clone();
-            let mut places = vec![0u32; self.n_tokens()];
+            let mut places = vec![0u32; starts[n_words] as usize];
             for (place, id) in self.ids.iter().enumerate() {
-                if let Some(at) = filled.get_mut(id as usize) {
-                    places[*at as usize] = place as u32;
-                    *at += 1;
+                let id = id as usize;
+                if id < n_words {
+                    places[filled[id] as usize] = place as u32;
+                    filled[id] += 1;
                 }
             }
             Postings { starts, places }
         });
-        let (from, to) = (postings.starts.get(id as usize), postings.starts.get(id as usize + 1));
+        let id = id as usize;
+        let (from, to) =
+            (postings.starts.get(id), id.checked_add(1).and_then(|next| postings.starts.get(next)));
         from.zip(to)
             .and_then(|(from, to)| postings.places.get(*from as usize..*to as usize))
             .unwrap_or_default()
     }
 
-    /// The segment of token `idx`.
+    /// The segment of token `idx` (`idx` < [`Prepared::n_tokens`]; past them, the last token's).
     fn segment_of(&self, idx: usize) -> usize {
-        self.first.partition_point(|first| *first as usize <= idx).saturating_sub(1)
+        let last = self.first.len().saturating_sub(2);
+        self.first.partition_point(|first| *first as usize <= idx).saturating_sub(1).min(last)
     }
 
-    /// Token `idx`: its segment and its place in the segment's text.
+    /// Token `idx`: its segment and its place in the segment's text, added up from the segment's
+    /// first token.
     fn token(&self, idx: usize) -> TokenAt {
         let segment = self.segment_of(idx);
         let (mut start, mut end) = (0u32, 0u32);
@@ -636,7 +642,8 @@ fn enough(alignment: &Alignment, quote: &[String]) -> bool {
     matched >= needed && alignment.token_end > alignment.token_start
 }
 
-/// The transcript text from token `first` to token `last`, across segments.
+/// The transcript text from token `first` to token `last`, across segments (an empty one adds
+/// nothing).
 fn span_text(segments: &[Segment], prepared: &Prepared, first: usize, last: usize) -> String {
     let (first, last) = (prepared.token(first), prepared.token(last));
     let mut parts = Vec::new();
@@ -646,6 +653,7 @@ fn span_text(segments: &[Segment], prepared: &Prepared, first: usize, last: usiz
         let to = if segment_idx == last.segment { last.end as usize } else { text.len() };
         parts.push(text.get(from..to).unwrap_or_default().trim());
     }
+    parts.retain(|part| !part.is_empty());
     parts.join(" ")
 }
 

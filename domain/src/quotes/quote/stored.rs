@@ -134,10 +134,11 @@ impl Numbers<'_> {
         })
     }
 
-    /// Number `idx` (`u32::MAX` past the end).
+    /// Number `idx` (`u32::MAX` past the end, as a stored `u32::MAX` would read).
     pub(super) fn get(&self, idx: usize) -> u32 {
         let width = usize::from(self.width.max(1));
-        match self.bytes.get(idx * width..(idx + 1) * width) {
+        let at = idx.saturating_mul(width);
+        match self.bytes.get(at..at.saturating_add(width)) {
             Some(&[a]) => u32::from(a),
             Some(&[a, b]) => u32::from(u16::from_le_bytes([a, b])),
             Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
@@ -160,7 +161,7 @@ impl Numbers<'_> {
             let same = match width {
                 1 => bytes[at] == value[0],
                 2 => bytes[at] == value[0] && bytes[at + 1] == value[1],
-                _ => bytes[at..at + 4] == value,
+                _ => bytes.get(at..at + width) == value.get(..width),
             };
             if same {
                 found.push(at / width);
@@ -283,10 +284,12 @@ impl Prepared {
     }
 
     /// The index stored for these segments, or `None` when it does not fit them: more segments than
-    /// they are, lists of different lengths, or words past the text of the words. What a token holds
-    /// is not checked token by token: it is read only for the tokens an answer names, and read whole
-    /// (an id past the words is no word, a place past its segment's text takes no text), so a file
-    /// the build did not make answers wrongly but never fails. The words' order is the build's too.
+    /// there are, lists of different lengths, or words past the text of the words. What a token
+    /// holds is not checked token by token: it is read only for the tokens an answer names, and read
+    /// whole (an id past the words is no word; a place past its segment's text, or inside a
+    /// character, takes no text and is timed as the segment's start), so a file the build did not
+    /// make answers wrongly but never fails. Nor is the words' order checked: words out of order
+    /// make a lookup miss, never fail.
     fn of_stored(stored: Tokens<'_>, segments: &[Segment]) -> Option<Prepared> {
         let n_tokens = stored.ids.checked_len()?;
         let per_segment = stored.per_segment.values()?;
@@ -334,8 +337,8 @@ mod tests {
     use expect_test::expect;
 
     use super::*;
-    use crate::quotes::quote::attribute;
     use crate::quotes::quote::tests::canonical;
+    use crate::quotes::quote::{attribute, fixtures};
     use crate::quotes::transcript::normalise::normalised;
 
     /// The tokens a stored file of this version holds: a change here is a change of
@@ -413,7 +416,12 @@ mod tests {
                 Vec::<usize>::new(),
                 "a number no width-{width} list holds"
             );
+            assert_eq!(read.get(values.len()), u32::MAX, "past the end");
             assert_eq!(read.values(), Some(values));
+        }
+        // A number wider than the list's width is in no place, whatever its low bytes.
+        for (values, wider) in [(vec![0, 255, 7], u32::MAX), (vec![3, 256], 0x1_0003)] {
+            assert_eq!(Numbers::of(&values).places(wider), Vec::<usize>::new());
         }
         let odd = Numbers { width: 2, bytes: Cow::Borrowed(&[1, 2, 3]) };
         let no_such_width = Numbers { width: 3, bytes: Cow::Borrowed(&[1, 2, 3]) };
@@ -436,26 +444,90 @@ mod tests {
         assert!(Prepared::of_stored(fewer_gaps, &canonical.segments).is_none(), "lists of different lengths");
     }
 
-    /// Tokens are not checked one by one on reading: one that does not fit its text, or names no
-    /// word, takes no text and matches nothing, and the answer is made all the same.
+    /// Turns without a word (a sound, an empty turn) between and after others: each token keeps its
+    /// turn, the stored index is the one made from the text, and its bytes are this version's (a
+    /// change of them is a change of [`READING_VERSION`]).
+    #[test]
+    fn turns_without_words_keep_every_token_in_its_turn() {
+        let mut canonical = canonical();
+        canonical.segments = ["alpha beta", "[laughs]", "gamma", "", "delta epsilon", "[music]"]
+            .into_iter()
+            .enumerate()
+            .map(|(idx, text)| fixtures::segment("S0", idx as f64 * 10.0, idx as f64 * 10.0 + 9.0, text))
+            .collect();
+        let made = Prepared::new(&canonical.segments);
+        assert_eq!(made.first, [0, 2, 2, 3, 3, 5]);
+        let turns: Vec<usize> = (0..made.n_tokens()).map(|idx| made.segment_of(idx)).collect();
+        assert_eq!(turns, [0, 0, 2, 4, 4]);
+        let stored = postcard::to_allocvec(&made.tokens_stored()).unwrap();
+        let hex: String = stored.iter().map(|byte| format!("{byte:02x}")).collect();
+        expect!["1a616c7068616265746164656c7461657073696c6f6e67616d6d610105050405070501050200010002010500010402030105000100000101050504050507"].assert_eq(&hex);
+        let read = Reading::decode(&Reading::encode(&canonical, &names())).expect("it decodes");
+        for quote in ["beta gamma", "gamma delta", "beta [laughs] gamma", "epsilon"] {
+            assert_eq!(
+                attribute(&canonical, &read.prepared, quote),
+                attribute(&canonical, &made, quote),
+                "{quote}"
+            );
+            assert!(attribute(&canonical, &made, quote).found, "{quote}");
+        }
+        assert_eq!(attribute(&canonical, &made, "gamma delta").found_at.unwrap().text, "gamma delta");
+    }
+
+    /// Tokens are not checked one by one on reading: one that does not fit its text (past it, or
+    /// inside a character), or names no word, takes no text and matches nothing, and the answer is
+    /// made all the same.
     #[test]
     fn tokens_that_do_not_fit_answer_without_failing() {
-        let canonical = canonical();
+        let mut canonical = canonical();
+        canonical.segments[1].text = "Café crème, café au lait: the secret is patience with a café".into();
         let tokens = Prepared::new(&canonical.segments);
-        let mut shorter = canonical.clone();
-        for segment in &mut shorter.segments {
-            segment.text.truncate(3);
-        }
-        let cut = Prepared::of_stored(tokens.tokens_stored(), &shorter.segments).expect("read");
+        let n = tokens.n_tokens();
+        let quotes =
+            ["the secret is patience", "café au lait the secret", "the secret … patience", "welcome"];
+        let answer = |stored: Tokens<'_>| {
+            let prepared = Prepared::of_stored(stored, &canonical.segments).expect("read");
+            quotes.map(|quote| attribute(&canonical, &prepared, quote))
+        };
         let n_words = u32::try_from(tokens.bounds.len() - 1).unwrap();
-        let mut past_the_words = tokens.tokens_stored();
-        let ids: Vec<u32> = (0..tokens.n_tokens()).map(|idx| tokens.id(idx) + n_words).collect();
-        past_the_words.ids = Numbers::of(&ids);
-        let no_words = Prepared::of_stored(past_the_words, &canonical.segments).expect("read");
-        for quote in ["the secret is patience", "nobody can sell you the jar"] {
-            let answer = attribute(&shorter, &cut, quote);
-            assert!(answer.found_at.is_none_or(|m| m.text.len() <= 3 * quote.len()), "{quote}");
-            assert!(!attribute(&canonical, &no_words, quote).found, "{quote}");
+        // Every other id past the words, the first at u32::MAX: the others still propose alignments.
+        let mut ids = tokens.tokens_stored();
+        let damaged: Vec<u32> = (0..n)
+            .map(|idx| match idx % 2 {
+                0 if idx == 0 => u32::MAX,
+                0 => tokens.id(idx) + n_words,
+                _ => tokens.id(idx),
+            })
+            .collect();
+        ids.ids = Numbers::of(&damaged);
+        answer(ids);
+        // Places inside a character, past the text, and at u32::MAX.
+        for (gap, len) in [(4, 1), (1, 1_000), (u32::MAX, 1), (0, u32::MAX)] {
+            let mut places = tokens.tokens_stored();
+            places.gaps = Numbers::of(&vec![gap; n]);
+            places.lens = Numbers::of(&vec![len; n]);
+            for found in answer(places).iter().filter_map(|answer| answer.found_at.as_ref()) {
+                assert!(found.start_s >= 0.0 && found.text.len() <= 200, "{found:?}");
+            }
         }
+        // Ids from a small generator, of every width.
+        let mut seed = 7u32;
+        for bound in [200, 60_000, u32::MAX] {
+            let mut random = tokens.tokens_stored();
+            let ids: Vec<u32> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    match bound {
+                        u32::MAX => u32::MAX - seed % 8,
+                        _ => seed % bound.min(n_words + 3),
+                    }
+                })
+                .collect();
+            random.ids = Numbers::of(&ids);
+            answer(random);
+        }
+        // The list of ids intact, the text answers.
+        let intact = answer(tokens.tokens_stored());
+        assert!(intact[0].found && intact[1].found, "{intact:?}");
     }
 }
