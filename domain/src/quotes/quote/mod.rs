@@ -153,9 +153,7 @@ impl Prepared {
 
     /// The word of id `id` (empty for an id no word has).
     fn word(&self, id: u32) -> &str {
-        let id = id as usize;
-        let (from, to) = (self.bounds.get(id), id.checked_add(1).and_then(|next| self.bounds.get(next)));
-        from.zip(to).and_then(|(from, to)| self.text.get(*from as usize..*to as usize)).unwrap_or_default()
+        between(&self.bounds, id).and_then(|range| self.text.get(range)).unwrap_or_default()
     }
 
     /// The id of `word`, when the transcript says it.
@@ -206,12 +204,7 @@ impl Prepared {
             }
             Postings { starts, places }
         });
-        let id = id as usize;
-        let (from, to) =
-            (postings.starts.get(id), id.checked_add(1).and_then(|next| postings.starts.get(next)));
-        from.zip(to)
-            .and_then(|(from, to)| postings.places.get(*from as usize..*to as usize))
-            .unwrap_or_default()
+        between(&postings.starts, id).and_then(|range| postings.places.get(range)).unwrap_or_default()
     }
 
     /// The segment of token `idx` (`idx` < [`Prepared::n_tokens`]; past them, the last token's).
@@ -271,6 +264,13 @@ impl Prepared {
     pub fn n_tokens(&self) -> usize {
         self.ids.len()
     }
+}
+
+/// `bounds[id]..bounds[id + 1]`, when both are there: where item `id` of a list kept end to end is.
+fn between(bounds: &[u32], id: u32) -> Option<std::ops::Range<usize>> {
+    let id = id as usize;
+    let (from, to) = (bounds.get(id)?, bounds.get(id.checked_add(1)?)?);
+    Some(*from as usize..*to as usize)
 }
 
 /// A timed word's place in its segment's text: `(start byte, end byte, start_s, end_s, estimated)`.
