@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 use domain::Diagnostic;
-use domain::quotes::page::built_episode_page;
+use domain::quotes::page::{built_compare_page, built_episode_page};
 use domain::quotes::quote::phrase::{self, IndexBuilder};
 use domain::quotes::quote::{Reading, reading_path, views};
 use domain::quotes::transcript::names::BuiltDecisions;
@@ -315,6 +315,11 @@ pub fn write(
         let head = EpisodeHead::of(&built.record);
         out.write(&format!("episodes/{id}/head.json"), serde_json::to_string(&head)?.as_bytes())?;
         out.write(&built_episode_page(id), renderer.episode_page(&head, &built.canonical)?.as_bytes())?;
+        if let Some(compared) = &head.compared {
+            let page =
+                renderer.compare_page(&head, &compared.first, &compared.second, &compared.comparison)?;
+            out.write(&built_compare_page(id), page.as_bytes())?;
+        }
         out.write(&views::built_view_path(id), views::whole_transcript_json(&built.canonical).as_bytes())?;
         out.write(
             &format!("episodes/{id}/transcript.p20.json"),

@@ -304,9 +304,10 @@ pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Wo
     ensure!(violations.is_empty(), "axe on the episode page: {violations:?}");
     ensure!(narrow_enough(&browser).await?, "the episode page is wider than a phone");
 
-    // The two runs compared: Whisper's `Ana` where AssemblyAI heard `Anna`, and the turn AssemblyAI
-    // gave to the guest where the canonical run has the host.
-    browser.goto(&w.url(&format!("/episodes/{id}/compare"))).await?;
+    // The two runs compared, by the episode page's link: Whisper's `Ana` where AssemblyAI heard
+    // `Anna`, and the turn AssemblyAI gave to the guest where the canonical run has the host.
+    browser.click(&format!("a[href=\"/episodes/{id}/compare\"]")).await?;
+    browser.find("tr.word-change").await?;
     let words = browser.execute(WORD_CHANGES).await?;
     ensure!(
         words.as_array().is_some_and(|rows| rows.contains(&json!(["Ana", "Anna"]))),

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, ensure};
-use domain::quotes::page::built_episode_page;
+use anyhow::{Context, Result, ensure};
+use domain::quotes::page::{built_compare_page, built_episode_page};
 use domain::quotes::quote::views::built_view_path;
 use futures::future::join_all;
 use serde_json::Value;
@@ -291,10 +291,12 @@ pub async fn transcript_narrows_by_speaker_and_window_and_echoes_filters(w: Arc<
 /// the files the build wrote, byte for byte: R2's body goes to the answer as it is.
 pub async fn built_transcripts_and_pages_are_answered_byte_for_byte(w: Arc<Worker>) -> Result<()> {
     let id = id_of(&w, JS_PARTY_299).await?;
+    let two_runs = id_of(&w, SOURDOUGH).await?;
     let dist = tests::root().join("dist");
     for (path, built, content_type) in [
         (format!("/api/episodes/{id}/transcript"), built_view_path(&id), "application/json; charset=utf-8"),
         (format!("/episodes/{id}"), built_episode_page(&id), "text/html; charset=utf-8"),
+        (format!("/episodes/{two_runs}/compare"), built_compare_page(&two_runs), "text/html; charset=utf-8"),
     ] {
         let built = std::fs::read(dist.join(&built))?;
         let response = reqwest::get(w.url(&path)).await?;
@@ -307,6 +309,17 @@ pub async fn built_transcripts_and_pages_are_answered_byte_for_byte(w: Arc<Worke
         ensure!(length.is_none_or(|length| length == built.len().to_string()), "{path}: its length");
         ensure!(response.bytes().await?[..] == built[..], "{path} is not the file the build wrote");
     }
+    // The comparison the build stored is the page the Worker makes of the same pair asked for by name.
+    let record = ok(&w, &format!("/api/episodes/{two_runs}")).await?;
+    let canonical = record["canonical_run"].as_str().context("no canonical run")?;
+    let runs = record["runs"].as_array().context("no runs")?;
+    let other = runs.iter().filter_map(|run| run["pipeline"].as_str()).find(|p| *p != canonical);
+    let other = enc(other.context("one run only")?);
+    let named = format!("/episodes/{two_runs}/compare?a={}&b={other}", enc(canonical));
+    let made = reqwest::get(w.url(&named)).await?;
+    ensure!(made.status() == 200, "{named}: {}", made.status());
+    let built = std::fs::read(dist.join(built_compare_page(&two_runs)))?;
+    ensure!(made.bytes().await?[..] == built[..], "{named} is not the page the build stored");
     Ok(())
 }
 

@@ -175,6 +175,9 @@ pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git(_shared: Arc
     ensure!(hit["name"] == "Benedict Okafor" && hit["name_state"] == "human", "{search}");
     let record = get(&w, &format!("/api/episodes/{id}")).await?;
     ensure!(record["names"]["B"]["name_state"] == "human", "{}", record["names"]);
+    // The runs compared, whose page the build stored with the names it had, now name them too.
+    let compared = reqwest::get(w.url(&format!("/episodes/{id}/compare"))).await?.text().await?;
+    ensure!(compared.contains("Benedict Okafor (SPEAKER_01, decided by an editor)"), "{compared}");
     ensure!(
         record["names"]["SPEAKER_01"]["human"]["note"] == "his full name, from the show notes",
         "{}",

@@ -191,15 +191,22 @@ fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
     }
 }
 
-/// The version of the episode page as the build stores it; it changes whenever the page's markup
-/// does, so a Worker never serves a stored page its own code would not render. The unit test
+/// The version of the episode's pages as the build stores them (its page and its runs compared); it
+/// changes whenever their markup does, so a Worker never serves a stored page its own code would not
+/// render. The unit test
 /// `built_episode_pages_are_this_versions` holds a sample page's hash to it: when it fails, change
 /// this number with the expectation.
-pub const EPISODE_PAGE_VERSION: u32 = 2;
+pub const EPISODE_PAGE_VERSION: u32 = 3;
 
 /// Where the build stores an episode's page, as rendered with the names it resolved.
 pub fn built_episode_page(episode_id: &str) -> String {
     format!("episodes/{episode_id}/page.v{EPISODE_PAGE_VERSION}.html")
+}
+
+/// Where the build stores the page comparing an episode's canonical run with the first other one
+/// (`/episodes/{id}/compare` without a pair asked for), as rendered with the names it resolved.
+pub fn built_compare_page(episode_id: &str) -> String {
+    format!("episodes/{episode_id}/compare.v{EPISODE_PAGE_VERSION}.html")
 }
 
 /// What the quote page shows of a question and its answer.
@@ -451,6 +458,7 @@ impl Renderer {
             description => format!("The transcript of {}, with who said what and when.", crate::clean::without_controls(&episode.title)),
             tagline => TAGLINE, footer => FOOTER,
             episode, duration => duration(record.duration_s), audio, turns, speakers, runs, downloads,
+            canonical_run => record.canonical_run, compared => record.other_than(&record.canonical_run),
             check_href => format!("/quotes?{}", url::form_urlencoded::Serializer::new(String::new()).append_pair("source_url", &episode.source_url).finish()),
             chart => json!({"bars": bars}),
         })
@@ -689,8 +697,8 @@ mod tests {
     use super::*;
     use crate::quotes::transcript::{RunHead, RunKind};
 
-    /// The page a stored one of this version holds, and the templates it is made of: a change here
-    /// is a change of [`EPISODE_PAGE_VERSION`].
+    /// The pages stored ones of this version hold, and the templates they are made of: a change
+    /// here is a change of [`EPISODE_PAGE_VERSION`].
     #[test]
     fn built_episode_pages_are_this_versions() {
         let mut canonical = crate::quotes::quote::tests::canonical();
@@ -712,16 +720,32 @@ mod tests {
             runs: vec![run(&canonical.pipeline), run("assemblyai-best")],
             compared: None,
         };
-        let html = Renderer::new().unwrap().episode_page(&head, &canonical).unwrap();
+        let renderer = Renderer::new().unwrap();
+        let html = renderer.episode_page(&head, &canonical).unwrap();
+        let mut other = canonical.clone();
+        other.pipeline = "assemblyai-best".into();
+        other.segments[0].text = "Bread is a slow food.".into();
+        let runs = |c: &Canonical| crate::quotes::transcript::Run {
+            pipeline: c.pipeline.clone(),
+            kind: RunKind::Asr,
+            created: "2026-01-01".into(),
+            imported_from: None,
+            segments: c.segments.clone(),
+            speaker_embeddings: None,
+            speaker_names: None,
+        };
+        let diff = crate::quotes::transcript::compare::compare(&runs(&canonical), &runs(&other));
+        let compared = renderer.compare_page(&head, &canonical.pipeline, "assemblyai-best", &diff).unwrap();
         let mut hasher = Sha256::new();
         hasher.update(html.as_bytes());
+        hasher.update(compared.as_bytes());
         for (name, source) in crate::pages::TEMPLATES {
-            if ["base.html", "episode.html", "player.html"].contains(&name) {
+            if ["base.html", "episode.html", "player.html", "compare.html"].contains(&name) {
                 hasher.update(source.as_bytes());
             }
         }
         let hash: String = hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-        expect_test::expect!["v2: 64548928483a517f"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
+        expect_test::expect!["v3: ca4b71fe12e81065"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
     }
 
     #[test]

@@ -10,7 +10,9 @@ use domain::api::{
     EpisodesAsked, JobState, QuoteAttribution, QuoteChecked, RunsAsked, SEARCH_PAGE_HITS, SearchPageAsked,
     TranscriptSearch, from_query,
 };
-use domain::quotes::page::{QuoteView, UnknownEpisode, built_episode_page, closest_phrases};
+use domain::quotes::page::{
+    QuoteView, UnknownEpisode, built_compare_page, built_episode_page, closest_phrases,
+};
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views;
 use domain::quotes::transcript::compare::compare;
@@ -151,10 +153,18 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
 }
 
 /// `GET /episodes/{episode_id}/compare?a=…&b=…`: `a` defaults to the canonical run, `b` to the first
-/// other one. The build compared that pair already (the head's `compared`); another is compared here,
-/// from the record's runs.
+/// other one. The build compared that pair already (the head's `compared`) and stored its page, which
+/// is the answer to a request naming no pair while no editor's decision about the episode is on
+/// record; another pair is compared here, from the record's runs.
 pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError> {
     let id = &asked.episode_id;
+    if asked.a.is_none() && asked.b.is_none() {
+        let decided = decisions::decided(env, id, false).await?;
+        let built = built_compare_page(id);
+        if let Some(built) = decisions::built_unless_decided(env, id, decided.as_ref(), built).await? {
+            return http::page_answer(built);
+        }
+    }
     let mut head = head(env, id).await?;
     let first = asked.a.unwrap_or_else(|| head.canonical_run.clone());
     let second = match asked.b.or_else(|| head.other_than(&first).map(str::to_string)) {
