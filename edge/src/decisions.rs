@@ -154,8 +154,16 @@ pub async fn current_reports(
     id: &str,
     keyed: bool,
 ) -> Result<Option<BTreeMap<String, LabelReport>>, ApiError> {
-    let decisions = decisions_of(env, &[id], keyed).await?;
-    let Some(decided) = decisions.get(id) else { return Ok(None) };
+    reports_with(env, id, decided(env, id, keyed).await?.as_ref()).await
+}
+
+/// The episode's names with `decided` (from [`decided`]) in force, or `None` when there are none.
+pub async fn reports_with(
+    env: &Env,
+    id: &str,
+    decided: Option<&BTreeMap<String, HumanDecision>>,
+) -> Result<Option<BTreeMap<String, LabelReport>>, ApiError> {
+    let Some(decided) = decided else { return Ok(None) };
     let Some(inputs) = name_inputs(env, id).await? else { return Ok(None) };
     Ok(Some(inputs.resolve_with(decided)))
 }

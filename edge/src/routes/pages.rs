@@ -158,8 +158,8 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
 /// record; another pair is compared here, from the record's runs.
 pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError> {
     let id = &asked.episode_id;
+    let decided = decisions::decided(env, id, false).await?;
     if asked.a.is_none() && asked.b.is_none() {
-        let decided = decisions::decided(env, id, false).await?;
         let built = built_compare_page(id);
         if let Some(built) = decisions::built_unless_decided(env, id, decided.as_ref(), built).await? {
             return http::page_answer(built);
@@ -197,7 +197,7 @@ pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError
             }
         }
     };
-    if let Some(reports) = decisions::current_reports(env, id, false).await? {
+    if let Some(reports) = decisions::reports_with(env, id, decided.as_ref()).await? {
         head.names = reports;
     }
     http::public_page(RENDERER.with(|r| r.compare_page(&head, &first, &second, &diff)))
