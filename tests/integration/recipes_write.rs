@@ -59,6 +59,23 @@ impl Api {
             .await
     }
 
+    /// A create carrying `Idempotency-Key: key` (a structured-field string), sent again once when the
+    /// connection it went out on was closed under it, as `get` is: the key makes the second send answer
+    /// what the first made, if the first reached the Worker, so no recipe is made twice.
+    pub async fn create_retried(&self, key: &str, doc: &Value) -> Result<Answer> {
+        let request = || {
+            self.client
+                .post(format!("{}/api/recipes", self.base))
+                .bearer_auth(&self.key)
+                .header("Idempotency-Key", key)
+                .json(doc)
+        };
+        match request().send().await {
+            Err(err) if err.is_request() || err.is_connect() => self.send(request()).await,
+            sent => Self::read(sent?).await,
+        }
+    }
+
     pub async fn change(&self, slug: &str, doc: &Value, note: &str, if_match: Option<u64>) -> Result<Answer> {
         let mut body = doc.clone();
         body["note"] = json!(note);
@@ -485,7 +502,7 @@ pub async fn a_search_answers_alike_before_and_after_two_thousand_writes_that_do
     let created: Vec<Answer> = futures::stream::iter(0..2_000)
         .map(|n| {
             let api = &api;
-            async move { api.create(&quince(n)).await }
+            async move { api.create_retried(&format!("\"bulk-{n}\""), &quince(n)).await }
         })
         .buffer_unordered(16)
         .try_collect()
