@@ -301,6 +301,13 @@ impl Worker {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The last `n` lines of wrangler's log, for a failure's message.
+    pub fn log_tail(&self, n: usize) -> String {
+        let log = self.log();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(n)..].join("\n")
+    }
+
     /// Runs one SQL statement on this worker's local D1, as an operator would with wrangler — for
     /// what has no route, such as giving an account the `editor` role.
     pub fn d1_execute(&self, sql: &str) -> Result<()> {

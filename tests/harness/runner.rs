@@ -55,14 +55,9 @@ pub fn run(tests: Vec<(&'static str, TestFn)>) -> ExitCode {
             }
         }
         if failed > 0 {
-            println!("--- wrangler log (tail) ---\n{}", tail(&worker.log(), 40));
+            println!("--- wrangler log (tail) ---\n{}", worker.log_tail(40));
         }
         println!("\n{passed} passed, {failed} failed");
         if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
     })
-}
-
-fn tail(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }

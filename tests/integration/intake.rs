@@ -66,7 +66,11 @@ impl IntakeSite {
             if matches!(job["state"].as_str(), Some("ready" | "failed")) {
                 return Ok(job);
             }
-            ensure!(start.elapsed() < Duration::from_secs(60), "the job did not finish in a minute: {job}");
+            ensure!(
+                start.elapsed() < Duration::from_secs(60),
+                "the job did not finish in a minute: {job}\n--- wrangler log (tail) ---\n{}",
+                self.worker.log_tail(60)
+            );
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }

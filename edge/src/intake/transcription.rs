@@ -12,6 +12,8 @@
 //! address: its share link, its page, the cron's feed item) waits for that transcription and ends
 //! with that job's episode, charged nothing.
 
+use std::time::Duration;
+
 use domain::quotes::intake::Audio;
 use domain::quotes::intake::audio as measure;
 use domain::quotes::intake::transcribe::{self, Call, Order, Progress, Service};
@@ -19,8 +21,10 @@ use domain::quotes::transcript::Run;
 use domain::quotes::transcript::url::normalise_source_url;
 use domain::site::limits::{self, Policy, RateDecision};
 use domain::site::outbound::Fetched;
+use futures::StreamExt;
+use futures::future::{Either, select};
 use serde_json::json;
-use worker::{Env, Headers, Method, Request, RequestInit, Response};
+use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, Response};
 
 use super::{BUCKET, Message, QUEUE};
 use crate::auth::{self, now_iso, now_s, sha256_hex};
@@ -32,6 +36,9 @@ const SUBMITTING_S: u64 = 120;
 
 /// The most bytes of a service's answer read: a transcript with every word's time.
 const MAX_ANSWER_BYTES: usize = 50 * 1024 * 1024;
+
+/// How long one call to the service may take, its answer read whole: a queue message waits on it.
+const SERVICE_TIMEOUT_MS: u64 = 60_000;
 
 fn var(env: &Env, name: &str) -> Option<String> {
     env.var(name).ok().map(|v| v.to_string()).filter(|v| !v.trim().is_empty())
@@ -362,7 +369,10 @@ async fn submit(
     let call = transcribe::submit(transcriber.service, &transcriber.base, &transcriber.key, &order);
     let (status, body) = match send(&call).await {
         Ok(answer) => answer,
-        Err(reason) => return fail(env, &job.id, "charged", reason, true).await,
+        // A submission the service may have taken keeps its charge, as one broken off does.
+        Err(Unanswered { reason, maybe_heard }) => {
+            return fail(env, &job.id, "charged", reason, !maybe_heard).await;
+        }
     };
     let remote = match transcribe::submitted(transcriber.service, status, &body) {
         Ok(remote) => remote,
@@ -504,27 +514,68 @@ async fn stored_answer(env: &Env, job_id: &str, service: &str) -> Result<Option<
     }
 }
 
-/// Sends one call to the service: its status and body, or why it could not be reached.
-async fn send(call: &Call) -> Result<(u16, Vec<u8>), String> {
+/// A call to the service that brought no answer.
+struct Unanswered {
+    reason: String,
+    /// The call went out and the service may have acted on it: it took too long, or its answer
+    /// broke off.
+    maybe_heard: bool,
+}
+
+/// Sends one call to the service: its status and body, within [`SERVICE_TIMEOUT_MS`] and
+/// [`MAX_ANSWER_BYTES`], or why there is none.
+async fn send(call: &Call) -> Result<(u16, Vec<u8>), Unanswered> {
+    let unheard = |reason: String| Unanswered { reason, maybe_heard: false };
     let headers = Headers::new();
     for (name, value) in &call.headers {
-        headers.set(name, value).map_err(|err| err.to_string())?;
+        headers.set(name, value).map_err(|err| unheard(err.to_string()))?;
     }
     let mut init = RequestInit::new();
     init.with_method(if call.method == "GET" { Method::Get } else { Method::Post }).with_headers(headers);
     if let Some(body) = &call.body {
         init.with_body(Some(body.clone().into()));
     }
-    let request = Request::new_with_init(&call.url, &init).map_err(|err| err.to_string())?;
-    let mut response = worker::Fetch::Request(request)
-        .send()
-        .await
-        .map_err(|err| format!("the transcription service could not be reached: {err}"))?;
-    let body = response.bytes().await.map_err(|err| format!("the transcription service broke off: {err}"))?;
-    if body.len() > MAX_ANSWER_BYTES {
-        return Err(format!("the transcription service answered more than {} MiB", MAX_ANSWER_BYTES >> 20));
+    let request = Request::new_with_init(&call.url, &init).map_err(|err| unheard(err.to_string()))?;
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let answered = async {
+        let mut response = Fetch::Request(request)
+            .send_with_signal(&signal)
+            .await
+            .map_err(|err| unheard(format!("the transcription service could not be reached: {err}")))?;
+        let broke_off = |err: worker::Error| Unanswered {
+            reason: format!("the transcription service broke off: {err}"),
+            maybe_heard: true,
+        };
+        let mut stream = response.stream().map_err(broke_off)?;
+        let mut body = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            body.extend_from_slice(&chunk.map_err(broke_off)?);
+            if body.len() > MAX_ANSWER_BYTES {
+                return Err(Unanswered {
+                    reason: format!(
+                        "the transcription service answered more than {} MiB",
+                        MAX_ANSWER_BYTES >> 20
+                    ),
+                    maybe_heard: true,
+                });
+            }
+        }
+        Ok((response.status_code(), body))
+    };
+    match select(std::pin::pin!(answered), Delay::from(Duration::from_millis(SERVICE_TIMEOUT_MS))).await {
+        Either::Left((answer, _)) => answer,
+        Either::Right(((), _)) => {
+            controller.abort();
+            Err(Unanswered {
+                reason: format!(
+                    "the transcription service did not answer within {} s",
+                    SERVICE_TIMEOUT_MS / 1000
+                ),
+                maybe_heard: true,
+            })
+        }
     }
-    Ok((response.status_code(), body))
 }
 
 /// `POST /api/intake/{job_id}/transcribed?token=…`: the service's callback. The job's token must
