@@ -304,6 +304,18 @@ pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Wo
     ensure!(violations.is_empty(), "axe on the episode page: {violations:?}");
     ensure!(narrow_enough(&browser).await?, "the episode page is wider than a phone");
 
+    // The form to compare two runs starts at the pair the link compares: the canonical run, then
+    // the first other.
+    let record = json_of(&w, &format!("/api/episodes/{id}")).await?;
+    let canonical = record["canonical_run"].as_str().context("no canonical run")?;
+    let mut pipelines =
+        record["runs"].as_array().into_iter().flatten().filter_map(|run| run["pipeline"].as_str());
+    let other = pipelines.find(|p| *p != canonical).context("one run only")?;
+    let chosen = browser
+        .execute("return ['a', 'b'].map(name => document.querySelector(`select[name=${name}]`).value);")
+        .await?;
+    ensure!(chosen == json!([canonical, other]), "the form's pair: {chosen}");
+
     // The two runs compared, by the episode page's link: Whisper's `Ana` where AssemblyAI heard
     // `Anna`, and the turn AssemblyAI gave to the guest where the canonical run has the host.
     browser.click(&format!("a[href=\"/episodes/{id}/compare\"]")).await?;
@@ -330,11 +342,6 @@ pub async fn an_episode_page_charts_its_speakers_and_compares_its_runs(w: Arc<Wo
     ensure!(narrow_enough(&browser).await?, "the comparison is wider than a phone");
     // The pair the other way round is not the one the build compared: the Worker compares it from
     // the record's runs, by the same code.
-    let record = json_of(&w, &format!("/api/episodes/{id}")).await?;
-    let canonical = record["canonical_run"].as_str().context("no canonical run")?;
-    let mut pipelines =
-        record["runs"].as_array().into_iter().flatten().filter_map(|run| run["pipeline"].as_str());
-    let other = pipelines.find(|p| *p != canonical).context("one run only")?;
     browser.goto(&w.url(&format!("/episodes/{id}/compare?a={}&b={}", enc(other), enc(canonical)))).await?;
     let words = browser.execute(WORD_CHANGES).await?;
     ensure!(

@@ -2,6 +2,7 @@
 //! read route, the change feed, history, bad input, the write limit, and the two races.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use futures::future::join_all;
@@ -59,9 +60,11 @@ impl Api {
             .await
     }
 
-    /// A create carrying `Idempotency-Key: key` (a structured-field string), sent again once when the
-    /// connection it went out on was closed under it, as `get` is: the key makes the second send answer
-    /// what the first made, if the first reached the Worker, so no recipe is made twice.
+    /// A create carrying `Idempotency-Key: key` (a structured-field string), sent again when the
+    /// connection it went out on was closed under it, as `get` is: the key makes a send after the
+    /// first answer what the first made, if it reached the Worker, so no recipe is made twice. While
+    /// the first still holds the key (409 `idempotency-key-in-flight`: it runs, or it died and the
+    /// key is let go after two minutes) it asks again shortly, as docs/api.md advises.
     pub async fn create_retried(&self, key: &str, doc: &Value) -> Result<Answer> {
         let request = || {
             self.client
@@ -70,10 +73,16 @@ impl Api {
                 .header("Idempotency-Key", key)
                 .json(doc)
         };
-        match request().send().await {
-            Err(err) if err.is_request() || err.is_connect() => self.send(request()).await,
-            sent => Self::read(sent?).await,
+        let mut answer = match request().send().await {
+            Err(err) if err.is_request() || err.is_connect() => self.send(request()).await?,
+            sent => return Self::read(sent?).await,
+        };
+        let asked_until = Instant::now() + Duration::from_secs(150);
+        while answer.status == StatusCode::CONFLICT && Instant::now() < asked_until {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            answer = self.send(request()).await?;
         }
+        Ok(answer)
     }
 
     pub async fn change(&self, slug: &str, doc: &Value, note: &str, if_match: Option<u64>) -> Result<Answer> {

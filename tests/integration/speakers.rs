@@ -222,6 +222,11 @@ pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git(_shared: Arc
     ensure!(guest_name(&transcript) == Some(json!("Benedict O. Okafor")), "{transcript}");
     let page = reqwest::get(w.url(&format!("/episodes/{id}"))).await?.text().await?;
     ensure!(page.contains("Benedict O. Okafor"), "the page shows the name git holds now");
+    let compared = reqwest::get(w.url(&format!("/episodes/{id}/compare"))).await?.text().await?;
+    ensure!(
+        compared.contains("Benedict O. Okafor (SPEAKER_01, decided by an editor)"),
+        "the comparison shows the name git holds now: {compared}"
+    );
 
     // The same content as synced from another site, built beside the running Worker: that position
     // means nothing to this database, whose every decision is laid over the new build once the

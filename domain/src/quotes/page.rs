@@ -705,6 +705,12 @@ mod tests {
         canonical.episode.audio_url = Some("https://media.example/kitchen-table/1.mp3".into());
         canonical.episode.published = Some("2026-01-01".into());
         canonical.episode.attribution = Some("© The Kitchen Table".into());
+        let report = |name: Option<&str>, name_state| LabelReport {
+            name: name.map(str::to_string),
+            name_state,
+            votes: Vec::new(),
+            human: None,
+        };
         let run = |pipeline: &str| RunHead {
             pipeline: pipeline.into(),
             kind: RunKind::Asr,
@@ -715,7 +721,11 @@ mod tests {
             title: canonical.episode.title.clone(),
             canonical_run: canonical.pipeline.clone(),
             duration_s: 65.0,
-            names: BTreeMap::new(),
+            names: BTreeMap::from([
+                ("S0".to_string(), report(Some("Ana Lima"), NameState::Confident)),
+                ("S1".to_string(), report(Some("Ben Okafor"), NameState::Human)),
+                ("S2".to_string(), report(None, NameState::Withheld)),
+            ]),
             downloads: BTreeMap::from([("json".to_string(), "/episodes/x/transcript.json".to_string())]),
             runs: vec![run(&canonical.pipeline), run("assemblyai-best")],
             compared: None,
@@ -725,7 +735,9 @@ mod tests {
         let mut other = canonical.clone();
         other.pipeline = "assemblyai-best".into();
         other.segments[0].text = "Bread is a slow food.".into();
-        let runs = |c: &Canonical| crate::quotes::transcript::Run {
+        // A turn the other run gives to another voice, so the comparison lists a change of speaker.
+        other.segments[1].speaker = "S2".into();
+        let run_of = |c: &Canonical| crate::quotes::transcript::Run {
             pipeline: c.pipeline.clone(),
             kind: RunKind::Asr,
             created: "2026-01-01".into(),
@@ -734,8 +746,10 @@ mod tests {
             speaker_embeddings: None,
             speaker_names: None,
         };
-        let diff = crate::quotes::transcript::compare::compare(&runs(&canonical), &runs(&other));
+        let diff = crate::quotes::transcript::compare::compare(&run_of(&canonical), &run_of(&other));
         let compared = renderer.compare_page(&head, &canonical.pipeline, "assemblyai-best", &diff).unwrap();
+        assert!(!diff.turn_changes.is_empty() && !diff.word_changes.is_empty(), "{diff:?}");
+        assert!(compared.contains("Ben Okafor (S1, decided by an editor)"), "{compared}");
         let mut hasher = Sha256::new();
         hasher.update(html.as_bytes());
         hasher.update(compared.as_bytes());
@@ -745,7 +759,7 @@ mod tests {
             }
         }
         let hash: String = hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-        expect_test::expect!["v3: ca4b71fe12e81065"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
+        expect_test::expect!["v3: 9a56dd94d6d5857d"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
     }
 
     #[test]

@@ -160,9 +160,9 @@ pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError
     let id = &asked.episode_id;
     let decided = decisions::decided(env, id, false).await?;
     if asked.a.is_none() && asked.b.is_none() {
-        let built = built_compare_page(id);
-        if let Some(built) = decisions::built_unless_decided(env, id, decided.as_ref(), built).await? {
-            return http::page_answer(built);
+        let stored_path = built_compare_page(id);
+        if let Some(stored) = decisions::built_unless_decided(env, id, decided.as_ref(), stored_path).await? {
+            return http::page_answer(stored);
         }
     }
     let mut head = head(env, id).await?;
