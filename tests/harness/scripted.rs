@@ -118,9 +118,10 @@ pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic
 /// its page (`/tx/episodes/<name>`, also reached by the share link `/tx/share/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
 /// length in minutes. The name tells the scripted transcription services
 /// (`tests::transcribers`) how to behave: `twice` calls back twice, `quiet` never calls back,
-/// `early` calls back before it answers the submission, `gone`'s audio answers 404, `liar`'s audio (a
+/// `early` calls back before it answers the submission, `stall`'s submission is answered four seconds
+/// late (AssemblyAI), `gone`'s audio answers 404, `liar`'s audio (a
 /// WAV) and `boxed`'s (an M4A with its index at its end, served by range) are longer than their feed says.
-pub const UNTRANSCRIBED: [(&str, u32); 10] = [
+pub const UNTRANSCRIBED: [(&str, u32); 11] = [
     ("clean", 10),
     ("twice", 10),
     ("quiet", 10),
@@ -131,6 +132,7 @@ pub const UNTRANSCRIBED: [(&str, u32); 10] = [
     ("early", 10),
     ("liar", 10),
     ("boxed", 10),
+    ("stall", 10),
 ];
 
 /// How many times longer an episode's audio is than its feed claims: `liar`'s and `boxed`'s files

@@ -677,6 +677,35 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
     Ok(())
 }
 
+/// A service that takes a submission and answers it after `TRANSCRIBE_CALL_SECONDS`: the job fails
+/// saying so, its charge stands (the service may be transcribing it), and the jobs queued behind it
+/// are not held.
+pub async fn a_transcription_service_that_answers_too_late_fails_the_job_and_keeps_its_charge(
+    _w: Arc<Worker>,
+) -> Result<()> {
+    let service = transcribers::assemblyai().await?;
+    let mut settings = transcribing("assemblyai", &service.base());
+    settings.push(("TRANSCRIBE_CALL_SECONDS".into(), "1".into()));
+    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let site = IntakeSite::start_with(&settings).await?;
+
+    let (stalled, clean) = tokio::join!(site.take_in("stall"), site.take_in("clean"));
+    let (stalled, clean) = (stalled?, clean?);
+    let reason = stalled["reason"].as_str().unwrap_or_default();
+    ensure!(
+        stalled["state"] == "failed"
+            && reason.contains("did not answer within 1 s (TRANSCRIBE_CALL_SECONDS)"),
+        "{stalled}"
+    );
+    ensure!(clean["state"] == "ready", "the job beside it: {clean}");
+    let charges = site.charges()?;
+    ensure!(
+        charges.iter().any(|charge| *charge == ("stall".to_string(), "failed".to_string(), 600)),
+        "the late answer's charge stands: {charges:?}"
+    );
+    Ok(())
+}
+
 /// Through the scripted Deepgram, which answers only by calling back: the callback brings the
 /// episode in, a second one changes nothing, one without the job's token is refused, and a callback
 /// that never comes fails the job at its deadline.

@@ -37,9 +37,6 @@ const SUBMITTING_S: u64 = 120;
 /// The most bytes of a service's answer read: a transcript with every word's time.
 const MAX_ANSWER_BYTES: usize = 50 * 1024 * 1024;
 
-/// How long one call to the service may take, its answer read whole: a queue message waits on it.
-const SERVICE_TIMEOUT_MS: u64 = 60_000;
-
 fn var(env: &Env, name: &str) -> Option<String> {
     env.var(name).ok().map(|v| v.to_string()).filter(|v| !v.trim().is_empty())
 }
@@ -97,6 +94,12 @@ fn poll_s(env: &Env) -> u32 {
 /// How long a transcription may take before its job fails (`TRANSCRIBE_TIMEOUT_SECONDS`, 3 hours).
 fn timeout_s(env: &Env) -> u64 {
     var(env, "TRANSCRIBE_TIMEOUT_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(3 * 3600)
+}
+
+/// How long one call to the service may take, its answer read whole (`TRANSCRIBE_CALL_SECONDS`, a
+/// minute): a queue message waits on it, and the jobs behind it.
+fn call_limit(env: &Env) -> Duration {
+    Duration::from_secs(var(env, "TRANSCRIBE_CALL_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(60))
 }
 
 fn today() -> String {
@@ -367,7 +370,7 @@ async fn submit(
         charged_s: charged,
     };
     let call = transcribe::submit(transcriber.service, &transcriber.base, &transcriber.key, &order);
-    let (status, body) = match send(&call).await {
+    let (status, body) = match send(&call, call_limit(env)).await {
         Ok(answer) => answer,
         // A submission the service may have taken keeps its charge, as one broken off does.
         Err(Unanswered { reason, maybe_heard }) => {
@@ -409,7 +412,7 @@ async fn collect(
         come_back(env, &job.id).await?;
         return Ok(Heard::Waiting);
     };
-    let (status, body) = match send(&call).await {
+    let (status, body) = match send(&call, call_limit(env)).await {
         Ok(answer) => answer,
         // A service out of reach is asked again at the next poll.
         Err(_) => (503, Vec::new()),
@@ -522,9 +525,9 @@ struct Unanswered {
     maybe_heard: bool,
 }
 
-/// Sends one call to the service: its status and body, within [`SERVICE_TIMEOUT_MS`] and
+/// Sends one call to the service: its status and body, within `limit` ([`call_limit`]) and
 /// [`MAX_ANSWER_BYTES`], or why there is none.
-async fn send(call: &Call) -> Result<(u16, Vec<u8>), Unanswered> {
+async fn send(call: &Call, limit: Duration) -> Result<(u16, Vec<u8>), Unanswered> {
     let unheard = |reason: String| Unanswered { reason, maybe_heard: false };
     let headers = Headers::new();
     for (name, value) in &call.headers {
@@ -563,14 +566,14 @@ async fn send(call: &Call) -> Result<(u16, Vec<u8>), Unanswered> {
         }
         Ok((response.status_code(), body))
     };
-    match select(std::pin::pin!(answered), Delay::from(Duration::from_millis(SERVICE_TIMEOUT_MS))).await {
+    match select(std::pin::pin!(answered), Delay::from(limit)).await {
         Either::Left((answer, _)) => answer,
         Either::Right(((), _)) => {
             controller.abort();
             Err(Unanswered {
                 reason: format!(
-                    "the transcription service did not answer within {} s",
-                    SERVICE_TIMEOUT_MS / 1000
+                    "the transcription service did not answer within {} s (TRANSCRIBE_CALL_SECONDS)",
+                    limit.as_secs()
                 ),
                 maybe_heard: true,
             })
