@@ -680,9 +680,7 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
 /// A service that takes a submission and answers it after `TRANSCRIBE_CALL_SECONDS`: the job fails
 /// saying so, its charge stands (the service may be transcribing it), and the jobs queued behind it
 /// are not held.
-pub async fn a_transcription_service_that_answers_too_late_fails_the_job_and_keeps_its_charge(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_late_transcription_service_fails_its_job_and_keeps_the_charge(_w: Arc<Worker>) -> Result<()> {
     let service = transcribers::assemblyai().await?;
     let mut settings = transcribing("assemblyai", &service.base());
     settings.push(("TRANSCRIBE_CALL_SECONDS".into(), "1".into()));

@@ -81,7 +81,7 @@ fn main() -> std::process::ExitCode {
         intake::a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally,
         intake::assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget,
         intake::deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job,
-        intake::a_transcription_service_that_answers_too_late_fails_the_job_and_keeps_its_charge,
+        intake::a_late_transcription_service_fails_its_job_and_keeps_the_charge,
         // Addresses readers paste: its own worker, on a build of tests/data/two-licences.
         addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).
