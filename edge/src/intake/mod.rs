@@ -170,11 +170,22 @@ async fn fetch_if_changed(
         }
         unreachable!("the loop returns")
     };
-    match select(std::pin::pin!(reads), Delay::from(limit)).await {
-        Either::Left((answer, _)) => answer,
+    within(limit, reads, controller)
+        .await
+        .unwrap_or_else(|| Err(format!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs())))
+}
+
+/// What `call` answers within `limit`, else `None` and the fetches `controller` signals aborted.
+pub(super) async fn within<T>(
+    limit: Duration,
+    call: impl std::future::Future<Output = T>,
+    controller: AbortController,
+) -> Option<T> {
+    match select(std::pin::pin!(call), Delay::from(limit)).await {
+        Either::Left((answer, _)) => Some(answer),
         Either::Right(((), _)) => {
             controller.abort();
-            Err(format!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs()))
+            None
         }
     }
 }

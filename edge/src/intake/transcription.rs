@@ -22,9 +22,8 @@ use domain::quotes::transcript::url::normalise_source_url;
 use domain::site::limits::{self, Policy, RateDecision};
 use domain::site::outbound::Fetched;
 use futures::StreamExt;
-use futures::future::{Either, select};
 use serde_json::json;
-use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, Response};
+use worker::{AbortController, Env, Fetch, Headers, Method, Request, RequestInit, Response};
 
 use super::{BUCKET, Message, QUEUE};
 use crate::auth::{self, now_iso, now_s, sha256_hex};
@@ -566,19 +565,15 @@ async fn send(call: &Call, limit: Duration) -> Result<(u16, Vec<u8>), Unanswered
         }
         Ok((response.status_code(), body))
     };
-    match select(std::pin::pin!(answered), Delay::from(limit)).await {
-        Either::Left((answer, _)) => answer,
-        Either::Right(((), _)) => {
-            controller.abort();
-            Err(Unanswered {
-                reason: format!(
-                    "the transcription service did not answer within {} s (TRANSCRIBE_CALL_SECONDS)",
-                    limit.as_secs()
-                ),
-                maybe_heard: true,
-            })
-        }
-    }
+    super::within(limit, answered, controller).await.unwrap_or_else(|| {
+        Err(Unanswered {
+            reason: format!(
+                "the transcription service did not answer within {} s (TRANSCRIBE_CALL_SECONDS)",
+                limit.as_secs()
+            ),
+            maybe_heard: true,
+        })
+    })
 }
 
 /// `POST /api/intake/{job_id}/transcribed?token=…`: the service's callback. The job's token must
