@@ -7,7 +7,8 @@
 #   scripts/bench-reads.sh OUT [DURATION] [KINDS]
 # e.g. scripts/bench-reads.sh tests/.work/bench-dist-100000 20s
 #      scripts/bench-reads.sh tests/.work/corpus-dist 20s "attribute transcript phrase"
-# KINDS: recipe-json recipe-page search attribute attribute-anywhere transcript phrase phrase-fresh
+# KINDS: recipe-json recipe-page search attribute reading-file (the file `attribute` reads, passed through)
+# attribute-anywhere transcript phrase phrase-fresh
 # quote-page quote-page-anywhere episode-page search-page show-page compare-page review-page (the quote
 # service's pages and the editors' queue, signed in as an editor, each
 # followed by its page weight: the bytes of its HTML, inline CSS and script included), show-list (the
@@ -82,7 +83,7 @@ write("recipe-page", [f"/r/{s}" for s in picked])
 words = [w for s in picked for w in s.split("-") if len(w) > 3 and not w.isdigit()]
 write("search", [f"/api/recipes?q={urllib.parse.quote(w)}" for w in words[:2000]])
 episodes = json.load(open(f"{out}/episodes.json")) if os.path.exists(f"{out}/episodes.json") else []
-attribute, anywhere, transcript, phrase = [], [], [], []
+attribute, anywhere, transcript, phrase, reading = [], [], [], [], []
 for ep in rng.sample(episodes, min(400, len(episodes))):
     doc = json.load(open(f"{out}/episodes/{ep['id']}/transcript.json"))
     segments = [s for s in doc["segments"] if len(s["text"].split()) >= 12]
@@ -93,6 +94,7 @@ for ep in rng.sample(episodes, min(400, len(episodes))):
     start = rng.randrange(0, len(words) - 10)
     quote = " ".join(words[start:start + 10])
     attribute.append("/api/attribute?" + urllib.parse.urlencode({"source_url": ep["source_url"], "quote": quote}))
+    reading.extend(f"/episodes/{ep['id']}/{name}" for name in os.listdir(f"{out}/episodes/{ep['id']}") if name.startswith("reading."))
     anywhere.append("/api/attribute?" + urllib.parse.urlencode({"quote": quote}))
     phrase.append("/api/search?" + urllib.parse.urlencode({"q": " ".join(words[start:start + 3])}))
 # Fresh queries: as many distinct ones as a run sends (no request repeats, so none is answered from
@@ -125,6 +127,9 @@ for kind, paths in (("phrase-fresh", fresh_phrase), ("phrase-fresh-limit5", limi
     write(f"{kind}.warm", paths[:WARM_QUERIES])
     write(kind, paths[WARM_QUERIES:])
 write("attribute", attribute)
+# The file an attribution reads (`episodes/<id>/reading.v<N>.bin`) of the same episodes, passed through
+# as a built file: the same R2 read with nothing decoded or answered, the floor under `attribute`.
+write("reading-file", reading)
 write("attribute-anywhere", anywhere)
 # The quote service's pages, on the same questions: a page per question, every episode once.
 write("quote-page", [p.replace("/api/attribute?", "/quotes?") for p in attribute])
