@@ -117,6 +117,16 @@ pub async fn attribute_flags_tails_speaker_changes_and_misses(w: Arc<Worker>) ->
     let across = attribute(&w, SOURDOUGH, "What do you feed it? Rye flour and water").await?;
     ensure!(across["crosses_speaker"] == true && across["trust"] == "review", "{across}");
     ensure!(across["speakers"].as_array().map(Vec::len) == Some(2), "{across}");
+    // `cite` named only the first of two speakers while the page's heading named both.
+    let (first, second) = (across["speakers"][0]["name"].as_str(), across["speakers"][1]["name"].as_str());
+    let both = format!("{}, then {}, “", first.unwrap_or_default(), second.unwrap_or_default());
+    let cite = across["cite"].as_str().unwrap_or_default();
+    ensure!(
+        first.is_some() && second.is_some() && cite.starts_with(&both),
+        "both speakers are cited: {across}"
+    );
+    let reasons = across["review_reasons"].to_string();
+    ensure!(reasons.contains("crosses from one speaker to another"), "the answer says why: {across}");
     let asr_error = attribute(&w, SOURDOUGH, "a slow doe at room temperature tastes better").await?;
     ensure!(
         asr_error["found"] == true

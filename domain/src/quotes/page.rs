@@ -21,7 +21,7 @@ use crate::quotes::intake::JobState;
 use crate::quotes::quote::cite::{clock, listen_url};
 use crate::quotes::quote::phrase::{Answer as SearchAnswer, Query};
 use crate::quotes::quote::views::{self, Filters, SegmentView};
-use crate::quotes::quote::{Attribution, MAX_QUOTE_CHARS, Match};
+use crate::quotes::quote::{Attribution, MAX_QUOTE_CHARS};
 use crate::quotes::transcript::compare::{Comparison, MAX_LISTED};
 use crate::quotes::transcript::names::{self, LabelReport, NameState, Vote, VoteSource};
 use crate::quotes::transcript::normalise::tokens;
@@ -33,13 +33,7 @@ const FOOTER: &str = "Transcripts keep their own licences, shown with each episo
 
 /// A name's state in a reporter's words.
 pub fn state_word(state: NameState) -> &'static str {
-    match state {
-        NameState::Confident => "confident",
-        NameState::Tentative => "unconfirmed",
-        NameState::Withheld => "withheld",
-        NameState::Human => "decided by an editor",
-        NameState::Unknown => "not known",
-    }
+    state.word()
 }
 
 fn source_word(source: VoteSource) -> &'static str {
@@ -71,16 +65,23 @@ pub fn state_reason(label: &str, report: Option<&LabelReport>) -> String {
     let sources: Vec<&str> = named.iter().map(|vote| source_word(vote.source)).collect();
     match report.name_state {
         NameState::Confident => capitalised(&format!("{} agree.", and_list(&sources))),
-        NameState::Tentative if names::is_merged_label(label) => {
+        _ if names::is_merged_label(label) => {
             let voices: Vec<&str> = label.split(names::MERGED).collect();
+            let named = match sources.as_slice() {
+                [] => String::new(),
+                [one] => format!("; {one} names them, but"),
+                many => format!("; {} name them, but", and_list(many)),
+            };
             format!(
-                "The transcription service gave one name to the voices {}, so these turns may be any of \
-                 theirs; {} {} them, and an editor can decide.",
+                "The transcription service could not tell the voices {} apart, so these turns may be any \
+                 of theirs{} no one name is certain for them.",
                 and_list(&voices),
-                and_list(&sources),
-                if sources.len() == 1 { "names" } else { "name" }
+                if named.is_empty() { " and".to_string() } else { named },
             )
         }
+        _ if names::holds_several_voices(label) => "Nobody separated the voices of this transcript: these \
+             turns may be several people's, and no one name is certain for them."
+            .into(),
         NameState::Tentative => {
             format!("Only {} names them; no other source confirms it.", and_list(&sources))
         }
@@ -109,35 +110,6 @@ fn who(name: Option<&str>, label: &str, state: NameState) -> String {
         (None, NameState::Withheld) => format!("name withheld ({label})"),
         (None, _) => format!("unidentified ({label})"),
     }
-}
-
-/// The reasons an answer is `review`, in words.
-pub fn trust_reasons(found: &Match, places: u64) -> Vec<String> {
-    let mut reasons = Vec::new();
-    if !found.verbatim {
-        reasons.push(if found.matched_words >= found.quote_words {
-            "not word for word (every word matched, but some only closely: a spelling or a form differs)"
-                .into()
-        } else {
-            format!(
-                "not word for word (only {} of the quote's {} words matched)",
-                found.matched_words, found.quote_words
-            )
-        });
-    }
-    if found.edited {
-        reasons.push("an edited quote (pieces joined by … or a [bracketed] word)".into());
-    }
-    if found.crosses_speaker {
-        reasons.push("it crosses from one speaker to another".into());
-    }
-    if places > 1 {
-        reasons.push(format!("said in more than one place ({places})"));
-    }
-    if !found.name_state.is_trustworthy() {
-        reasons.push(format!("the name is {}", state_word(found.name_state)));
-    }
-    reasons
 }
 
 /// The anchor of a moment: whole seconds.
@@ -356,7 +328,7 @@ impl Renderer {
                 "state": state_word(found.name_state),
                 "state_reason": state_reason(&found.speaker, view.report),
                 "trust": if found.trust == crate::quotes::quote::Trust::High { "high" } else { "review" },
-                "trust_reasons": trust_reasons(found, answer.matches),
+                "trust_reasons": found.review_reasons,
                 "clock": clock(found.start_s),
                 "start": anchor(found.start_s),
                 // The quote's second on the episode page, whose player starts there and shows its turn.
@@ -580,6 +552,9 @@ struct EntryShown<'a> {
     known: String,
     confirm: Vec<&'a str>,
     refused: Option<&'a Refused>,
+    /// The label may hold several people's speech ([`names::holds_several_voices`]): the page says
+    /// so and offers no name to give it.
+    several_voices: bool,
 }
 
 #[derive(Serialize)]
@@ -653,6 +628,7 @@ impl<'a> EntryShown<'a> {
             known: known_id(&entry.show),
             confirm,
             refused: refused.filter(|r| r.episode == entry.episode && r.label == entry.label),
+            several_voices: names::holds_several_voices(&entry.label),
         }
     }
 }
@@ -808,8 +784,13 @@ mod tests {
         };
         assert_eq!(
             state_reason("A+B", Some(&merged)),
-            "The transcription service gave one name to the voices A and B, so these turns may be any of \
-             theirs; the transcription service names them, and an editor can decide."
+            "The transcription service could not tell the voices A and B apart, so these turns may be any \
+             of theirs; the transcription service names them, but no one name is certain for them."
+        );
+        assert_eq!(
+            state_reason("UNKNOWN", Some(&merged)),
+            "Nobody separated the voices of this transcript: these turns may be several people's, and no \
+             one name is certain for them."
         );
     }
 }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use domain::api::FeedAsked;
 use domain::quotes::transcript::NameState;
-use domain::quotes::transcript::names::{NameInputs, SpeakerChange, SpeakerChangePage, decision_from_body};
+use domain::quotes::transcript::names::{
+    self, NameInputs, SpeakerChange, SpeakerChangePage, decision_from_body,
+};
 use domain::site::limits::RateDecision;
 use serde_json::json;
 use worker::{Env, Request, Response};
@@ -107,6 +109,7 @@ pub async fn save(
     name: &str,
     note: Option<&str>,
 ) -> Result<serde_json::Value, ApiError> {
+    names::check_decidable(label).map_err(|problem| ApiError::Invalid(vec![problem]))?;
     let now = now_iso();
     let decision = NewDecision {
         episode_id: id,

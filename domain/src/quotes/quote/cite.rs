@@ -15,22 +15,25 @@ pub fn clock(seconds: f64) -> String {
 }
 
 /// `Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:01:05.`, or `at about 0:01:05.` when
-/// the time is `estimated` (no timed word or measured boundary is there). Without a name (withheld
-/// or unknown), `Unidentified speaker`, with the label only when it is a machine's (`SPEAKER_01`,
-/// `B`, `spk_2`): a label that is a person's name (a transcript's voice tag) would say the very
-/// name the service withholds.
-pub fn cite(
-    episode: &EpisodeRef,
-    name: Option<&str>,
-    speaker: &str,
-    start_s: f64,
-    estimated: bool,
-) -> String {
-    let who = match name {
-        Some(name) => name.to_string(),
-        None if is_machine_label(speaker) => format!("Unidentified speaker ({speaker})"),
-        None => "Unidentified speaker".to_string(),
-    };
+/// the time is `estimated` (no timed word or measured boundary is there). `voices` are the quote's
+/// speakers in order, each a name (if any) and its label: a quote that crosses from one to another
+/// names each (`Ana Lima, then Ben Okafor, …`), so a citation never puts words in one mouth that
+/// two people said. Without a name (withheld or unknown), `Unidentified speaker`, with the label only
+/// when it is a machine's (`SPEAKER_01`, `B`, `spk_2`): a label that is a person's name (a
+/// transcript's voice tag) would say the very name the service withholds.
+pub fn cite(episode: &EpisodeRef, voices: &[(Option<&str>, &str)], start_s: f64, estimated: bool) -> String {
+    let mut who: Vec<String> = Vec::new();
+    for (name, speaker) in voices {
+        let one = match name {
+            Some(name) => name.to_string(),
+            None if is_machine_label(speaker) => format!("Unidentified speaker ({speaker})"),
+            None => "Unidentified speaker".to_string(),
+        };
+        if who.last() != Some(&one) {
+            who.push(one);
+        }
+    }
+    let who = who.join(", then ");
     let show = episode.show_title.as_deref().unwrap_or(&episode.show);
     let date = episode.published.as_deref().map(|date| format!(", {date}")).unwrap_or_default();
     let about = if estimated { "about " } else { "" };
@@ -79,29 +82,48 @@ mod tests {
     #[test]
     fn a_citation_names_speaker_episode_show_date_and_time() {
         assert_eq!(
-            cite(&episode(None), Some("Ana Lima"), "SPEAKER_00", 3725.9, false),
+            cite(&episode(None), &[(Some("Ana Lima"), "SPEAKER_00")], 3725.9, false),
             "Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at 1:02:05."
         );
         assert_eq!(
-            cite(&episode(None), Some("Ana Lima"), "SPEAKER_00", 3725.9, true),
+            cite(&episode(None), &[(Some("Ana Lima"), "SPEAKER_00")], 3725.9, true),
             "Ana Lima, “Sourdough”, The Kitchen Table, 2024-03-01, at about 1:02:05.",
             "a time no timed word or boundary measured is said to be a guess"
         );
         let bare = EpisodeRef { show_title: None, published: None, ..episode(None) };
         assert_eq!(
-            cite(&bare, None, "SPEAKER_01", 5.0, false),
+            cite(&bare, &[(None, "SPEAKER_01")], 5.0, false),
             "Unidentified speaker (SPEAKER_01), “Sourdough”, kitchen-table, at 0:00:05."
+        );
+    }
+
+    /// `cite` named only the first speaker of a quote two people said, while the page's heading
+    /// named both.
+    #[test]
+    fn a_two_speaker_quote_is_cited_as_both_speakers() {
+        assert_eq!(
+            cite(&episode(None), &[(Some("Mara Oyelaran"), "A"), (Some("Tomas Lindqvist"), "B")], 5.0, false),
+            "Mara Oyelaran, then Tomas Lindqvist, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
+        );
+        assert_eq!(
+            cite(
+                &episode(None),
+                &[(Some("Mara Oyelaran"), "A"), (None, "B"), (Some("Mara Oyelaran"), "A")],
+                5.0,
+                false
+            ),
+            "Mara Oyelaran, then Unidentified speaker (B), then Mara Oyelaran, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
         );
     }
 
     #[test]
     fn a_withheld_name_does_not_leak_through_a_label_that_is_a_name() {
         assert_eq!(
-            cite(&episode(None), None, "Peter Pezaris", 5.0, false),
+            cite(&episode(None), &[(None, "Peter Pezaris")], 5.0, false),
             "Unidentified speaker, “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
         );
         assert_eq!(
-            cite(&episode(None), None, "B", 5.0, false),
+            cite(&episode(None), &[(None, "B")], 5.0, false),
             "Unidentified speaker (B), “Sourdough”, The Kitchen Table, 2024-03-01, at 0:00:05."
         );
     }

@@ -219,7 +219,7 @@ fn best_of(places: &Places, found: Vec<Attribution>) -> Attribution {
         .collect();
     best.matches = places.verbatim_total.max(1);
     best.alternatives = alternatives;
-    best
+    best.explained()
 }
 
 /// Whether a verbatim hit is the best answer's own place (its times are estimates: a second's slack).

@@ -28,6 +28,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::Diagnostic;
+use crate::quotes::transcript::names;
 use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, Segment, round_ms};
 
 /// Longest quote we accept, in characters.
@@ -362,6 +363,58 @@ pub struct Match {
     pub cite: String,
     /// The audio at the quote's start when the episode's audio is known, else the episode's page.
     pub listen_url: String,
+    /// Why `trust` is `review`, each reason in words (absent when `trust` is `high`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub review_reasons: Vec<String>,
+}
+
+impl Match {
+    /// The reasons this answer is `review`, in words, `places` being how many places hold the quote.
+    fn reasons(&self, places: u64) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if !self.verbatim {
+            reasons.push(if self.matched_words >= self.quote_words {
+                "not word for word (every word matched, but some only closely: a spelling or a form differs)"
+                    .into()
+            } else {
+                format!(
+                    "not word for word (only {} of the quote's {} words matched)",
+                    self.matched_words, self.quote_words
+                )
+            });
+        }
+        if self.edited {
+            reasons.push("an edited quote (pieces joined by … or a [bracketed] word)".into());
+        }
+        if self.crosses_speaker {
+            reasons.push("it crosses from one speaker to another".into());
+        }
+        if places > 1 {
+            reasons.push(format!("said in more than one place ({places})"));
+        }
+        if names::holds_several_voices(&self.speaker) {
+            reasons.push(format!(
+                "the voice `{}` may be several people: nobody separated the voices of this transcript, so no \
+                 one name is certain for it",
+                self.speaker
+            ));
+        } else if !self.name_state.is_trustworthy() {
+            reasons.push(format!("the name is {}", self.name_state.word()));
+        }
+        reasons
+    }
+}
+
+impl Attribution {
+    /// The answer with its [`Match::review_reasons`] filled, once `matches` is final.
+    fn explained(mut self) -> Attribution {
+        let matches = self.matches;
+        if let Some(found) = self.found_at.as_mut() {
+            found.review_reasons =
+                if found.trust == Trust::Review { found.reasons(matches) } else { Vec::new() };
+        }
+        self
+    }
 }
 
 /// The answer of `/api/attribute`: `found` with a [`Match`], or `reason` saying why nothing was found.
@@ -425,11 +478,11 @@ pub fn attribute(canonical: &Canonical, prepared: &Prepared, quote: &str) -> Att
     let whole = attribute_pieces(canonical, prepared, &[words_of(quote)], false);
     let edits = corpus::split_edits(quote);
     if !edits.edited || stands_as_written(canonical, &whole, &edits.insertions) {
-        return whole;
+        return whole.explained();
     }
     let pieces: Vec<Vec<String>> = edits.pieces.iter().map(|piece| words_of(piece)).collect();
     let edited = attribute_pieces(canonical, prepared, &pieces, true);
-    if edited.found { edited } else { whole }
+    if edited.found { edited.explained() } else { whole.explained() }
 }
 
 /// Whether a quote's words were found verbatim, and each of its bracketed insertions is in the text of
@@ -531,16 +584,27 @@ fn attribute_pieces(
         a.quote_start == 0 && a.quote_end == piece.len() && a.exact == piece.len() && a.edits == 0
     });
     let resolved = canonical.speaker(label);
-    let trust =
-        if verbatim && !edited && !crosses_speaker && resolved.name_state.is_trustworthy() && matches == 1 {
-            Trust::High
-        } else {
-            Trust::Review
-        };
+    let one_voice = !names::holds_several_voices(label);
+    let trust = if verbatim
+        && !edited
+        && !crosses_speaker
+        && one_voice
+        && resolved.name_state.is_trustworthy()
+        && matches == 1
+    {
+        Trust::High
+    } else {
+        Trust::Review
+    };
     let segment_start_s =
         segments[..=first_segment].iter().rev().find(|s| !s.start_estimated).map(|s| s.start_s);
     let text: Vec<String> =
         found.iter().map(|a| span_text(segments, prepared, a.token_start, a.token_end - 1)).collect();
+    let voices: Vec<(Option<&str>, &str)> = if crosses_speaker {
+        speakers.iter().map(|part| (part.name.as_deref(), part.speaker.as_str())).collect()
+    } else {
+        vec![(resolved.name.as_deref(), label.as_str())]
+    };
     let start_s = round_ms(first.start_s);
 
     Attribution {
@@ -548,13 +612,7 @@ fn attribute_pieces(
         reason: None,
         episode: Some(canonical.episode.clone()),
         found_at: Some(Match {
-            cite: cite::cite(
-                &canonical.episode,
-                resolved.name.as_deref(),
-                label,
-                start_s,
-                first.start_estimated,
-            ),
+            cite: cite::cite(&canonical.episode, &voices, start_s, first.start_estimated),
             listen_url: cite::listen_url(&canonical.episode, start_s),
             name: resolved.name,
             name_state: resolved.name_state,
@@ -574,6 +632,7 @@ fn attribute_pieces(
             matched_words: found.iter().map(|a| a.exact + a.fuzzy).sum(),
             quote_words: pieces.iter().map(Vec::len).sum(),
             edited,
+            review_reasons: Vec::new(),
         }),
         matches,
         alternatives,

@@ -246,3 +246,49 @@ fn a_changed_word_is_neither_exact_nor_verbatim() {
             "The secret is patience, not some""#]],
     );
 }
+
+/// An editor's name on a label holding every voice of a publisher's WebVTT without voice tags (and
+/// on a label a service gave two voices) made a line the host said `trust: high` under the guest's
+/// name.
+#[test]
+fn a_label_of_several_voices_is_never_high_whoever_named_it() {
+    for label in ["UNKNOWN", "A+B"] {
+        let mut canonical = canonical();
+        for segment in &mut canonical.segments {
+            segment.speaker = label.to_string();
+        }
+        canonical.speakers.clear();
+        canonical.speakers.insert(
+            label.to_string(),
+            Speaker { name: Some("Ben Okafor".into()), name_state: NameState::Human },
+        );
+        let prepared = Prepared::new(&canonical.segments);
+        let answer = attribute(&canonical, &prepared, "The secret is patience, not some magic ingredient.");
+        let found = answer.found_at.expect("found");
+        assert!(found.verbatim && !found.crosses_speaker, "{label}");
+        assert_eq!(found.trust, Trust::Review, "{label}");
+        assert!(
+            found.review_reasons.iter().any(|reason| reason.contains("may be several people")),
+            "{label}: {:?}",
+            found.review_reasons
+        );
+    }
+}
+
+/// A `high` answer carries no reasons; a `review` one says each of its own.
+#[test]
+fn a_review_answer_says_why() {
+    let canonical = canonical();
+    let prepared = Prepared::new(&canonical.segments);
+    let high = attribute(&canonical, &prepared, "The secret is patience, not some magic ingredient.");
+    let high = high.found_at.expect("found");
+    assert_eq!((high.trust, high.review_reasons.len()), (Trust::High, 0));
+    let review = attribute(&canonical, &prepared, "Patience is the one thing nobody can sell you in a jar.");
+    let review = review.found_at.expect("found");
+    assert_eq!(review.trust, Trust::Review);
+    assert_eq!(review.review_reasons, vec!["the name is unconfirmed".to_string()]);
+    let crossing = attribute(&canonical, &prepared, "What do you feed it? Rye flour and water");
+    let crossing = crossing.found_at.expect("found");
+    assert!(crossing.cite.starts_with("Ana Lima, then Ben Okafor, “"), "{}", crossing.cite);
+    assert_eq!(crossing.review_reasons, vec!["it crosses from one speaker to another".to_string()]);
+}

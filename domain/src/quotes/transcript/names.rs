@@ -127,6 +127,17 @@ impl NameState {
     pub fn is_trustworthy(self) -> bool {
         matches!(self, NameState::Confident | NameState::Human)
     }
+
+    /// The state in a reader's words.
+    pub fn word(self) -> &'static str {
+        match self {
+            NameState::Confident => "confident",
+            NameState::Tentative => "unconfirmed",
+            NameState::Withheld => "withheld",
+            NameState::Human => "decided by an editor",
+            NameState::Unknown => "not known",
+        }
+    }
 }
 
 /// A label's name after the rules.
@@ -167,6 +178,37 @@ pub fn merged_label(labels: &[&str]) -> String {
 /// Whether a label holds the turns of more than one voice.
 pub fn is_merged_label(label: &str) -> bool {
     label.split(MERGED).filter(|part| !part.trim().is_empty()).count() > 1
+}
+
+/// The label importers give speech whose voice nobody separated: the cues of a publisher's WebVTT
+/// without voice tags, a turn a service left without a speaker.
+pub const UNSEPARATED: &str = "UNKNOWN";
+
+/// Whether a label may hold more than one person's speech: several voices a service could not tell
+/// apart (`A+B`), or speech whose voices nobody separated ([`UNSEPARATED`]). Such a label is never
+/// named as one person: one name would be wrong for some of its turns, so no answer under it is
+/// `trust: high`, and an editor's decision naming it is refused.
+pub fn holds_several_voices(label: &str) -> bool {
+    is_merged_label(label) || label.trim() == UNSEPARATED
+}
+
+/// A decision names one person, so a label of several voices ([`holds_several_voices`]) takes none:
+/// the problem, in words, when `label` is one.
+pub fn check_decidable(label: &str) -> Result<(), Diagnostic> {
+    if !holds_several_voices(label) {
+        return Ok(());
+    }
+    let why = if is_merged_label(label) {
+        "holds several voices the transcription service could not tell apart"
+    } else {
+        "holds speech whose voices nobody separated"
+    };
+    Err(Diagnostic::new(
+        "label",
+        format!(
+            "`{label}` {why}: one person's name would be wrong for some of its turns, so it cannot be given one"
+        ),
+    ))
 }
 
 /// The state of one label from its votes and any human decision.
@@ -237,11 +279,11 @@ pub fn resolve_all(names: &Names, runs: &[Vec<String>], roster: &[Person]) -> BT
     reports
 }
 
-/// [`resolve`], with a label of several voices held below `confident`: one name is wrong for some
-/// of its turns, however many sources give it.
+/// [`resolve`], with a label of several voices ([`holds_several_voices`]) held below `confident`:
+/// one name is wrong for some of its turns, however many sources give it.
 fn resolve_label(label: &str, votes: &[Vote], human: Option<&HumanDecision>) -> ResolvedName {
     let mut resolved = resolve(votes, human);
-    if resolved.state == NameState::Confident && is_merged_label(label) {
+    if resolved.state == NameState::Confident && holds_several_voices(label) {
         resolved.state = NameState::Tentative;
     }
     resolved

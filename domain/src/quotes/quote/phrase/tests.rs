@@ -331,7 +331,7 @@ fn who_said_this_is_answered_from_the_whole_corpus() {
         expect![[r#"
             one Some("Ana Lima") 3.966-12.162 exact=false verbatim=false edited=false crosses=true trust=Review match=1 alternatives=[]
             "and twenty five people maintain it. Open the"
-            Ana Lima, “one”, s, 2019-02-01, at about 0:00:03."#]],
+            Ana Lima, then Bea, “one”, s, 2019-02-01, at about 0:00:03."#]],
     );
     // Edited: a bracketed word standing for the speaker's own; the rest is found verbatim.
     check(
