@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use domain::quotes::feed::{self, Feed, FeedItem};
-use domain::quotes::intake::{self, Answer, Intake, Step};
+use domain::quotes::intake::{self, Answer, Intake, ShowRefusal, Step};
 use domain::quotes::transcript::import::import;
 use domain::quotes::transcript::{Episode, Run, RunKind, Show, normalise_source_url};
 use domain::recipes::slug;
@@ -107,14 +107,29 @@ pub fn run(request: Request) -> Result<ExitCode> {
 
 /// The show's record: the one the folder holds, else one from the feed, which the site then follows.
 fn show_record(show_dir: &Path, feed: &Feed, feed_url: &str, licence: Option<&str>) -> Result<Show> {
-    let path = show_dir.join("show.json");
-    if path.exists() {
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        return serde_json::from_str(&text).with_context(|| format!("{}", path.display()));
+    if let Some(show) = held_show(show_dir)? {
+        return Ok(show);
     }
-    let mut show = intake::show_of(feed, licence).map_err(anyhow::Error::msg)?;
+    let mut show = intake::show_of(feed, licence).map_err(|refusal| match refusal {
+        ShowRefusal::NoLicence { .. } => anyhow::anyhow!("{refusal}{LICENCE_HINT}"),
+        other => anyhow::anyhow!("{other}"),
+    })?;
     show.feed_url = Some(feed_url.to_string());
     Ok(show)
+}
+
+/// What the builder's user can do that a reader of the API cannot, when a feed names no licence.
+const LICENCE_HINT: &str =
+    "; if the publisher grants one elsewhere (its site, a letter), pass --licence with its SPDX id";
+
+/// The show record the folder holds, if any.
+fn held_show(show_dir: &Path) -> Result<Option<Show>> {
+    let path = show_dir.join("show.json");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}", path.display())).map(Some)
 }
 
 /// The normalised addresses of the episodes the show holds.
@@ -193,8 +208,15 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
     let show_dir = request.to.show_dir()?;
     let allowance = fetch::allowance()?;
     let fetcher = Fetcher::new(allowance.clone())?;
-    let (mut machine, mut step) =
+    let (machine, mut step) =
         Intake::start(&request.address, &request.feeds, &request.to.created, &allowance);
+    // The episode joins the folder's show; a new show's licence is the feed's, else the one given.
+    let fixed = held_show(&show_dir)?.map(|show| (request.to.show.clone(), show));
+    let mut machine = machine.with_shows(intake::Shows {
+        fixed,
+        licence: request.to.licence.clone(),
+        ..Default::default()
+    });
     let arrived = loop {
         match step {
             Step::Fetch(wanted) => {
@@ -210,6 +232,9 @@ pub fn run_episode(request: EpisodeRequest) -> Result<ExitCode> {
                 };
             }
             Step::Arrived(arrived) => break *arrived,
+            Step::Failed(reason) if request.to.licence.is_none() && reason.contains("names no licence") => {
+                bail!("{reason}{LICENCE_HINT}")
+            }
             Step::Failed(reason) => bail!("{reason}"),
             // The builder's machine is given no service, so it never asks for a transcription.
             Step::Transcribe(audio) => bail!("{} has no transcript to take", audio.title),

@@ -266,6 +266,47 @@ pub async fn podcast_host() -> Result<Listener> {
                     let headers = [("Content-Type", "application/rss+xml"), ("ETag", "\"quiet\"")];
                     respond(&mut stream, "200 OK", &headers, body).await
                 }
+                // The same show as `/self/`, its licence written in lower case as some feeds write it,
+                // and its WebVTT without voice tags: every voice under one label.
+                "/mono/feed.xml" => {
+                    let body = feed
+                        .replace("https://ledger.example.org/episodes/", &format!("http://{host}/mono/episodes/"))
+                        .replace("<podcast:license>CC-BY-4.0</podcast:license>", "<podcast:license>cc-by-4.0</podcast:license>")
+                        .replace("/t/42.vtt", "/t/mono.vtt");
+                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
+                }
+                path if path.starts_with("/mono/episodes/") => {
+                    let page = r#"<!doctype html><html><head><title>Budget day</title>
+                        <link rel="alternate" type="application/rss+xml" href="/mono/feed.xml"></head></html>"#;
+                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+                }
+                "/t/mono.vtt" => {
+                    let untagged = vtt.replace("<v Rosa Quint>", "").replace("<v Ines Varga>", "");
+                    respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &untagged).await
+                }
+                // A show whose feed grants no licence this site publishes under, its episode without a
+                // transcript: nothing may be bought for it.
+                "/closed/feed.xml" => {
+                    let body = format!(
+                        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Closed Circle</title>\
+                         <link>http://{host}/closed/</link><copyright>All rights reserved</copyright>\
+                         <item><title>Behind closed doors</title><link>http://{host}/closed/episodes/doors</link>\
+                         <guid>closed-1</guid><pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>\
+                         <enclosure url=\"http://{host}/audio/doors-600.wav\" length=\"4800044\" type=\"audio/wav\"/>\
+                         </item></channel></rss>"
+                    );
+                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
+                }
+                path if path.starts_with("/closed/episodes/") => {
+                    let page = r#"<!doctype html><html><head><title>Closed</title>
+                        <link rel="alternate" type="application/rss+xml" href="/closed/feed.xml"></head></html>"#;
+                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+                }
+                // A redirect to the address the test names (`?to=`), for a target that must be checked.
+                "/redirect" => {
+                    let to = request.query.get("to").cloned().unwrap_or_default();
+                    respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
+                }
                 "/tx/feed.xml" => {
                     let body = untranscribed_feed(&host);
                     respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await

@@ -82,6 +82,10 @@ fn main() -> std::process::ExitCode {
         intake::assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget,
         intake::deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job,
         intake::a_late_transcription_service_fails_its_job_and_keeps_the_charge,
+        // What a newsroom found.
+        intake::a_transcript_whose_voices_nobody_separated_is_never_high,
+        intake::a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_bought,
+        intake::an_item_of_a_followed_feed_joins_its_show_whoever_asks,
         // Addresses readers paste: its own worker, on a build of tests/data/two-licences.
         addresses::pasted_platform_addresses_find_the_published_episode,
         // Accounts, keys and recipe writes (after the reads, which expect the build alone).

@@ -241,17 +241,20 @@ pub struct EpisodePage {
     pub next_cursor: Option<String>,
 }
 
-/// What an address must start with (any case; the rest is checked as every fetch is).
+/// What an address must start with (any case; the rest is checked as every fetch is): `http://`
+/// or `https://`, or a host with no scheme at all (`example.org/ep/42`, taken as `https://`), never
+/// another scheme (`ftp://`, `mailto:`).
 #[cfg(feature = "schema")]
-const ADDRESS_PATTERN: &str = "^\\s*[Hh][Tt][Tt][Pp][Ss]?://";
+const ADDRESS_PATTERN: &str = "^\\s*([Hh][Tt][Tt][Pp][Ss]?://|[^:/\\s]+(/|:[0-9]|$))";
 
 /// `POST /api/episodes`'s body and the `request_episode` tool's arguments.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EpisodeRequest {
-    /// The episode's page, or its audio when a feed lists it: http or https, no user name or
-    /// password, not an address inside a network (loopback, private, link-local, metadata).
+    /// The episode's page, or its audio when a feed lists it: http or https (an address without its
+    /// scheme is the https one), no user name or password, not an address inside a network
+    /// (loopback, private, link-local, metadata).
     #[cfg_attr(feature = "schema", schemars(length(min = 1, max = MAX_ADDRESS_CHARS), regex(pattern = ADDRESS_PATTERN)))]
     pub source_url: String,
 }

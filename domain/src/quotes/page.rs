@@ -352,6 +352,8 @@ impl Renderer {
             max_quote => MAX_QUOTE_CHARS, problems => view.problems, answer,
             unknown => view.unknown.map(|unknown| json!({
                 "failed": unknown.state == Some(JobState::Failed),
+                "final": unknown.state == Some(JobState::Failed)
+                    && unknown.reason.as_deref().is_some_and(crate::quotes::intake::is_final),
                 "doing": unknown.state.and_then(job_words),
                 "reason": unknown.reason, "job_url": unknown.job_url,
                 "ask": format!("/kitchen?{}", url::form_urlencoded::Serializer::new(String::new())

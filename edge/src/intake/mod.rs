@@ -142,10 +142,12 @@ async fn fetch_if_changed(
             init.with_method(Method::Get).with_headers(headers).with_redirect(RequestRedirect::Manual);
             let request =
                 Request::new_with_init(url.as_str(), &init).map_err(|err| format!("{url}: {err}"))?;
-            let mut response = Fetch::Request(request)
-                .send_with_signal(&signal)
-                .await
-                .map_err(|err| format!("{url} could not be reached: {err}"))?;
+            let mut response = Fetch::Request(request).send_with_signal(&signal).await.map_err(|err| {
+                // The platform's own words (`internal error; reference = …`) help no reader: they
+                // go to the log, and the reason says what can be done.
+                worker::console_warn!("fetching {url}: {err}");
+                unreachable_reason(&url)
+            })?;
             let status = response.status_code();
             if (300..400).contains(&status) && status != 304 {
                 let location = response.headers().get("Location").ok().flatten();
@@ -173,6 +175,15 @@ async fn fetch_if_changed(
     within(limit, reads, controller)
         .await
         .unwrap_or_else(|| Err(format!("{address}: {} took longer than {} s", kind.noun(), limit.as_secs())))
+}
+
+/// Why an address gave no answer at all, in words a reader can act on.
+fn unreachable_reason(url: &worker::Url) -> String {
+    format!(
+        "{} could not be reached (its name is not known, or it did not answer): check the address, and if \
+         it is right, ask again later",
+        url.host_str().unwrap_or(url.as_str())
+    )
 }
 
 /// What `call` answers within `limit`, else `None` and the fetches `controller` signals aborted.
@@ -232,7 +243,8 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
     let created = now_iso()[..10].to_string();
     let followed: Vec<String> = job.feed_url.iter().cloned().collect();
     let (machine, mut step) = Intake::start(&job.source_url, &followed, &created, &allowance);
-    let mut machine = machine.with_service(transcription::service(env));
+    let shows = intake::Shows { following: following_shows(env).await?, ..intake::Shows::default() };
+    let mut machine = machine.with_service(transcription::service(env)).with_shows(shows);
     let mut heard = false;
     let arrival = loop {
         step = match step {
@@ -264,12 +276,8 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
         };
     };
     store::move_job(&db, id, "identifying", None, &now_iso()).await?;
-    let show = match &job.show {
-        Some(slug) => followed_show(env, slug).await?,
-        None => None,
-    };
     let language_model = language_model_votes(env, &job, &arrival).await;
-    let (content, built) = match intake::publish_arrival(arrival, show, language_model.as_ref()) {
+    let (content, built) = match intake::publish_arrival(arrival, language_model.as_ref()) {
         Ok(published) => published,
         Err(reason) => {
             store::move_job(&db, id, "failed", Some(&reason), &now_iso()).await?;
@@ -323,10 +331,15 @@ async fn language_model_votes(
     }
 }
 
-/// A published show's folder and record, from `shows.json`.
-async fn followed_show(env: &Env, slug: &str) -> Result<Option<(String, Show)>, ApiError> {
+/// The published shows that follow a feed, each its folder and record, from `shows.json`: an item
+/// of one's feed joins it, whoever asked for it.
+async fn following_shows(env: &Env) -> Result<Vec<(String, Show)>, ApiError> {
     let shows = built_shows(env).await?;
-    Ok(shows.iter().find(|show| show.id == slug).map(|show| (show.id.clone(), show.clone().record())))
+    Ok(shows
+        .iter()
+        .filter(|show| show.feed_url.is_some())
+        .map(|show| (show.id.clone(), show.clone().record()))
+        .collect())
 }
 
 /// The followed feeds: each published show that names a `feed_url`, in `shows.json`'s order.

@@ -252,7 +252,11 @@ async fn charge(
     // header, so it may only raise the charge, never lower it); at least five minutes. The service is
     // held to it (plus a margin) where it can be ([`transcribe::cap_seconds`]), and the charge settles
     // to what it measured.
-    let (long, by) = match measured_s(env, audio).await {
+    let measured = match measured_s(env, audio).await {
+        Ok(measured) => measured,
+        Err(reason) => return Ok(Heard::Failed(reason)),
+    };
+    let (long, by) = match measured {
         Some(seconds) if seconds / 3600.0 > audio.hours => (seconds / 3600.0, "its audio file"),
         _ => (audio.hours, "its feed"),
     };
@@ -261,7 +265,7 @@ async fn charge(
     if seconds > longest {
         return Ok(Heard::Failed(format!(
             "\"{}\" is {long:.1} hours long by {by}, longer than the {:.1} hours this site transcribes \
-             (INTAKE_MAX_AUDIO_HOURS)",
+             (INTAKE_MAX_AUDIO_HOURS): nothing can be done here",
             audio.title,
             longest as f64 / 3600.0
         )));
@@ -312,22 +316,40 @@ async fn charge(
 }
 
 /// The audio's length in seconds as its file says, from its first bytes
-/// ([`domain::quotes::intake::audio`]); `None` when the file cannot be read or measured, and then the
-/// feed's claim stands (a dead link is the service's to report).
-async fn measured_s(env: &Env, audio: &Audio) -> Option<f64> {
+/// ([`domain::quotes::intake::audio`]); `None` when the file cannot be measured, and then the feed's
+/// claim stands. `Err` (nothing is bought) when the audio is not there to transcribe: its address
+/// answers an error, or cannot be reached at all.
+async fn measured_s(env: &Env, audio: &Audio) -> Result<Option<f64>, String> {
     let allowance = super::allowance(env);
-    let head = super::fetch(&audio.audio_url, Fetched::AudioHead, &allowance).await.ok()?;
+    let head = super::fetch(&audio.audio_url, Fetched::AudioHead, &allowance)
+        .await
+        .map_err(|reason| format!("the audio of \"{}\" was not transcribed: {reason}", audio.title))?;
     if !(200..300).contains(&head.status) {
-        return None;
+        return Err(format!(
+            "the audio of \"{}\" at {} answered HTTP {}, so there is nothing to transcribe and nothing was \
+             bought; {}",
+            audio.title,
+            head.url,
+            head.status,
+            if head.status >= 500 {
+                "its host is failing: ask again later"
+            } else {
+                "nothing can be done here until the publisher's feed lists audio that answers"
+            }
+        ));
     }
     if let Some(seconds) = measure::measured_seconds(&head.body, head.size) {
-        return Some(seconds);
+        return Ok(Some(seconds));
     }
     // An MP4 whose index follows its media: one more read, where the head says it starts. A host
     // that ignored the range sent the file from its start, which holds no index there.
-    let at = measure::index_at(&head.body).filter(|at| head.size.is_none_or(|size| *at < size))?;
-    let index = super::fetch_from(&audio.audio_url, Fetched::AudioHead, &allowance, at).await.ok()?;
-    (index.status == 206).then(|| measure::index_seconds(&index.body)).flatten()
+    let Some(at) = measure::index_at(&head.body).filter(|at| head.size.is_none_or(|size| *at < size)) else {
+        return Ok(None);
+    };
+    let Ok(index) = super::fetch_from(&audio.audio_url, Fetched::AudioHead, &allowance, at).await else {
+        return Ok(None);
+    };
+    Ok((index.status == 206).then(|| measure::index_seconds(&index.body)).flatten())
 }
 
 /// The address the service calls back, with the job's token; none when the site does not know its

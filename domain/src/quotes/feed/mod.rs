@@ -32,6 +32,16 @@ pub struct Feed {
     pub link: Option<String>,
     /// `<podcast:license>` (its text, an SPDX identifier by the spec), else `<copyright>`.
     pub licence: Option<String>,
+    /// The channel's `<description>` as plain text (markup left out), at most
+    /// [`MAX_DESCRIPTION_CHARS`].
+    #[serde(default)]
+    pub description: String,
+    /// The channel's `<copyright>`, as written.
+    #[serde(default)]
+    pub copyright: Option<String>,
+    /// The channel's `itunes:author`: who makes the show.
+    #[serde(default)]
+    pub author: Option<String>,
     /// The people of every episode (`<podcast:person>` on the channel): hosts, most often.
     pub persons: Vec<Person>,
     /// In the feed's order (most feeds: newest first).
@@ -187,8 +197,43 @@ pub fn parse(bytes: &[u8], feed_url: &Url) -> Result<Feed, FeedError> {
         licence: licence(channel_ext("license"))
             .or_else(|| channel.copyright().map(str::trim).filter(|c| !c.is_empty()).map(String::from)),
         persons: persons(channel_ext("person"), &resolve),
+        description: plain(channel.description()),
+        copyright: channel.copyright().map(text).filter(|c| !c.is_empty()),
+        author: channel.itunes_ext().and_then(|itunes| itunes.author()).map(text).filter(|a| !a.is_empty()),
         items,
     })
+}
+
+/// The most characters of a channel's description a show's record keeps.
+pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+
+/// A description as plain text: its markup (feeds write HTML in it) left out, entities decoded,
+/// spaces joined, cut at a word before [`MAX_DESCRIPTION_CHARS`].
+fn plain(raw: &str) -> String {
+    let mut bare = String::with_capacity(raw.len());
+    let mut in_tag = false;
+    for c in html_escape::decode_html_entities(raw).chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                bare.push(' ');
+            }
+            _ if !in_tag => bare.push(c),
+            _ => {}
+        }
+    }
+    // A tag between a word and its punctuation (`<em>friends</em>.`) leaves no space before it.
+    let mut text = text(&bare);
+    for mark in [".", ",", ";", ":", "!", "?", ")"] {
+        text = text.replace(&format!(" {mark}"), mark);
+    }
+    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+    format!("{cut}…")
 }
 
 /// Text as a person reads it: HTML entities a feed left in it decoded (once more than XML did, for

@@ -22,6 +22,13 @@ fn a_feed_gives_each_episode_its_key_audio_date_duration_transcripts_people_and_
             licence: Some(
                 "CC-BY-4.0",
             ),
+            description: "Cooking, slowly — with friends.",
+            copyright: Some(
+                "© 2024 Kitchen Table Media",
+            ),
+            author: Some(
+                "Kitchen Table Media",
+            ),
             persons: [
                 Person {
                     name: "Ana Lima",

@@ -22,6 +22,7 @@ use crate::quotes::transcript::identify::{asr_votes_of, is_anonymous_label, merg
 use crate::quotes::transcript::import::{Format, import};
 use crate::quotes::transcript::names::name_key;
 use crate::quotes::transcript::publish::{Built, publish};
+use crate::quotes::transcript::url::has_scheme;
 use crate::quotes::transcript::{
     Episode, Names, Person, Role, Run, RunKind, Segment, Show, licence_url, normalise_source_url,
     validate_episode, validate_run, validate_show,
@@ -47,11 +48,21 @@ pub struct Asked {
 
 /// The address `POST /api/episodes` and `request_episode` ask for (`crate::api::EpisodeRequest`,
 /// trimmed), checked as every fetch will be; each problem names `source_url`.
+///
+/// An address written without its scheme (`example.org/ep/42`, as `/api/attribute` takes it) is
+/// the `https` one.
 pub fn asked(address: &str, allowance: &Allowance) -> Result<Asked, Vec<Diagnostic>> {
     let problem = |reason: String| Err(vec![Diagnostic::new("source_url", reason)]);
     if address.chars().count() > MAX_ADDRESS_CHARS {
         return problem(format!("must be at most {MAX_ADDRESS_CHARS} characters"));
     }
+    let with_scheme;
+    let address = if has_scheme(address) {
+        address
+    } else {
+        with_scheme = format!("https://{address}");
+        &with_scheme
+    };
     if let Err(refusal) = outbound::check(address, allowance) {
         return problem(format!("`{address}` cannot be fetched: {refusal}"));
     }
@@ -142,8 +153,48 @@ pub struct Audio {
 pub struct Arrival {
     pub feed_url: String,
     pub feed: Feed,
+    /// The show the episode joins: its folder and record ([`Shows::show_for`]).
+    pub show: (String, Show),
     pub episode: Episode,
     pub run: Run,
+}
+
+/// Which show an arriving episode joins, decided as soon as its feed is read — before its transcript
+/// is fetched or its audio bought, so a show the site cannot publish stops the job while it costs
+/// nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Shows {
+    /// The show every episode joins whatever its feed (the builder's `--show` folder, when it
+    /// holds a `show.json`).
+    pub fixed: Option<(String, Show)>,
+    /// Published shows that follow a feed (`feed_url`): an item of one's feed joins that show,
+    /// whoever asked for it.
+    pub following: Vec<(String, Show)>,
+    /// The licence a person says the publisher grants (`--licence`), for a show made from a feed
+    /// that names none.
+    pub licence: Option<String>,
+}
+
+impl Shows {
+    /// The show of an item of the feed read at `feed_urls` (as asked, and as answered after its
+    /// redirects, compared as episode addresses are): the fixed one, else the show following that
+    /// feed, else a new show made from the feed (in the folder its title names), which needs a
+    /// licence this site publishes under.
+    pub fn show_for(&self, feed_urls: &[&str], feed: &Feed) -> Result<(String, Show), String> {
+        if let Some(fixed) = &self.fixed {
+            return Ok(fixed.clone());
+        }
+        let wanted: Vec<String> = feed_urls.iter().filter_map(|url| normalise_source_url(url)).collect();
+        let following = self.following.iter().find(|(_, show)| {
+            show.feed_url.as_deref().and_then(normalise_source_url).is_some_and(|url| wanted.contains(&url))
+        });
+        if let Some(following) = following {
+            return Ok(following.clone());
+        }
+        let slug = crate::recipes::slug::from_title(&feed.title);
+        let slug = if slug.is_empty() { "show".to_string() } else { slug };
+        show_of(feed, self.licence.as_deref()).map(|show| (slug, show)).map_err(|refusal| refusal.to_string())
+    }
 }
 
 /// One address being taken in.
@@ -153,6 +204,7 @@ pub struct Intake {
     allowance: Allowance,
     created: String,
     service: Option<Service>,
+    shows: Shows,
     state: State,
 }
 
@@ -170,18 +222,23 @@ enum State {
     },
     /// Asked for the item's transcript.
     Transcript {
-        feed_url: String,
-        feed: Box<Feed>,
-        item: Box<FeedItem>,
+        read: Box<Read>,
         format: Format,
     },
     /// Waiting for the item's audio to be transcribed.
     Audio {
-        feed_url: String,
-        feed: Box<Feed>,
-        item: Box<FeedItem>,
+        read: Box<Read>,
     },
     Done,
+}
+
+/// A feed read and the item found in it, with the show it joins.
+#[derive(Debug, Clone)]
+struct Read {
+    feed_url: String,
+    feed: Feed,
+    item: FeedItem,
+    show: (String, Show),
 }
 
 impl Intake {
@@ -193,6 +250,7 @@ impl Intake {
             allowance: allowance.clone(),
             created: created.to_string(),
             service: None,
+            shows: Shows::default(),
             state: State::Done,
         };
         let step = match followed.split_first() {
@@ -213,6 +271,13 @@ impl Intake {
         self
     }
 
+    /// Decides an arrival's show by `shows` ([`Shows::show_for`]) rather than always making one
+    /// from its feed.
+    pub fn with_shows(mut self, shows: Shows) -> Intake {
+        self.shows = shows;
+        self
+    }
+
     /// The step after `answer`, the answer to the last [`Step::Fetch`].
     pub fn give(&mut self, answer: Answer) -> Step {
         match std::mem::replace(&mut self.state, State::Done) {
@@ -220,9 +285,7 @@ impl Intake {
             State::Feed { url, rest, then_address, page } => {
                 self.feed_read(&url, answer, rest, then_address, page)
             }
-            State::Transcript { feed_url, feed, item, format } => {
-                self.transcript_read(feed_url, *feed, *item, format, answer)
-            }
+            State::Transcript { read, format } => self.transcript_read(*read, format, answer),
             State::Audio { .. } | State::Done => {
                 Step::Failed("the intake was not reading anything: nothing was asked".into())
             }
@@ -231,11 +294,11 @@ impl Intake {
 
     /// The step after the audio of [`Step::Transcribe`] was transcribed as `run`.
     pub fn transcribed(&mut self, run: Run) -> Step {
-        let State::Audio { feed_url, feed, item } = std::mem::replace(&mut self.state, State::Done) else {
+        let State::Audio { read } = std::mem::replace(&mut self.state, State::Done) else {
             return Step::Failed("the intake was not waiting for a transcription".into());
         };
-        let audio_url = item.audio_url.clone().unwrap_or_default();
-        match arrival(feed_url, *feed, &item, audio_url, run) {
+        let audio_url = read.item.audio_url.clone().unwrap_or_default();
+        match arrival(*read, audio_url, run) {
             Ok(arrived) => Step::Arrived(Box::new(arrived)),
             Err(reason) => Step::Failed(reason),
         }
@@ -360,30 +423,40 @@ impl Intake {
                 format!("the feed at {url} has no item whose page, audio or guid is {}", self.address),
             );
         };
-        let Some((link, format)) = item.transcript_to_take().map(|(link, format)| (link.url.clone(), format))
-        else {
+        // What stops the job is found before anything is fetched for the item or bought for it.
+        let show = match self.shows.show_for(&[url, &answer.url], &parsed) {
+            Ok(show) => show,
+            Err(reason) => return Step::Failed(reason),
+        };
+        if let Some(reason) = item_licence_problem(&item) {
+            return Step::Failed(reason);
+        }
+        let transcript = item.transcript_to_take().map(|(link, format)| (link.url.clone(), format));
+        let read = Read { feed_url: answer.url.clone(), feed: parsed, item, show };
+        let Some((link, format)) = transcript else {
             if self.service.is_some() {
-                return self.audio_to_transcribe(answer.url, parsed, item);
+                return self.audio_to_transcribe(read);
             }
+            let item = read.item;
             return Step::Failed(format!(
                 "\"{}\" has no transcript in its feed (<podcast:transcript> in WebVTT, Podcasting 2.0 JSON or \
-                 SRT), and no transcription service is configured (TRANSCRIBE_PROVIDER)",
+                 SRT), and this site transcribes no audio (no TRANSCRIBE_PROVIDER is configured): nothing can \
+                 be done here until the publisher's feed carries a transcript",
                 item.title
             ));
         };
         match self.checked(&link, Fetched::Transcript) {
             Ok(fetch) => {
-                let feed_url = answer.url.clone();
-                self.state =
-                    State::Transcript { feed_url, feed: Box::new(parsed), item: Box::new(item), format };
+                self.state = State::Transcript { read: Box::new(read), format };
                 Step::Fetch(fetch)
             }
-            Err(reason) => Step::Failed(format!("the transcript of \"{}\": {reason}", item.title)),
+            Err(reason) => Step::Failed(format!("the transcript of \"{}\": {reason}", read.item.title)),
         }
     }
 
     /// The item's audio to transcribe, once checked.
-    fn audio_to_transcribe(&mut self, feed_url: String, feed: Feed, item: FeedItem) -> Step {
+    fn audio_to_transcribe(&mut self, read: Read) -> Step {
+        let (feed, item) = (&read.feed, &read.item);
         let Some(audio) = item.audio_url.clone() else {
             return Step::Failed(format!(
                 "\"{}\" has neither a transcript nor audio in its feed: there is nothing to transcribe",
@@ -406,18 +479,11 @@ impl Intake {
             hours: transcribe::estimated_hours(item.duration_s, item.audio_bytes),
             known_names,
         };
-        self.state = State::Audio { feed_url, feed: Box::new(feed), item: Box::new(item) };
+        self.state = State::Audio { read: Box::new(read) };
         Step::Transcribe(Box::new(audio))
     }
 
-    fn transcript_read(
-        &mut self,
-        feed_url: String,
-        feed: Feed,
-        item: FeedItem,
-        format: Format,
-        answer: Answer,
-    ) -> Step {
+    fn transcript_read(&mut self, read: Read, format: Format, answer: Answer) -> Step {
         if !(200..300).contains(&answer.status) {
             return Step::Failed(format!("the transcript at {} answered HTTP {}", answer.url, answer.status));
         }
@@ -435,23 +501,31 @@ impl Intake {
             }
         };
         let run = publisher_run(format, segments, RunKind::Asr, &self.created);
-        match arrival(feed_url, feed, &item, answer.url, run) {
+        match arrival(read, answer.url, run) {
             Ok(arrived) => Step::Arrived(Box::new(arrived)),
             Err(reason) => Step::Failed(reason),
         }
     }
 }
 
-/// The episode of `item` with its transcript's `run`, read from `transcript_url`.
-fn arrival(
-    feed_url: String,
-    feed: Feed,
-    item: &FeedItem,
-    transcript_url: String,
-    run: Run,
-) -> Result<Arrival, String> {
-    let episode = record_of(&feed, item, &run, transcript_url)?;
-    Ok(Arrival { feed_url, feed, episode, run })
+/// The episode of the item `read` with its transcript's `run`, read from `transcript_url`.
+fn arrival(read: Read, transcript_url: String, run: Run) -> Result<Arrival, String> {
+    let Read { feed_url, feed, item, show } = read;
+    let episode = record_of(&feed, &item, &run, transcript_url)?;
+    Ok(Arrival { feed_url, feed, show, episode, run })
+}
+
+/// Why an item's own licence (`<podcast:license>` on the item) stops it, if it does.
+fn item_licence_problem(item: &FeedItem) -> Option<String> {
+    let licence = item.licence.as_deref()?;
+    canonical_licence(licence).is_none().then(|| {
+        format!(
+            "\"{}\" is licensed `{licence}`, which this site cannot publish (it publishes {}); nothing \
+             can be done here unless the publisher licenses the episode under one of them",
+            item.title,
+            PUBLISHABLE.join(", ")
+        )
+    })
 }
 
 /// The record of `item` with its transcript's `run`, checked as `builder check` checks content: an
@@ -465,10 +539,8 @@ pub fn record_of(feed: &Feed, item: &FeedItem, run: &Run, transcript_url: String
         (None, Some(written)) => return Err(format!("its pubDate `{written}` is not a date")),
         (None, None) => return Err("it has no pubDate".into()),
     };
-    if let Some(licence) = item.licence.as_deref().filter(|licence| licence_url(licence).is_none()) {
-        return Err(format!(
-            "its licence `{licence}` is not one this site publishes under (docs/quotes.md lists them)"
-        ));
+    if let Some(problem) = item_licence_problem(item) {
+        return Err(problem);
     }
     let episode = Episode {
         title: item.title.clone(),
@@ -476,7 +548,7 @@ pub fn record_of(feed: &Feed, item: &FeedItem, run: &Run, transcript_url: String
         published,
         roster: roster(&feed.persons, &item.persons, run),
         canonical_run: None,
-        licence: item.licence.clone(),
+        licence: item.licence.as_deref().and_then(canonical_licence).map(str::to_string),
         attribution: None,
         derived_from: Some(transcript_url),
         audio_url: item.audio_url.clone(),
@@ -572,23 +644,14 @@ pub fn names_on_arrival(runs: &[Run], language_model: Option<&BTreeMap<String, V
     names
 }
 
-/// An episode that arrived, named and published: its content files and what the build would make.
-/// `followed` is the show it belongs to when it came from a followed feed (its folder and record);
-/// else the show is the feed's own, in the folder its title names. `language_model` is source 2's
-/// votes, when the model was asked ([`names_on_arrival`]).
+/// An episode that arrived, named and published in the show it joins ([`Arrival::show`]): its
+/// content files and what the build would make. `language_model` is source 2's votes, when the
+/// model was asked ([`names_on_arrival`]).
 pub fn publish_arrival(
     arrival: Arrival,
-    followed: Option<(String, Show)>,
     language_model: Option<&BTreeMap<String, Vote>>,
 ) -> Result<(Content, Built), String> {
-    let Arrival { feed, episode, run, .. } = arrival;
-    let (show, show_record) = match followed {
-        Some(followed) => followed,
-        None => {
-            let slug = crate::recipes::slug::from_title(&feed.title);
-            (if slug.is_empty() { "show".to_string() } else { slug }, show_of(&feed, None)?)
-        }
-    };
+    let Arrival { show: (show, show_record), episode, run, .. } = arrival;
     let runs = vec![run];
     let names = names_on_arrival(&runs, language_model);
     let built = publish(&show, &show_record, episode.clone(), names.clone(), runs.clone())
@@ -596,44 +659,100 @@ pub fn publish_arrival(
     Ok((Content { show, show_record, episode, names, runs }, built))
 }
 
-/// The show's record from its feed: its title, page and licence — `given` (what the publisher grants,
-/// told by a person), else the feed's own when it is one this site publishes under.
-pub fn show_of(feed: &Feed, given: Option<&str>) -> Result<Show, String> {
-    let licence = match (given, feed.licence.as_deref()) {
-        (Some(given), _) => given.to_string(),
-        (None, Some(named)) if licence_url(named).is_some() => named.to_string(),
-        (None, named) => {
-            let said = named.map_or("no <podcast:license> or <copyright>".to_string(), |named| {
-                format!("it says `{named}`")
-            });
-            return Err(format!(
-                "the feed names no licence this site publishes under ({said}): pass --licence with an SPDX id, \
-                 such as CC-BY-4.0, that the publisher grants"
-            ));
+/// What a failure's reason says when asking again cannot help: the publisher has to change
+/// something first. A reason without it names what the reader can do (check the address, ask again
+/// later).
+pub const NOTHING_TO_DO: &str = "nothing can be done here";
+
+/// Whether a failed job's `reason` is one asking again cannot mend ([`NOTHING_TO_DO`]).
+pub fn is_final(reason: &str) -> bool {
+    reason.contains(NOTHING_TO_DO)
+}
+
+/// The licences this site publishes transcripts under, as SPDX spells them.
+pub const PUBLISHABLE: [&str; 3] = ["CC0-1.0", "CC-BY-4.0", "CC-BY-SA-4.0"];
+
+/// The SPDX id of a licence this site publishes under, spelt as SPDX does: ids match without
+/// regard to case (`cc-by-4.0` is `CC-BY-4.0`), as the SPDX specification says.
+pub fn canonical_licence(id: &str) -> Option<&'static str> {
+    let id = id.trim();
+    PUBLISHABLE
+        .into_iter()
+        .find(|known| known.eq_ignore_ascii_case(id))
+        .filter(|known| licence_url(known).is_some())
+}
+
+/// Why a show cannot be made from a feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShowRefusal {
+    /// Neither the feed nor a person names a licence this site publishes under: what the feed says.
+    NoLicence { said: Option<String> },
+    /// A person named a licence this site does not publish under.
+    NotPublishable(String),
+    /// The feed does not make a valid record: each problem.
+    Invalid(Vec<String>),
+}
+
+impl core::fmt::Display for ShowRefusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ShowRefusal::NoLicence { said } => {
+                let said = said
+                    .as_deref()
+                    .map_or("it names none, in <podcast:license> or <copyright>".into(), |said| {
+                        format!("it says `{said}`")
+                    });
+                write!(
+                    f,
+                    "the show's feed names no licence this site publishes under ({said}); the site publishes \
+                     transcripts only under {}, so nothing can be done here until the publisher's feed names \
+                     one",
+                    PUBLISHABLE.join(", ")
+                )
+            }
+            ShowRefusal::NotPublishable(licence) => write!(
+                f,
+                "`{licence}` is not a licence this site publishes under: it publishes {}",
+                PUBLISHABLE.join(", ")
+            ),
+            ShowRefusal::Invalid(problems) => {
+                write!(f, "the feed does not make a show record: {}", problems.join("; "))
+            }
         }
-    };
-    if licence_url(&licence).is_none() {
-        return Err(format!(
-            "`{licence}` is not a licence this site publishes under (docs/quotes.md lists them)"
-        ));
     }
+}
+
+/// The show's record from its feed: its title, page, description, credit line and licence — `given`
+/// (what the publisher grants, told by a person), else the feed's own when it is one this site
+/// publishes under, spelt as SPDX does. The credit line is the feed's `<copyright>` when it says
+/// more than the licence, else its author (`itunes:author`).
+pub fn show_of(feed: &Feed, given: Option<&str>) -> Result<Show, ShowRefusal> {
+    let licence = match (given, feed.licence.as_deref()) {
+        (Some(given), _) => {
+            canonical_licence(given).ok_or_else(|| ShowRefusal::NotPublishable(given.trim().to_string()))?
+        }
+        (None, Some(named)) => canonical_licence(named)
+            .ok_or_else(|| ShowRefusal::NoLicence { said: Some(named.to_string()) })?,
+        (None, None) => return Err(ShowRefusal::NoLicence { said: None }),
+    };
+    let credit = feed
+        .copyright
+        .clone()
+        .filter(|copyright| canonical_licence(copyright).is_none())
+        .or_else(|| feed.author.clone());
     let show = Show {
         title: feed.title.clone(),
         url: feed.link.clone(),
-        description: String::new(),
-        licence,
-        attribution: None,
+        description: feed.description.clone(),
+        licence: licence.to_string(),
+        attribution: credit,
         feed_url: None,
     };
     let problems: Vec<String> = validate_show(&show)
         .into_iter()
         .map(|problem| format!("{}: {}", problem.field, problem.reason))
         .collect();
-    if problems.is_empty() {
-        Ok(show)
-    } else {
-        Err(format!("the feed does not make a show record: {}", problems.join("; ")))
-    }
+    if problems.is_empty() { Ok(show) } else { Err(ShowRefusal::Invalid(problems)) }
 }
 
 /// The address an item's episode is known by: its page, unless another item of the feed shares it

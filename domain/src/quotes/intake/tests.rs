@@ -57,11 +57,12 @@ fn an_episode_page_leads_to_its_feed_its_item_and_the_publishers_transcript() {
     else {
         panic!("arrived")
     };
-    let Arrival { feed_url, feed, episode, run } = *arrived;
+    let Arrival { feed_url, feed, show: (show, show_record), episode, run } = *arrived;
     assert_eq!(
         (feed_url.as_str(), feed.title.as_str(), feed.licence.as_deref()),
         (FEED_URL, "The Morning Ledger", Some("CC-BY-4.0"))
     );
+    assert_eq!((show.as_str(), show_record.licence.as_str()), ("the-morning-ledger", "CC-BY-4.0"));
     assert_eq!(episode.title, "Budget day & the harbour vote");
     assert_eq!(episode.source_url, page);
     assert_eq!(episode.published, "2026-11-02");
@@ -144,7 +145,7 @@ fn no_address_inside_a_network_is_ever_named_for_fetching() {
     let html = br#"<link rel="alternate" type="application/rss+xml" href="http://10.0.0.8/feed.xml">"#;
     let reason = failed(intake.give(answer(page, "text/html", html)));
     assert_eq!(reason, "http://10.0.0.8/feed.xml: 10.0.0.8: private address, never fetched for a user");
-    let inside = br#"<rss><channel><title>T</title><item><title>X</title><link>https://ledger.example.org/episodes/x</link>
+    let inside = br#"<rss><channel><title>T</title><copyright>CC0-1.0</copyright><item><title>X</title><link>https://ledger.example.org/episodes/x</link>
         <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>
         <podcast:transcript xmlns:podcast="https://podcastindex.org/namespace/1.0" url="http://[::1]/t.vtt" type="text/vtt"/>
         </item></channel></rss>"#;
@@ -171,7 +172,7 @@ fn a_page_names_its_feeds_in_its_order_each_once() {
 #[test]
 fn an_item_is_addressed_by_its_own_page_else_its_audio_and_a_licence_the_site_cannot_publish_stops_it() {
     // Every item gives the show's home page as its link: each is known by its audio.
-    let feed = br#"<rss><channel><title>T</title><link>https://ledger.example.org/</link>
+    let feed = br#"<rss><channel><title>T</title><link>https://ledger.example.org/</link><copyright>CC0-1.0</copyright>
         <item><title>One</title><link>https://ledger.example.org/</link><pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>
         <enclosure url="https://cdn.ledger.example.org/1.mp3" length="1" type="audio/mpeg"/>
         <podcast:transcript xmlns:podcast="https://podcastindex.org/namespace/1.0" url="/t/1.srt" type="application/x-subrip"/></item>
@@ -189,17 +190,87 @@ fn an_item_is_addressed_by_its_own_page_else_its_audio_and_a_licence_the_site_ca
     };
     assert_eq!(arrived.episode.source_url, "https://cdn.ledger.example.org/1.mp3");
 
+    // The item's own licence stops it as soon as the feed is read: its transcript is not fetched.
     let (mut intake, _) = start("https://cdn.ledger.example.org/2.mp3", &[FEED_URL]);
-    intake.give(answer(FEED_URL, "application/rss+xml", feed));
-    let reason = failed(intake.give(answer(
-        "https://ledger.example.org/t/2.srt",
-        "application/x-subrip",
-        SRT.as_bytes(),
-    )));
+    let reason = failed(intake.give(answer(FEED_URL, "application/rss+xml", feed)));
     assert_eq!(
         reason,
-        "its licence `All rights reserved` is not one this site publishes under (docs/quotes.md lists them)"
+        "\"Two\" is licensed `All rights reserved`, which this site cannot publish (it publishes CC0-1.0, \
+         CC-BY-4.0, CC-BY-SA-4.0); nothing can be done here unless the publisher licenses the episode under \
+         one of them"
     );
+}
+
+/// An episode whose feed's licence the site cannot publish went to `transcribing`, was bought, and
+/// failed only then: the licence is checked when the feed is read, before anything is submitted.
+#[test]
+fn a_licence_the_site_cannot_publish_stops_the_job_before_its_audio_is_bought() {
+    let unlicensed = String::from_utf8_lossy(FEED)
+        .replace("<podcast:license>CC-BY-4.0</podcast:license>", "")
+        .replace("<copyright>", "<copyright>All rights reserved. ");
+    assert!(!unlicensed.contains("CC-BY-4.0"), "the fixture names its licence once");
+    let (intake, _) = start("https://ledger.example.org/episodes/trailer", &[FEED_URL]);
+    let mut intake = intake.with_service(Some(transcribe::Service::AssemblyAi));
+    let reason = failed(intake.give(answer(FEED_URL, "application/rss+xml", unlicensed.as_bytes())));
+    assert!(reason.starts_with("the show's feed names no licence this site publishes under"), "{reason}");
+    assert!(reason.contains("nothing can be done here") && !reason.contains("--licence"), "{reason}");
+}
+
+/// `<podcast:license>cc-by-4.0</podcast:license>` failed with "the feed names no licence".
+#[test]
+fn spdx_ids_match_without_regard_to_case_and_are_stored_as_spdx_spells_them() {
+    for (written, canonical) in
+        [("cc-by-4.0", "CC-BY-4.0"), ("cc0-1.0", "CC0-1.0"), (" Cc-By-Sa-4.0 ", "CC-BY-SA-4.0")]
+    {
+        let lower = String::from_utf8_lossy(FEED).replace(
+            "<podcast:license>CC-BY-4.0</podcast:license>",
+            &format!("<podcast:license>{written}</podcast:license>"),
+        );
+        let feed = feed::parse(lower.as_bytes(), &Url::parse(FEED_URL).unwrap()).unwrap();
+        assert_eq!(show_of(&feed, None).map(|show| show.licence), Ok(canonical.to_string()), "{written}");
+        assert_eq!(show_of(&feed, Some(written)).map(|show| show.licence), Ok(canonical.to_string()));
+    }
+    assert_eq!(canonical_licence("cc-by-nc-4.0"), None);
+}
+
+/// `import-feed` dropped the channel's description, `<copyright>` and `itunes:author`, so a CC BY show
+/// was published without its credit.
+#[test]
+fn a_show_made_from_its_feed_keeps_its_description_and_credit_line() {
+    let feed = feed::parse(FEED, &Url::parse(FEED_URL).unwrap()).unwrap();
+    let show = show_of(&feed, None).unwrap();
+    assert!(!show.description.is_empty() && !show.description.contains('<'), "{:?}", show.description);
+    assert_eq!(show.attribution, feed.copyright.clone().or(feed.author.clone()));
+    assert!(show.attribution.is_some(), "the fixture names its credit");
+    let authored = Feed { copyright: Some("CC-BY-4.0".into()), author: Some("Ledger Media".into()), ..feed };
+    assert_eq!(show_of(&authored, None).unwrap().attribution.as_deref(), Some("Ledger Media"));
+}
+
+/// Episodes a journalist asked for from a followed feed landed in a new show made from the feed's
+/// title, beside the show that follows it.
+#[test]
+fn an_item_of_a_followed_feed_joins_the_show_that_follows_it_whoever_asked() {
+    let page = "https://ledger.example.org/episodes/budget-day";
+    let followed = Show {
+        title: "Ledger".into(),
+        url: None,
+        description: String::new(),
+        licence: "CC-BY-4.0".into(),
+        attribution: None,
+        feed_url: Some("http://www.ledger.example.org/feed.xml/".into()),
+    };
+    let shows = Shows { following: vec![("ledger".into(), followed.clone())], ..Shows::default() };
+    let (intake, _) = start(page, &[]);
+    let mut intake = intake.with_shows(shows);
+    let html = br#"<head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head>"#;
+    intake.give(answer(page, "text/html", html));
+    intake.give(answer(FEED_URL, "application/rss+xml", FEED));
+    let Step::Arrived(arrived) =
+        intake.give(answer("https://ledger.example.org/t/42.vtt", "text/vtt", VTT.as_bytes()))
+    else {
+        panic!("arrived")
+    };
+    assert_eq!(arrived.show, ("ledger".to_string(), followed));
 }
 
 #[test]
@@ -248,6 +319,10 @@ fn an_asked_address_is_checked_as_every_fetch_is() {
         assert_eq!(problems.len(), 1, "{inside}: {problems:?}");
         assert_eq!(problems[0].field, "source_url", "{inside}");
     }
+    // `/api/attribute` takes an address without its scheme; so does `POST /api/episodes`.
+    let bare = asked("example.org/podcast/ep1", &allowance).expect("an address without its scheme");
+    assert_eq!(bare.normalised_url, page.normalised_url);
+    assert!(asked("10.0.0.7/ep", &allowance).is_err(), "checked as every address is");
     let long = format!("https://example.org/{}", "a".repeat(MAX_ADDRESS_CHARS));
     assert!(asked(&long, &allowance).is_err());
     let loopback = Allowance::parse("127.0.0.1:8080").unwrap();
@@ -301,7 +376,7 @@ fn with_a_service_an_episode_without_a_transcript_is_transcribed_from_its_audio(
     assert_eq!(arrived.episode.derived_from.as_deref(), Some("https://cdn.ledger.example.org/trailer.mp3"));
     assert_eq!(arrived.run.pipeline, "assemblyai-universal");
     assert_eq!(arrived.run.segments[0].speaker, "A");
-    let (content, _) = publish_arrival(*arrived, None, None).unwrap();
+    let (content, _) = publish_arrival(*arrived, None).unwrap();
     let heard = &content.names.labels["A"].votes[1];
     assert!(
         heard.source == VoteSource::VoiceMatch && heard.evidence.starts_with("no embeddings"),

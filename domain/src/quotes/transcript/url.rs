@@ -111,7 +111,7 @@ fn is_platform_id(id: &str) -> bool {
 /// Whether `url` starts with `scheme://`. Without one it is a bare address such as
 /// `changelog.com/gotime/52` (which the URL standard would read as the scheme `changelog.com` when a
 /// port follows), so it gets `https://`.
-fn has_scheme(url: &str) -> bool {
+pub fn has_scheme(url: &str) -> bool {
     url.split_once("://").is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
