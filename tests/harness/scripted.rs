@@ -224,6 +224,59 @@ pub fn wav(seconds: u32) -> Vec<u8> {
     out
 }
 
+/// A DNS-over-HTTPS resolver as Cloudflare's and Google's answer (`GET ?name=…&type=A|AAAA`,
+/// `Accept: application/dns-json`), holding the zone `records` (name, address): a name it holds gets
+/// its addresses of the asked family, any other name NXDOMAIN (`Status: 3`). It answers as a public
+/// resolver would for a public name whose records point inside a network.
+pub async fn resolver(records: Vec<(String, std::net::IpAddr)>) -> Result<Listener> {
+    let records = std::sync::Arc::new(records);
+    listen(move |stream| {
+        let records = records.clone();
+        async move {
+            let mut stream = tokio::io::BufReader::new(stream);
+            let Ok(Some(request)) = read_request(&mut stream).await else { return };
+            let name = request.query.get("name").cloned().unwrap_or_default();
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            let (kind, code) = match request.query.get("type").map(String::as_str) {
+                Some("AAAA") => ("AAAA", 28),
+                _ => ("A", 1),
+            };
+            let held: Vec<&std::net::IpAddr> =
+                records.iter().filter(|(held, _)| *held == name).map(|(_, ip)| ip).collect();
+            let answers: Vec<serde_json::Value> = held
+                .iter()
+                .filter(|ip| ip.is_ipv6() == (kind == "AAAA"))
+                .map(|ip| serde_json::json!({"name": format!("{name}."), "type": code, "TTL": 60, "data": ip.to_string()}))
+                .collect();
+            let status = if held.is_empty() { 3 } else { 0 };
+            let body = serde_json::json!({
+                "Status": status, "TC": false, "RD": true, "RA": true, "AD": false, "CD": false,
+                "Question": [{"name": format!("{name}."), "type": code}], "Answer": answers,
+            });
+            let _ = respond(&mut stream, "200 OK", &[("Content-Type", "application/dns-json")], &body.to_string()).await;
+        }
+    })
+    .await
+}
+
+/// A host that must never be reached: it counts every request it is sent.
+pub async fn trap() -> Result<(Listener, std::sync::Arc<std::sync::atomic::AtomicUsize>)> {
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    let listener = listen(move |stream| {
+        let hits = counted.clone();
+        async move {
+            let mut stream = tokio::io::BufReader::new(stream);
+            if let Ok(Some(_)) = read_request(&mut stream).await {
+                hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            let _ = respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], "trapped").await;
+        }
+    })
+    .await?;
+    Ok((listener, hits))
+}
+
 /// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
 /// one transcript address that redirects to the cloud metadata address; and a show whose episodes
 /// have no transcript ([`UNTRANSCRIBED`]), with their pages and audio.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tests::browser::Browser;
 use tests::kitchen::key_for;
 use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
-use tests::scripted::{Listener, podcast_host};
+use tests::scripted::{Listener, podcast_host, resolver, trap};
 use tests::transcribers::{self, KEY};
 use tests::{Config, Worker};
 
@@ -791,6 +791,44 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
     let charges = site.charges()?;
     let quiet_charge = charges.iter().find(|(name, _, _)| name == "quiet");
     ensure!(quiet_charge.is_some_and(|(_, state, _)| state == "failed"), "{charges:?}");
+    Ok(())
+}
+
+/// A host name that resolves to loopback was fetched by the Worker (`POST /api/episodes` answered 202
+/// and the trap logged the request). Every name is resolved and checked first — the address asked
+/// for and each redirect's target — and a name that only resolves nowhere says so in words.
+pub async fn a_name_that_resolves_inside_a_network_is_never_fetched(_w: Arc<Worker>) -> Result<()> {
+    let (trap, hits) = trap().await?;
+    let zone = vec![
+        ("trap.newsroom.test".to_string(), "127.0.0.1".parse()?),
+        ("both.newsroom.test".to_string(), "93.184.215.14".parse()?),
+        ("both.newsroom.test".to_string(), "::1".parse()?),
+        ("office.newsroom.test".to_string(), "10.0.0.7".parse()?),
+    ];
+    let dns = resolver(zone).await?;
+    let resolver_url = format!("http://{}/dns-query", dns.addr);
+    let site = IntakeSite::start_with(&[("FETCH_RESOLVER", resolver_url.as_str())]).await?;
+    let port = trap.addr.port();
+    let redirect = format!("http://trap.newsroom.test:{port}/via-redirect");
+    let cases = [
+        (format!("http://trap.newsroom.test:{port}/x"), "resolves to 127.0.0.1: loopback address"),
+        (format!("http://both.newsroom.test:{port}/x"), "resolves to ::1: loopback address"),
+        (format!("http://office.newsroom.test:{port}/x"), "resolves to 10.0.0.7: private address"),
+        (site.on_host(&format!("/redirect?to={}", query(&redirect))), "resolves to 127.0.0.1"),
+        (format!("http://nowhere.newsroom.test:{port}/x"), "no address is known for its name"),
+    ];
+    for (address, says) in &cases {
+        let (status, location, _, job) = site.ask(address).await?;
+        ensure!(status == 202, "{address}: {status} {job}");
+        let job = site.finished(&location.context("a Location")?).await?;
+        let reason = job["reason"].as_str().unwrap_or_default();
+        ensure!(job["state"] == "failed" && reason.contains(says), "{address}: says {says:?}: {job}");
+        ensure!(
+            !reason.contains("internal error"),
+            "{address}: the platform's words are not a reason: {reason}"
+        );
+    }
+    ensure!(hits.load(std::sync::atomic::Ordering::SeqCst) == 0, "the trap was reached");
     Ok(())
 }
 

@@ -83,6 +83,7 @@ fn main() -> std::process::ExitCode {
         intake::deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job,
         intake::a_late_transcription_service_fails_its_job_and_keeps_the_charge,
         // What a newsroom found.
+        intake::a_name_that_resolves_inside_a_network_is_never_fetched,
         intake::a_transcript_whose_voices_nobody_separated_is_never_high,
         intake::a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_bought,
         intake::an_item_of_a_followed_feed_joins_its_show_whoever_asks,

@@ -197,6 +197,63 @@ pub fn check_ip(ip: IpAddr) -> Result<(), Refusal> {
     }
 }
 
+/// The name the caller must resolve and check before fetching `url` ([`check_resolved`]): its host
+/// when it is a name rather than an address, and not one of the development run's loopback pairs.
+pub fn name_to_resolve<'u>(url: &'u Url, allowance: &Allowance) -> Option<&'u str> {
+    match url.host() {
+        Some(Host::Domain(name)) if !allowance.admits(url) => Some(name),
+        _ => None,
+    }
+}
+
+/// The DNS record types a name's addresses come in: A and AAAA.
+pub const ADDRESS_TYPES: [(&str, u16); 2] = [("A", 1), ("AAAA", 28)];
+
+/// What a DNS-over-HTTPS resolver answered for `host`, in the JSON form Cloudflare's and Google's
+/// resolvers give (`application/dns-json`: `Status`, and `Answer` records with `type` and `data`),
+/// one answer for each of [`ADDRESS_TYPES`]: `Ok` when the name has an address and every address it
+/// has may be fetched; otherwise why not, in words. A name with any address inside a network is
+/// refused whatever its other addresses: the connection may go to any of them.
+pub fn check_resolved(host: &str, answers: &[&[u8]]) -> Result<(), String> {
+    let mut n_addresses = 0;
+    for body in answers {
+        let answer: serde_json::Value = serde_json::from_slice(body).map_err(|_| {
+            format!("where {host} leads could not be checked (the resolver's answer is not JSON)")
+        })?;
+        match answer.get("Status").and_then(serde_json::Value::as_u64) {
+            Some(0) => {}
+            // NXDOMAIN: no such name.
+            Some(3) => continue,
+            status => {
+                return Err(format!(
+                    "where {host} leads could not be checked (the resolver answered status {})",
+                    status.map_or("none".to_string(), |status| status.to_string())
+                ));
+            }
+        }
+        let records =
+            answer.get("Answer").and_then(serde_json::Value::as_array).map_or(&[][..], Vec::as_slice);
+        for record in records {
+            let kind = record.get("type").and_then(serde_json::Value::as_u64);
+            if !ADDRESS_TYPES.iter().any(|(_, code)| Some(u64::from(*code)) == kind) {
+                continue;
+            }
+            let data = record.get("data").and_then(serde_json::Value::as_str).unwrap_or_default();
+            let ip: IpAddr = data.trim().parse().map_err(|_| {
+                format!("where {host} leads could not be checked (`{data}` is not an address)")
+            })?;
+            check_ip(ip).map_err(|refusal| format!("{host} resolves to {refusal}"))?;
+            n_addresses += 1;
+        }
+    }
+    if n_addresses == 0 {
+        return Err(format!(
+            "{host} could not be reached: no address is known for its name; check the address"
+        ));
+    }
+    Ok(())
+}
+
 fn is_loopback_host(host: &Host<&str>) -> bool {
     match host {
         Host::Domain(name) => local_name(name) == Some("loopback"),
@@ -429,5 +486,44 @@ mod tests {
         assert_eq!(redirect(&from, "/c", MAX_REDIRECTS, &none), Err(Refusal::TooManyRedirects));
         assert!(check_ip("10.0.0.7".parse().unwrap()).is_err());
         assert!(check_ip("93.184.215.14".parse().unwrap()).is_ok());
+    }
+
+    /// A host name that resolves to loopback or a private address was fetched by the Worker: a name
+    /// is judged by every address the resolver gives it.
+    #[test]
+    fn a_name_is_judged_by_every_address_it_resolves_to() {
+        let a = |data: &str| {
+            format!(r#"{{"Status":0,"Answer":[{{"name":"x","type":1,"TTL":60,"data":"{data}"}}]}}"#)
+        };
+        let aaaa = |data: &str| {
+            format!(
+                r#"{{"Status":0,"Answer":[{{"type":5,"data":"cdn.example."}},{{"type":28,"data":"{data}"}}]}}"#
+            )
+        };
+        let none = r#"{"Status":0}"#.to_string();
+        let nx = r#"{"Status":3}"#.to_string();
+        let check = |answers: [&String; 2]| {
+            check_resolved("trap.newsroom.test", &[answers[0].as_bytes(), answers[1].as_bytes()])
+        };
+        assert_eq!(check([&a("93.184.215.14"), &aaaa("2606:2800:21f:cb07:6820:80da:af6b:8b2c")]), Ok(()));
+        assert_eq!(
+            check([&a("127.0.0.1"), &none]),
+            Err("trap.newsroom.test resolves to 127.0.0.1: loopback address, never fetched for a user".into())
+        );
+        assert_eq!(
+            check([&a("93.184.215.14"), &aaaa("::ffff:10.0.0.7")]),
+            Err("trap.newsroom.test resolves to ::ffff:10.0.0.7: private address, never fetched for a user"
+                .into()),
+            "one address inside is enough"
+        );
+        assert!(check([&nx, &nx]).unwrap_err().contains("no address is known"));
+        assert!(check([&r#"{"Status":2}"#.to_string(), &none]).unwrap_err().contains("status 2"));
+        assert!(check([&"<html>".to_string(), &none]).unwrap_err().contains("not JSON"));
+        let url = Url::parse("http://trap.newsroom.test:8803/x").unwrap();
+        assert_eq!(name_to_resolve(&url, &Allowance::default()), Some("trap.newsroom.test"));
+        let literal = Url::parse("http://93.184.215.14/x").unwrap();
+        assert_eq!(name_to_resolve(&literal, &Allowance::default()), None, "an address is judged as written");
+        let allowed = Allowance::parse("localhost:8803").unwrap();
+        assert_eq!(name_to_resolve(&Url::parse("http://localhost:8803/").unwrap(), &allowed), None);
     }
 }

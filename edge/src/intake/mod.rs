@@ -90,20 +90,82 @@ pub fn allowance(env: &Env) -> Allowance {
     Allowance::parse(&list).unwrap_or_default()
 }
 
-/// Fetches an address of `kind` as untrusted: each redirect checked, the body bounded in bytes and
-/// the whole in time. `Err` is a reason a person can act on.
-pub async fn fetch(address: &str, kind: Fetched, allowance: &Allowance) -> Result<Answer, String> {
-    fetch_if_changed(address, kind, allowance, &FeedValidators::default(), 0).await.map(|(answer, _)| answer)
+/// How the Worker fetches the addresses users give: the loopback pairs a development run may fetch,
+/// and the DNS-over-HTTPS resolver every name is checked with before it is fetched.
+pub struct Outbound {
+    pub allowance: Allowance,
+    /// `FETCH_RESOLVER`: a resolver that answers `application/dns-json` (Cloudflare's by default).
+    resolver: String,
+}
+
+/// The resolver names are checked with when `FETCH_RESOLVER` names none.
+pub const DEFAULT_RESOLVER: &str = "https://cloudflare-dns.com/dns-query";
+
+/// How this Worker fetches users' addresses.
+pub fn outbound(env: &Env) -> Outbound {
+    let resolver = env.var("FETCH_RESOLVER").map(|value| value.to_string()).unwrap_or_default();
+    let resolver = if resolver.trim().is_empty() { DEFAULT_RESOLVER.to_string() } else { resolver };
+    Outbound { allowance: allowance(env), resolver }
+}
+
+impl Outbound {
+    /// Refuses `url` when its host is a name that resolves, for any of its addresses, inside a
+    /// network (`domain::site::outbound::check_resolved`): asked of the resolver before every fetch
+    /// and every redirect. The platform then resolves the name again to connect; what it guarantees
+    /// of that is in docs/deploy.md.
+    pub async fn check_name(&self, url: &worker::Url) -> Result<(), String> {
+        let Some(host) = outbound::name_to_resolve(url, &self.allowance) else { return Ok(()) };
+        let host = host.trim_end_matches('.');
+        let asks = outbound::ADDRESS_TYPES.map(|(kind, _)| self.ask_resolver(host, kind));
+        let [a, aaaa] = futures::future::join_all(asks).await.try_into().expect("two asks");
+        let (a, aaaa) = (a?, aaaa?);
+        outbound::check_resolved(host, &[&a, &aaaa])
+    }
+
+    /// The resolver's JSON answer for `host`'s records of `kind`, within five seconds.
+    async fn ask_resolver(&self, host: &str, kind: &str) -> Result<Vec<u8>, String> {
+        let cannot =
+            |why: String| format!("where {host} leads could not be checked ({why}): ask again later");
+        let mut asked = worker::Url::parse(&self.resolver)
+            .map_err(|_| cannot("FETCH_RESOLVER is not an address".into()))?;
+        asked.query_pairs_mut().append_pair("name", host).append_pair("type", kind);
+        let headers = Headers::new();
+        headers.set("Accept", "application/dns-json").ok();
+        let mut init = RequestInit::new();
+        init.with_method(Method::Get).with_headers(headers);
+        let request = Request::new_with_init(asked.as_str(), &init).map_err(|err| cannot(err.to_string()))?;
+        let controller = AbortController::default();
+        let signal = controller.signal();
+        let answer = async {
+            let mut response = Fetch::Request(request).send_with_signal(&signal).await.map_err(|err| {
+                worker::console_warn!("asking {} about {host}: {err}", self.resolver);
+                cannot("the resolver did not answer".into())
+            })?;
+            if response.status_code() != 200 {
+                return Err(cannot(format!("the resolver answered HTTP {}", response.status_code())));
+            }
+            response.bytes().await.map_err(|err| cannot(err.to_string()))
+        };
+        within(Duration::from_secs(5), answer, controller)
+            .await
+            .unwrap_or_else(|| Err(cannot("the resolver took longer than 5 s".into())))
+    }
+}
+
+/// Fetches an address of `kind` as untrusted: each redirect checked, each name resolved and checked
+/// first, the body bounded in bytes and the whole in time. `Err` is a reason a person can act on.
+pub async fn fetch(address: &str, kind: Fetched, outbound: &Outbound) -> Result<Answer, String> {
+    fetch_if_changed(address, kind, outbound, &FeedValidators::default(), 0).await.map(|(answer, _)| answer)
 }
 
 /// [`fetch`] of a kind that [`Fetched::cuts`], from byte `from` of the file on.
 pub async fn fetch_from(
     address: &str,
     kind: Fetched,
-    allowance: &Allowance,
+    outbound: &Outbound,
     from: u64,
 ) -> Result<Answer, String> {
-    fetch_if_changed(address, kind, allowance, &FeedValidators::default(), from)
+    fetch_if_changed(address, kind, outbound, &FeedValidators::default(), from)
         .await
         .map(|(answer, _)| answer)
 }
@@ -113,16 +175,18 @@ pub async fn fetch_from(
 async fn fetch_if_changed(
     address: &str,
     kind: Fetched,
-    allowance: &Allowance,
+    outbound: &Outbound,
     known: &FeedValidators,
     from: u64,
 ) -> Result<(Answer, FeedValidators), String> {
+    let allowance = &outbound.allowance;
     let mut url = outbound::check(address, allowance).map_err(|refusal| format!("{address}: {refusal}"))?;
     let limit = Duration::from_millis(kind.timeout_ms());
     let controller = AbortController::default();
     let signal = controller.signal();
     let reads = async {
         for followed in 0.. {
+            outbound.check_name(&url).await?;
             let mut init = RequestInit::new();
             let headers = Headers::new();
             headers.set("User-Agent", "Commonplace intake (+https://commonplace.example/docs/quotes)").ok();
@@ -239,16 +303,17 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
     let transcribing = store::transcription(&db, id).await?.is_some();
     store::move_job(&db, id, if transcribing { "transcribing" } else { "fetching" }, None, &now_iso())
         .await?;
-    let allowance = allowance(env);
+    let outbound = outbound(env);
+    let allowance = &outbound.allowance;
     let created = now_iso()[..10].to_string();
     let followed: Vec<String> = job.feed_url.iter().cloned().collect();
-    let (machine, mut step) = Intake::start(&job.source_url, &followed, &created, &allowance);
+    let (machine, mut step) = Intake::start(&job.source_url, &followed, &created, allowance);
     let shows = intake::Shows { following: following_shows(env).await?, ..intake::Shows::default() };
     let mut machine = machine.with_service(transcription::service(env)).with_shows(shows);
     let mut heard = false;
     let arrival = loop {
         step = match step {
-            Step::Fetch(wanted) => match fetch(&wanted.url, wanted.kind, &allowance).await {
+            Step::Fetch(wanted) => match fetch(&wanted.url, wanted.kind, &outbound).await {
                 Ok(answer) => machine.give(answer),
                 Err(reason) => machine.unreachable(reason),
             },
@@ -378,9 +443,9 @@ pub async fn follow_some(env: &Env, from: usize, to: usize) -> Result<(), ApiErr
 /// episode or job has becomes a job, made by the site's account and queued.
 pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
     let db = store::db(env)?;
-    let allowance = allowance(env);
+    let outbound = outbound(env);
     let known = store::feed_validators(&db, url).await?;
-    let (answer, validators) = match fetch_if_changed(url, Fetched::Feed, &allowance, &known, 0).await {
+    let (answer, validators) = match fetch_if_changed(url, Fetched::Feed, &outbound, &known, 0).await {
         Ok(read) => read,
         Err(reason) => {
             worker::console_warn!("followed feed {url}: {reason}");

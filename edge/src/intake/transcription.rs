@@ -320,8 +320,8 @@ async fn charge(
 /// claim stands. `Err` (nothing is bought) when the audio is not there to transcribe: its address
 /// answers an error, or cannot be reached at all.
 async fn measured_s(env: &Env, audio: &Audio) -> Result<Option<f64>, String> {
-    let allowance = super::allowance(env);
-    let head = super::fetch(&audio.audio_url, Fetched::AudioHead, &allowance)
+    let outbound = super::outbound(env);
+    let head = super::fetch(&audio.audio_url, Fetched::AudioHead, &outbound)
         .await
         .map_err(|reason| format!("the audio of \"{}\" was not transcribed: {reason}", audio.title))?;
     if !(200..300).contains(&head.status) {
@@ -346,7 +346,7 @@ async fn measured_s(env: &Env, audio: &Audio) -> Result<Option<f64>, String> {
     let Some(at) = measure::index_at(&head.body).filter(|at| head.size.is_none_or(|size| *at < size)) else {
         return Ok(None);
     };
-    let Ok(index) = super::fetch_from(&audio.audio_url, Fetched::AudioHead, &allowance, at).await else {
+    let Ok(index) = super::fetch_from(&audio.audio_url, Fetched::AudioHead, &outbound, at).await else {
         return Ok(None);
     };
     Ok((index.status == 206).then(|| measure::index_seconds(&index.body)).flatten())
