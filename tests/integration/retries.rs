@@ -59,8 +59,13 @@ pub async fn a_retried_create_with_its_idempotency_key_makes_one_recipe(w: Arc<W
     problem_type(&changed, 422, "idempotency-key-reused")?;
     ensure!(made(&w, "retrying-cook", "Another Radish Salad")? == 0, "the other body was stored");
 
-    // A header that is not a Structured Field string is 400 naming it.
-    for bad in ["retry-2", "\"\"", &format!("\"{}\"", "k".repeat(256)), "\"caf\u{e9}\""] {
+    // A bare key, as most clients send it, is the same key as its quoted form.
+    let bare = create_keyed(&api, "retry-1", &doc).await?;
+    ensure!(bare.status == 201 && bare.body == first.body, "{}", bare.text);
+    ensure!(bare.headers["idempotent-replayed"] == "true", "{:?}", bare.headers);
+
+    // A header that is neither a Structured Field string nor a bare key is 400 naming it.
+    for bad in ["retry 2", "\"\"", &format!("\"{}\"", "k".repeat(256)), "\"caf\u{e9}\""] {
         let refused = create_keyed(&api, bad, &doc).await;
         let Ok(refused) = refused else { continue }; // reqwest refuses non-ASCII header values itself
         problem_type(&refused, 400, "invalid-parameter")?;

@@ -20,13 +20,30 @@ pub const IN_FLIGHT_S: u64 = 120;
 
 /// The key an `Idempotency-Key` header holds: a Structured Field string (RFC 8941 §3.3.3), as the
 /// draft defines it — printable ASCII in double quotes, `\"` and `\\` escaped — of 1 to
-/// [`MAX_KEY_CHARS`] characters.
+/// [`MAX_KEY_CHARS`] characters. Most clients send the key bare (`Idempotency-Key: 8e03…`, as
+/// Stripe's and most HTTP libraries do): a bare key of printable ASCII without spaces, quotes or
+/// backslashes is the same key as its quoted form.
 pub fn parse_key(header: &str) -> Result<String, Diagnostic> {
     let invalid = |why: &str| Diagnostic::new(HEADER, why);
-    let inner =
-        header.trim_matches(' ').strip_prefix('"').and_then(|rest| rest.strip_suffix('"')).ok_or_else(
-            || invalid("must be a quoted string, such as \"8e03978e-40d5-43e8-bc93-6894a57f9324\""),
-        )?;
+    let header = header.trim_matches(' ');
+    if !header.starts_with('"') {
+        if header.is_empty() {
+            return Err(invalid("must not be empty"));
+        }
+        if !header.chars().all(|c| matches!(c, '!'..='~') && c != '"' && c != '\\') {
+            return Err(invalid(
+                "must be a quoted string, such as \"8e03978e-40d5-43e8-bc93-6894a57f9324\", or that key bare, \
+                 of printable ASCII without spaces, quotes or backslashes",
+            ));
+        }
+        if header.chars().count() > MAX_KEY_CHARS {
+            return Err(invalid(&format!("must be at most {MAX_KEY_CHARS} characters")));
+        }
+        return Ok(header.to_string());
+    }
+    let inner = header.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')).ok_or_else(|| {
+        invalid("must be a quoted string, such as \"8e03978e-40d5-43e8-bc93-6894a57f9324\", or that key bare")
+    })?;
     let mut key = String::with_capacity(inner.len());
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
@@ -50,9 +67,12 @@ pub fn parse_key(header: &str) -> Result<String, Diagnostic> {
 }
 
 /// [`parse_key`]'s rule as a JSON Schema pattern, for `openapi.json`: a quoted string of 1 to
-/// [`MAX_KEY_CHARS`] characters, each printable ASCII but `"` and `\`, or one of those escaped.
+/// [`MAX_KEY_CHARS`] characters, each printable ASCII but `"` and `\`, or one of those escaped; or
+/// a bare key of 1 to [`MAX_KEY_CHARS`] printable characters but space, `"` and `\`.
 pub fn key_pattern() -> String {
-    format!(r#"^"([\x20-\x21\x23-\x5b\x5d-\x7e]|\\["\\]){{1,{MAX_KEY_CHARS}}}"$"#)
+    format!(
+        r#"^("([\x20-\x21\x23-\x5b\x5d-\x7e]|\\["\\]){{1,{MAX_KEY_CHARS}}}"|[\x21\x23-\x5b\x5d-\x7e]{{1,{MAX_KEY_CHARS}}})$"#
+    )
 }
 
 /// What identifies a request under a key: its method, path and body (the parsed JSON, so spacing
@@ -111,18 +131,43 @@ mod tests {
     fn a_key_is_a_structured_field_string() {
         assert_eq!(parse_key("\"abc-123\"").unwrap(), "abc-123");
         assert_eq!(parse_key(" \"a \\\"b\\\" \\\\c\" ").unwrap(), "a \"b\" \\c");
-        for bad in ["abc", "\"\"", "\"a\\b\"", "\"a\"b\"", "\"é\"", "\"tab\there\"", "\"open"] {
+        for bad in [
+            "",
+            "a b",
+            "a\"b",
+            "a\\b",
+            "é",
+            "\"\"",
+            "\"a\\b\"",
+            "\"a\"b\"",
+            "\"é\"",
+            "\"tab\there\"",
+            "\"open",
+        ] {
             assert!(parse_key(bad).is_err(), "{bad} was accepted");
         }
+        assert_eq!(parse_key(&"k".repeat(MAX_KEY_CHARS + 1)).unwrap_err().field, HEADER);
         let longest = format!("\"{}\"", "k".repeat(MAX_KEY_CHARS));
         assert!(parse_key(&longest).is_ok());
         let too_long = format!("\"{}\"", "k".repeat(MAX_KEY_CHARS + 1));
         assert_eq!(parse_key(&too_long).unwrap_err().field, HEADER);
     }
 
+    /// An `Idempotency-Key` sent as a bare token, as most clients send it, was refused with 400.
+    #[test]
+    fn a_bare_key_is_the_same_key_as_its_quoted_form() {
+        for key in ["8e03978e-40d5-43e8-bc93-6894a57f9324", "01J9ZQ3V8K", "a:b/c=d"] {
+            assert_eq!(parse_key(key).unwrap(), parse_key(&format!("\"{key}\"")).unwrap(), "{key}");
+        }
+        assert!(parse_key(&"k".repeat(MAX_KEY_CHARS)).is_ok());
+    }
+
     #[test]
     fn the_published_pattern_is_the_parsers_rule() {
-        assert_eq!(key_pattern(), r#"^"([\x20-\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255}"$"#);
+        assert_eq!(
+            key_pattern(),
+            r#"^("([\x20-\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255}"|[\x21\x23-\x5b\x5d-\x7e]{1,255})$"#
+        );
     }
 
     #[test]
