@@ -168,7 +168,7 @@ fn marked(text: &str, quote_norms: &[String]) -> (String, String, String) {
 /// render. The unit test
 /// `built_episode_pages_are_this_versions` holds a sample page's hash to it: when it fails, change
 /// this number with the expectation.
-pub const EPISODE_PAGE_VERSION: u32 = 3;
+pub const EPISODE_PAGE_VERSION: u32 = 4;
 
 /// Where the build stores an episode's page, as rendered with the names it resolved.
 pub fn built_episode_page(episode_id: &str) -> String {
@@ -415,10 +415,15 @@ impl Renderer {
             .runs
             .iter()
             .map(|run| {
-                json!({"pipeline": run.pipeline, "kind": match run.kind {
-                    crate::quotes::transcript::RunKind::Asr => "speech recognition",
+                // A publisher's transcript (`publisher-<format>`) may be machine-made or edited;
+                // what a reader needs first is whose it is.
+                let kind = match run.kind {
                     crate::quotes::transcript::RunKind::HumanEdited => "edited by a person",
-                }, "created": run.created, "canonical": run.pipeline == record.canonical_run})
+                    _ if run.pipeline.starts_with("publisher-") => "the publisher's transcript",
+                    crate::quotes::transcript::RunKind::Asr => "speech recognition",
+                };
+                json!({"pipeline": run.pipeline, "kind": kind, "created": run.created,
+                       "canonical": run.pipeline == record.canonical_run})
             })
             .collect();
         let downloads: Vec<Value> = record
@@ -737,7 +742,7 @@ mod tests {
             }
         }
         let hash: String = hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-        expect_test::expect!["v3: 9a56dd94d6d5857d"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
+        expect_test::expect!["v4: 6560f533759c38fd"].assert_eq(&format!("v{EPISODE_PAGE_VERSION}: {hash}"));
     }
 
     #[test]

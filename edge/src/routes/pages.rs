@@ -16,7 +16,7 @@ use domain::quotes::page::{
 use domain::quotes::quote::phrase;
 use domain::quotes::quote::views;
 use domain::quotes::transcript::compare::compare;
-use domain::quotes::transcript::{EpisodeHead, EpisodeRecord};
+use domain::quotes::transcript::{EpisodeHead, EpisodeRecord, ShowSummary};
 use worker::{Env, Response};
 
 use crate::assets::{built_episodes, built_shows};
@@ -47,7 +47,11 @@ fn in_words(problems: &[Diagnostic]) -> Vec<String> {
 
 /// `GET /quotes?quote=…&source_url=…`
 pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiError> {
-    let n_episodes = built_episodes(env).await?.len();
+    // Every episode a reader can ask about: the build's, and those taken in since.
+    let (built, taken_in) = futures::join!(built_episodes(env), intake::taken_in(env, false));
+    let (built, taken_in) = (built?, taken_in?);
+    let n_new = taken_in.summaries.iter().filter(|new| !built.iter().any(|old| old.id == new.id)).count();
+    let n_episodes = built.len() + n_new;
     let mut view =
         QuoteView { quote: &asked.quote, source_url: &asked.source_url, n_episodes, ..Default::default() };
     if asked.quote.trim().is_empty() {
@@ -212,7 +216,9 @@ pub async fn show_page(env: &Env, asked: EpisodesAsked) -> Result<Response, ApiE
         .find(|show| show.id == id)
         .ok_or_else(|| ApiError::NotFound(format!("no show `{id}`")))?;
     let listed = quotes::episode_page(env, asked).await?;
-    http::public_page(RENDERER.with(|r| r.show_page(show, &listed.items, listed.next_cursor.as_deref())))
+    // The count is the list's, episodes taken in since the build included.
+    let show = ShowSummary { episode_count: listed.total, ..show.clone() };
+    http::public_page(RENDERER.with(|r| r.show_page(&show, &listed.items, listed.next_cursor.as_deref())))
 }
 
 /// `GET /search?q=…&speaker=…&cursor=…`
