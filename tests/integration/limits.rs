@@ -112,16 +112,20 @@ pub async fn sign_ins_from_one_address_are_limited(w: Arc<Worker>) -> Result<()>
         last = Some(answer.headers()["ratelimit"].to_str()?.to_string());
     }
     ensure!(last.is_some_and(|h| h.starts_with("\"sign-ins\";r=0;")), "the twentieth sign-in left quota");
-    // The 21st, even of an account that exists, is refused; the account is not made.
+    // The 21st, even of an account that exists, is refused; the account is not made. A sign-in is a
+    // browser's form, so the refusal is a page (it was the raw problem JSON), with the limit's headers.
     let refused = answer(Kitchen::try_sign_in(&w, "crowd-20", address).await?).await?;
-    problem(&refused, 429, "rate-limited")?;
+    ensure!(refused.status.as_u16() == 429, "{}: {}", refused.status, refused.text);
+    let content_type = refused.headers["content-type"].to_str()?;
+    ensure!(content_type.starts_with("text/html"), "a page, not {content_type}: {}", refused.text);
+    ensure!(refused.text.contains("Too many sign-ins") && refused.text.contains("<main"), "{}", refused.text);
     ensure!(
         refused.headers["ratelimit"].to_str()?.starts_with("\"sign-ins\";r=0;t="),
         "{:?}",
         refused.headers
     );
     ensure!(refused.headers["retry-after"].to_str()?.parse::<u64>()? <= 3600, "{:?}", refused.headers);
-    problem(&answer(Kitchen::try_sign_in(&w, "crowd-1", address).await?).await?, 429, "rate-limited")?;
+    ensure!(answer(Kitchen::try_sign_in(&w, "crowd-1", address).await?).await?.status.as_u16() == 429);
     let made = w.d1_query("SELECT COUNT(*) AS n FROM accounts WHERE handle LIKE 'crowd-%'")?;
     ensure!(made[0]["n"] == 20, "{made:?}");
     // Another address signs in as usual; the sign-in page says the limit.

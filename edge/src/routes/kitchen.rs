@@ -444,7 +444,11 @@ pub async fn dev_login(mut req: Request, env: &Env) -> Result<Response, ApiError
     let expected = cookie(&req, CSRF_COOKIE).unwrap_or_default();
     let form = form(&mut req).await?;
     check_csrf(&form, &expected)?;
-    let rate = auth::admit(env, &SIGN_INS, &auth::address(&req)).await?;
+    let rate = match auth::admit(env, &SIGN_INS, &auth::address(&req)).await {
+        Ok(rate) => rate,
+        // A browser's form: past the limit is a page that says when to try again.
+        Err(err) => return Ok(crate::routes::pages::problem(err, &req.path())),
+    };
     http::rated(dev_sign_in(&req, env, &form).await, &rate, &req.path())
 }
 
@@ -640,7 +644,10 @@ pub async fn github_callback(req: Request, env: &Env, sign_in: SignIn) -> Result
             "the sign-in state does not match; start again from /kitchen".into(),
         ));
     }
-    let rate = auth::admit(env, &SIGN_INS, &auth::address(&req)).await?;
+    let rate = match auth::admit(env, &SIGN_INS, &auth::address(&req)).await {
+        Ok(rate) => rate,
+        Err(err) => return Ok(crate::routes::pages::problem(err, &req.path())),
+    };
     http::rated(github_sign_in(&req, env, &code).await, &rate, &req.path())
 }
 
