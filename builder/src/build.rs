@@ -28,6 +28,7 @@ use crate::state::{DocState, STATE_FORMAT, State, Timings, load_state, save_stat
 use crate::{history, jsonl, opendata};
 
 pub fn check(source: &Source, format: Format) -> Result<ExitCode> {
+    source.require_content()?;
     let listing = source.list("recipes/")?;
     let problems: Vec<Problem> = listing
         .entries
@@ -152,6 +153,7 @@ fn in_document_order<'l>(entries: &'l [Entry], steps: Option<&[history::Step]>) 
 
 fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     let mut timings = Timings::new();
+    source.require_content()?;
     let listing = source.list("recipes/")?;
     let steps = match source {
         Source::Git { repo, rev, path } => history::walk(repo, rev, path, None)?,

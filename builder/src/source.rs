@@ -93,13 +93,17 @@ pub struct Change {
 }
 
 impl Source {
-    /// Lists the files under `prefix` without reading them.
+    /// Lists the files under `prefix` without reading them: none when the content has no such
+    /// folder (content of shows only has no `recipes/`).
     pub fn list(&self, prefix: &str) -> Result<Listing> {
         let mut listing = match self {
             Source::WorkTree(dir) => {
                 let root = dir.join(prefix);
                 if !root.is_dir() {
-                    anyhow::bail!("{} is not a folder", root.display());
+                    if !dir.is_dir() {
+                        anyhow::bail!("{} is not a folder", dir.display());
+                    }
+                    return Ok(Listing { entries: Vec::new(), commit: None });
                 }
                 let mut entries = Vec::new();
                 for item in walkdir::WalkDir::new(&root) {
@@ -124,8 +128,6 @@ impl Source {
                         }
                         git2::TreeWalkResult::Ok
                     })?;
-                } else {
-                    anyhow::bail!("{path}/{prefix} is not in {rev}");
                 }
                 Listing { entries, commit: Some(Commit { id: commit.id().to_string() }) }
             }
@@ -136,15 +138,28 @@ impl Source {
 
     /// The files under a prefix the content may lack (`photos/`): none when it has no such folder.
     pub fn list_if_any(&self, prefix: &str) -> Result<Vec<Entry>> {
-        let present = match self {
+        if self.has(prefix)? { Ok(self.list(prefix)?.entries) } else { Ok(Vec::new()) }
+    }
+
+    /// Whether the content has the folder `prefix`.
+    pub fn has(&self, prefix: &str) -> Result<bool> {
+        Ok(match self {
             Source::WorkTree(dir) => dir.join(prefix).is_dir(),
             Source::Git { repo, rev, path } => {
                 let repo = open(repo)?;
                 let commit = resolve(&repo, rev)?;
                 subtree(&repo, &commit.tree()?, path, prefix)?.is_some()
             }
-        };
-        if present { Ok(self.list(prefix)?.entries) } else { Ok(Vec::new()) }
+        })
+    }
+
+    /// Refuses a folder that holds neither recipes nor shows, which is most likely not the content
+    /// folder at all; either alone is content.
+    pub fn require_content(&self) -> Result<()> {
+        if self.has("recipes/")? || self.has("shows/")? {
+            return Ok(());
+        }
+        anyhow::bail!("{} holds neither recipes/ nor shows/: is it the content folder?", self.describe())
     }
 
     /// A reader for this source, for one thread.

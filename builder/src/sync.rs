@@ -72,8 +72,8 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     let repo = git2::Repository::open(repo_path)
         .with_context(|| format!("opening git repo {}", repo_path.display()))?;
     let workdir = repo.workdir().context("the content repo must have a work tree")?.to_path_buf();
-    let content = content_path.trim_end_matches('/');
-    let state_rel = format!("{content}/{STATE_FILE}");
+    let content = content_folder(content_path);
+    let state_rel = within(content, STATE_FILE);
     let mut state: State = match std::fs::read(workdir.join(&state_rel)) {
         Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| format!("reading {state_rel}"))?,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => State::default(),
@@ -146,9 +146,10 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
             }
             let Some((_, folder)) = held.iter().find(|(id, _)| id == &change.episode) else {
                 bail!(
-                    "speaker decision {} names episode {}, which is not under {content}/shows",
+                    "speaker decision {} names episode {}, which is not under {}",
                     change.seq,
-                    change.episode
+                    change.episode,
+                    within(content, "shows")
                 );
             };
             state.speaker_last_seq = change.seq;
@@ -165,6 +166,21 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
     eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {since}");
 
     Ok(ExitCode::SUCCESS)
+}
+
+/// The content folder as a path relative to the work tree, without `./` or a trailing `/`: empty
+/// when the content is the work tree itself (`--path .`), since git names no path `./x`.
+fn content_folder(path: &str) -> &str {
+    let mut path = path.trim().trim_end_matches('/');
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest.trim_start_matches('/');
+    }
+    if path == "." { "" } else { path }
+}
+
+/// `tail` inside the content folder, relative to the work tree.
+fn within(content: &str, tail: &str) -> String {
+    if content.is_empty() { tail.to_string() } else { format!("{content}/{tail}") }
 }
 
 /// A content file's text: pretty JSON with a final newline, as `builder import` writes.
@@ -186,7 +202,7 @@ fn commit_episode(
     if !domain::recipes::slug::is_valid(&taken.show) {
         bail!("intake episode {} names the show folder `{}`, which is not a slug", item.seq, taken.show);
     }
-    let show_rel = format!("{content}/shows/{}", taken.show);
+    let show_rel = within(content, &format!("shows/{}", taken.show));
     let base = domain::recipes::slug::from_title(&taken.episode.title);
     let base = if base.is_empty() { "episode".to_string() } else { base };
     let name = domain::recipes::slug::first_free(&base, |taken| workdir.join(&show_rel).join(taken).exists());
@@ -285,7 +301,7 @@ fn commit_change(
     if doc.slug != change.slug || !domain::recipes::slug::is_valid(&change.slug) {
         bail!("change {} names slug `{}` but carries `{}`", change.seq, change.slug, doc.slug);
     }
-    let file_rel = format!("{content}/recipes/{}.json", change.slug);
+    let file_rel = within(content, &format!("recipes/{}.json", change.slug));
     let mut json = serde_json::to_string_pretty(&ContentDoc { recipe: &doc.recipe, server: &doc.server })?;
     json.push('\n');
     let state = serde_json::to_string_pretty(&state)? + "\n";
@@ -359,4 +375,21 @@ fn fetch_page<T: serde::de::DeserializeOwned>(
             response.json().await
         })
         .with_context(|| format!("fetching {url}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `builder sync --path .` failed: git names no path `./shows/…`.
+    #[test]
+    fn a_content_folder_that_is_the_work_tree_names_its_files_without_dot() {
+        for (given, folder) in
+            [(".", ""), ("./", ""), ("", ""), ("content", "content"), ("./content/", "content")]
+        {
+            assert_eq!(content_folder(given), folder, "{given:?}");
+        }
+        assert_eq!(within("", "shows/x/show.json"), "shows/x/show.json");
+        assert_eq!(within("content", ".sync-state"), "content/.sync-state");
+    }
 }

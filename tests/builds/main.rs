@@ -934,3 +934,32 @@ fn import_episode_finds_an_episode_by_its_page_or_its_audio_and_says_what_an_unk
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A content folder of shows alone needed an empty `recipes/`; one that holds neither is most likely
+/// not the content folder, and is refused saying so.
+#[test]
+fn a_content_folder_of_shows_alone_builds_and_one_of_neither_is_refused() {
+    let work = root().join("tests/.work/builds-shows-alone");
+    let _ = std::fs::remove_dir_all(&work);
+    let content = work.join("content");
+    std::fs::create_dir_all(&content).unwrap();
+    let copied = Command::new("cp")
+        .args(["-r", "tests/data/two-licences/shows", &content.to_string_lossy()])
+        .current_dir(root())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let check = run(&["check", "--content", &content.to_string_lossy()]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let out = work.join("dist");
+    let built = run(&["build", "--content", &content.to_string_lossy(), "--out", &out.to_string_lossy()]);
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert!(out.join("shows.json").exists() && out.join("recipes.jsonl").exists());
+
+    let empty = work.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let refused = run(&["check", "--content", &empty.to_string_lossy()]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("neither recipes/ nor shows/"), "{said}");
+    let _ = std::fs::remove_dir_all(&work);
+}
