@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts the whole service locally: http://127.0.0.1:8787 on the sample content, or
-#   CONTENT=<dir> PORT=<port> bash scripts/dev.sh
+#   CONTENT=<dir> PORT=<port> [DEV_VARS=<file>] bash scripts/dev.sh
 # on any content folder (a work tree, or a git repository built from HEAD), in the production layout:
 # static assets plus a local R2 of packs, and a local D1. Another folder gets its own build and state
 # under .wrangler/sites/<name>-<hash of its absolute path>/ (scripts/site-lib.sh), so the sample's
@@ -28,7 +28,15 @@ if ! grep -qs '^ENVIRONMENT=' .dev.vars; then
   if [ -s .dev.vars ] && [ -n "$(tail -c1 .dev.vars)" ]; then echo >> .dev.vars; fi
   echo 'ENVIRONMENT=dev' >> .dev.vars
 fi
+# A site's own settings (another site's intake provider, feeds it may fetch, …): DEV_VARS names a file
+# whose values are laid over .dev.vars for this site alone; without it every site reads .dev.vars.
+env_files=()
+if [ -n "${DEV_VARS:-}" ]; then
+  [ -f "$DEV_VARS" ] || { echo "DEV_VARS: there is no file $DEV_VARS" >&2; exit 1; }
+  env_files=(--env-file .dev.vars --env-file "$DEV_VARS")
+  echo "with the settings of .dev.vars, then $DEV_VARS" >&2
+fi
 npx wrangler d1 migrations apply DB --local --persist-to "$STATE" >/dev/null
 # `--test-scheduled`: GET /__scheduled runs the cron (the followed feeds) at once.
 exec npx wrangler dev --local --ip 127.0.0.1 --port "${PORT:-8787}" --persist-to "$STATE" \
-  --assets "$OUT.assets" --show-interactive-dev-session=false --test-scheduled
+  --assets "$OUT.assets" --show-interactive-dev-session=false --test-scheduled "${env_files[@]}"
