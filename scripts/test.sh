@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every check and test: formatting, clippy (warnings denied), the Worker's size (at most 1.5 MiB
+# Runs every check and test: formatting, clippy (warnings denied), the Worker's size (at most 2 MiB
 # gzipped), unit tests, the third-party validators on the built output (tests/validators/check_dist.py,
 # Redocly's and Spectral's OpenAPI linters), the docs (tests/validators/check_docs.py), integration
 # tests against the real worker in workerd (among them the official MCP conformance suite against /mcp,
@@ -25,12 +25,12 @@ else
 fi
 echo "== build content and worker"
 bash scripts/build.sh
-# The platform takes 3 MiB gzipped on the Free plan; our cap stays well below it so the cold start stays
-# small (DESIGN.md, "The Worker's size").
-echo "== the Worker's wasm: at most 1.5 MiB gzipped"
+# The platform takes 3 MiB gzipped on the Free plan; our cap is where the cold start's compile stays
+# about 15 ms, a megabyte below the platform's (DESIGN.md, "The Worker's size").
+echo "== the Worker's wasm: at most 2 MiB gzipped"
 wasm_gz=$(gzip -9 -c edge/build/index_bg.wasm | wc -c)
 echo "edge/build/index_bg.wasm: $(wc -c < edge/build/index_bg.wasm) bytes, $wasm_gz gzipped"
-[ "$wasm_gz" -le $((1536 * 1024)) ] || { echo "the Worker is over 1.5 MiB gzipped"; exit 1; }
+[ "$wasm_gz" -le $((2048 * 1024)) ] || { echo "the Worker is over 2 MiB gzipped"; exit 1; }
 echo "== third-party validators on the build (frictionless, jsonschema 2020-12, llms-txt)"
 tests/.venv/bin/python tests/validators/check_dist.py dist
 echo "== the docs (sizes, ARCHITECTURE.md's codemap, links, no words of history)"
