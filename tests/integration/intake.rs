@@ -75,6 +75,19 @@ impl IntakeSite {
         }
     }
 
+    /// The review queue's page as `handle` (signed in on the kitchen) sees it.
+    async fn review_queue(&self, handle: &str) -> Result<String> {
+        let desk = tests::kitchen::Kitchen::sign_in(&self.worker, handle).await?;
+        let page = self
+            .client
+            .get(self.worker.url("/kitchen/review"))
+            .header(reqwest::header::COOKIE, &desk.session)
+            .header(tests::kitchen::CONNECTING_IP, &desk.address)
+            .send()
+            .await?;
+        Ok(page.text().await?)
+    }
+
     async fn get(&self, path: &str) -> Result<(u16, Value)> {
         let response = self.client.get(self.worker.url(path)).send().await?;
         Ok((response.status().as_u16(), response.json().await?))
@@ -261,16 +274,7 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
         .to_string();
     site.worker.d1_execute("UPDATE accounts SET role = 'editor' WHERE handle = 'newsdesk'")?;
     // The review queue lists her voice, which one source named, before any build has the episode.
-    let desk = tests::kitchen::Kitchen::sign_in(&site.worker, "newsdesk").await?;
-    let queue = site
-        .client
-        .get(site.worker.url("/kitchen/review"))
-        .header(reqwest::header::COOKIE, &desk.session)
-        .header(tests::kitchen::CONNECTING_IP, &desk.address)
-        .send()
-        .await?
-        .text()
-        .await?;
+    let queue = site.review_queue("newsdesk").await?;
     let entry = format!("<a href=\"/episodes/{episode}\"><bdi>Budget day");
     ensure!(
         queue.contains(&entry) && queue.contains(&label),
@@ -871,16 +875,7 @@ pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Wo
     ensure!(answer["trust"] == "review", "several voices are never high: {answer}");
     ensure!(answer["review_reasons"].to_string().contains("may be several people"), "says why: {answer}");
 
-    let desk = tests::kitchen::Kitchen::sign_in(&site.worker, "newsdesk").await?;
-    let queue = site
-        .client
-        .get(site.worker.url("/kitchen/review"))
-        .header(reqwest::header::COOKIE, &desk.session)
-        .header(tests::kitchen::CONNECTING_IP, &desk.address)
-        .send()
-        .await?
-        .text()
-        .await?;
+    let queue = site.review_queue("newsdesk").await?;
     let at = queue.find(&format!("<a href=\"/episodes/{episode}\">")).context("the episode in the queue")?;
     let entry = &queue[at..queue[at..].find("</section>").map_or(queue.len(), |end| at + end)];
     ensure!(
@@ -892,8 +887,8 @@ pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Wo
 
 /// An episode whose feed grants no licence the site can publish went to `transcribing`, was bought,
 /// and failed only then; its reason told a journalist to "pass --licence", and the quote page offered
-/// to ask again. Now it fails when its feed is read: nothing is submitted or charged, and the reason
-/// says that nothing can be done here, as the quote page does.
+/// to ask again. It fails when its feed is read: nothing is submitted or charged, and the reason says
+/// that nothing can be done here, as the quote page does.
 pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_bought(
     _w: Arc<Worker>,
 ) -> Result<()> {
