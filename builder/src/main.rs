@@ -29,6 +29,7 @@ mod site;
 mod source;
 mod state;
 mod sync;
+mod voice;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -152,6 +153,19 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// A voice's speaker embedding (source 3's), from an audio file: the whole file, or the stretch
+    /// --from..--to seconds. Prints `{model, seconds, embedding}` as JSON.
+    EmbedVoice {
+        /// A local audio file: MP3, M4A/MP4 (AAC), WAV, FLAC or Ogg Vorbis.
+        #[arg(long)]
+        audio: PathBuf,
+        /// Where the voice starts, in seconds.
+        #[arg(long)]
+        from: Option<f64>,
+        /// Where it ends, in seconds.
+        #[arg(long)]
+        to: Option<f64>,
+    },
     /// Commit the API's change feed into the content repo, one commit per change.
     Sync {
         /// The service's base URL, such as http://127.0.0.1:8787.
@@ -233,6 +247,7 @@ fn run(args: Args) -> ExitCode {
         Command::Identify { content, episode, all: _ } => {
             identify::run(&content, episode.map_or(identify::Which::All, identify::Which::One))
         }
+        Command::EmbedVoice { audio, from, to } => voice::embed_file(&audio, from, to),
         Command::Sync { api, repo, path } => sync::sync(&api, &repo, &path),
     };
     match result {

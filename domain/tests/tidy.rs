@@ -244,6 +244,13 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             "scraper",
             "zip",
             "spdx",
+            // Speaker embeddings: weights, FFT, resampling, voice activity.
+            "safetensors",
+            "realfft",
+            "rubato",
+            "audioadapter-buffers",
+            "webrtc-vad",
+            "symphonia",
         ],
     ),
     (

@@ -963,3 +963,26 @@ fn a_content_folder_of_shows_alone_builds_and_one_of_neither_is_refused() {
     assert!(!refused.status.success() && said.contains("neither recipes/ nor shows/"), "{said}");
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// `builder embed-voice` gives the speaker embedding the Python package Resemblyzer gives the same
+/// audio (tests/data/voices), names its model, and says why when a file is no audio.
+#[test]
+fn embed_voice_agrees_with_the_reference_package_and_names_its_model() {
+    let dir = root().join("tests/data/voices");
+    let reference: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("reference.json")).unwrap()).unwrap();
+    let output = run(&["embed-voice", "--audio", &dir.join("guest.wav").to_string_lossy()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["model"], "resemblyzer-ge2e-0.1.4");
+    let ours: Vec<f64> =
+        answer["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    let theirs: Vec<f64> =
+        reference["embeddings"]["guest"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert_eq!(ours.len(), 256);
+    let cosine: f64 = ours.iter().zip(&theirs).map(|(a, b)| a * b).sum();
+    assert!(cosine >= 0.99, "cosine {cosine}");
+    let refused = run(&["embed-voice", "--audio", &dir.join("README.md").to_string_lossy()]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("not audio this builder decodes"), "{said}");
+}
