@@ -598,6 +598,11 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
         "voice match's abstention is in the record: {record}"
     );
     ensure!(answer["episode"]["licence"] == "CC-BY-4.0", "the feed's licence: {answer}");
+    // Audio a page cannot play (an http address) was offered as "the episode's page": the link says
+    // what it is.
+    let check = format!("/quotes?quote={}&source_url={}", query(quote), query(&page));
+    let html = site.client.get(site.worker.url(&check)).send().await?.text().await?;
+    ensure!(html.contains("id=\"listen\">Listen from 0:00:"), "the link to the audio: {html}");
 
     let events = service.events();
     let submitted = |name: &str| {
@@ -882,6 +887,8 @@ pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Wo
         entry.contains("Several voices") && !entry.contains("<form"),
         "marked, and no name offered: {entry}"
     );
+    // An episode taken in had no way to listen from the queue.
+    ensure!(entry.contains("<audio controls"), "each turn can be heard: {entry}");
     Ok(())
 }
 

@@ -68,7 +68,7 @@ async fn queue(env: &Env, saved: Option<&str>) -> Result<Shown, ApiError> {
         if let Some(bytes) = intake::episode_file(env, &summary.id, ".json").await? {
             let record: EpisodeRecord = serde_json::from_slice(&bytes)
                 .map_err(|err| ApiError::Internal(format!("intake record {}: {err}", summary.id)))?;
-            taken_in.add(&record, None);
+            taken_in.add(&record, record.audio_url.as_deref());
         }
     }
     let gone = undecided(env, &taken_in.entries, &mut queue.entries, usize::MAX, saved).await?;

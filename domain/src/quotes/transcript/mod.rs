@@ -440,6 +440,9 @@ pub struct EpisodeRecord {
     pub attribution: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub derived_from: Option<String>,
+    /// The episode's audio, when the content names it (`audio_url` of `episode.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_url: Option<String>,
     pub canonical_run: String,
     pub duration_s: f64,
     /// Per label: resolved name, state, and every vote with its evidence.

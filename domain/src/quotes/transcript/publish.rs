@@ -99,6 +99,7 @@ pub fn publish(
         licence,
         attribution,
         derived_from: episode.derived_from,
+        audio_url: episode.audio_url,
         canonical_run: canonical.pipeline.clone(),
         duration_s,
         names: reports,

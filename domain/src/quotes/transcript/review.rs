@@ -194,6 +194,7 @@ mod tests {
             licence: "CC0-1.0".into(),
             attribution: None,
             derived_from: None,
+            audio_url: None,
             canonical_run: "asr".into(),
             duration_s: turns.len() as f64,
             names: names
