@@ -13,6 +13,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use ndarray::linalg::general_mat_mul;
+use ndarray::{Array1, Array2, ArrayView2, s};
 use realfft::{RealFftPlanner, RealToComplex};
 
 /// Names every embedding this encoder makes: prints of other models are never compared with them.
@@ -53,20 +55,19 @@ const TARGET_DBFS: f32 = -30.0;
 const VAD_WINDOW: usize = 480;
 
 struct Layer {
-    /// 1024 × input, rows in the gate order i, f, g, o.
-    w_ih: Vec<f32>,
-    /// 1024 × 256.
-    w_hh: Vec<f32>,
+    /// input × 1024, columns in the gate order i, f, g, o (PyTorch's `weight_ih` transposed).
+    w_ih: Array2<f32>,
+    /// 256 × 1024.
+    w_hh: Array2<f32>,
     /// `b_ih + b_hh`.
-    bias: Vec<f32>,
-    input: usize,
+    bias: Array1<f32>,
 }
 
 pub struct Encoder {
     layers: Vec<Layer>,
-    /// 256 × 256.
-    linear_w: Vec<f32>,
-    linear_b: Vec<f32>,
+    /// 256 × 256, transposed.
+    linear_w: Array2<f32>,
+    linear_b: Array1<f32>,
     /// 40 × 201.
     mel: Vec<f32>,
     window: Vec<f32>,
@@ -84,6 +85,9 @@ fn tensor(file: &safetensors::SafeTensors, name: &str, shape: &[usize]) -> Resul
 impl Encoder {
     pub fn from_safetensors(bytes: &[u8]) -> Result<Encoder> {
         let file = safetensors::SafeTensors::deserialize(bytes).context("reading the weights")?;
+        let transposed = |rows: usize, cols: usize, data: Vec<f32>| -> Result<Array2<f32>> {
+            Ok(Array2::from_shape_vec((rows, cols), data)?.reversed_axes().as_standard_layout().into_owned())
+        };
         let mut layers = Vec::new();
         for (k, input) in [(0, N_MELS), (1, HIDDEN), (2, HIDDEN)] {
             let w_ih = tensor(&file, &format!("lstm.weight_ih_l{k}"), &[4 * HIDDEN, input])?;
@@ -91,10 +95,14 @@ impl Encoder {
             let b_ih = tensor(&file, &format!("lstm.bias_ih_l{k}"), &[4 * HIDDEN])?;
             let b_hh = tensor(&file, &format!("lstm.bias_hh_l{k}"), &[4 * HIDDEN])?;
             let bias = b_ih.iter().zip(&b_hh).map(|(a, b)| a + b).collect();
-            layers.push(Layer { w_ih, w_hh, bias, input });
+            layers.push(Layer {
+                w_ih: transposed(4 * HIDDEN, input, w_ih)?,
+                w_hh: transposed(4 * HIDDEN, HIDDEN, w_hh)?,
+                bias,
+            });
         }
-        let linear_w = tensor(&file, "linear.weight", &[HIDDEN, HIDDEN])?;
-        let linear_b = tensor(&file, "linear.bias", &[HIDDEN])?;
+        let linear_w = transposed(HIDDEN, HIDDEN, tensor(&file, "linear.weight", &[HIDDEN, HIDDEN])?)?;
+        let linear_b = tensor(&file, "linear.bias", &[HIDDEN])?.into();
         let window = (0..N_FFT)
             .map(|n| (0.5 - 0.5 * (std::f64::consts::TAU * n as f64 / N_FFT as f64).cos()) as f32)
             .collect();
@@ -106,40 +114,36 @@ impl Encoder {
     /// `preprocess_wav`: quiet speech raised to −30 dBFS, long silences cut, then 1.6 s windows every
     /// 0.77 s embedded and averaged. `None` when nothing of it is speech.
     pub fn embed(&self, wav: &[f32]) -> Option<Vec<f32>> {
-        let wav = trim_long_silences(&normalize_volume(wav));
-        if wav.is_empty() {
-            return None;
-        }
-        Some(self.embed_utterance(&wav))
+        self.embed_many(&[wav]).remove(0)
     }
 
-    fn embed_utterance(&self, wav: &[f32]) -> Vec<f32> {
-        let n_samples = wav.len();
-        let n_frames = (n_samples + 1).div_ceil(HOP);
-        let steps = (n_frames + FRAME_STEP + 1).saturating_sub(PARTIAL_FRAMES).max(1);
-        let mut starts: Vec<usize> = (0..steps).step_by(FRAME_STEP).collect();
-        if starts.len() > 1 {
-            let last = *starts.last().expect("one at least");
-            let (from, to) = (last * HOP, (last + PARTIAL_FRAMES) * HOP);
-            let coverage = (n_samples.saturating_sub(from)) as f32 / (to - from) as f32;
-            if coverage < MIN_COVERAGE {
-                starts.pop();
+    /// [`Encoder::embed`] of each utterance, their windows going through the LSTM together (many
+    /// short turns cost about what one long one does).
+    pub fn embed_many(&self, wavs: &[&[f32]]) -> Vec<Option<Vec<f32>>> {
+        let mut mel = Vec::new();
+        // Each window's first frame in `mel`, and whose it is.
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        for (owner, wav) in wavs.iter().enumerate() {
+            let wav = trim_long_silences(&normalize_volume(wav));
+            if wav.is_empty() {
+                continue;
+            }
+            let (padded, starts) = windows_of(&wav);
+            let offset = mel.len() / N_MELS;
+            mel.extend(self.mel_spectrogram(&padded));
+            windows.extend(starts.into_iter().map(|start| (offset + start, owner)));
+        }
+        let mut sums: Vec<Option<Vec<f32>>> = vec![None; wavs.len()];
+        for batch in windows.chunks(BATCH) {
+            let starts: Vec<usize> = batch.iter().map(|(start, _)| *start).collect();
+            for (partial, (_, owner)) in self.forward(&mel, &starts).rows().into_iter().zip(batch) {
+                let sum = sums[*owner].get_or_insert_with(|| vec![0f32; HIDDEN]);
+                for (s, x) in sum.iter_mut().zip(partial) {
+                    *s += x;
+                }
             }
         }
-        let longest = (starts.last().expect("one at least") + PARTIAL_FRAMES) * HOP;
-        let mut padded = wav.to_vec();
-        if longest >= padded.len() {
-            padded.resize(longest, 0.0);
-        }
-        let mel = self.mel_spectrogram(&padded);
-        let mut sum = vec![0f32; HIDDEN];
-        for start in &starts {
-            let partial = self.forward(&mel[start * N_MELS..(start + PARTIAL_FRAMES) * N_MELS]);
-            for (s, x) in sum.iter_mut().zip(&partial) {
-                *s += x;
-            }
-        }
-        normalised(sum)
+        sums.into_iter().map(|sum| sum.map(normalised)).collect()
     }
 
     /// Frames × 40 mel bands (power, not log) of `wav`, centred frames of 400 samples every 160.
@@ -168,59 +172,107 @@ impl Encoder {
         out
     }
 
-    /// One window of 160 frames through the LSTM and the head: a unit-length embedding.
-    fn forward(&self, frames: &[f32]) -> Vec<f32> {
-        let mut inputs: Vec<f32> = frames.to_vec();
-        let mut width = N_MELS;
-        let mut h = vec![0f32; HIDDEN];
-        for layer in &self.layers {
-            debug_assert_eq!(layer.input, width);
-            let mut outputs = Vec::with_capacity(PARTIAL_FRAMES * HIDDEN);
-            h.iter_mut().for_each(|x| *x = 0.0);
-            let mut c = vec![0f32; HIDDEN];
-            let mut gates = vec![0f32; 4 * HIDDEN];
-            for x in inputs.chunks_exact(width) {
-                for (row, gate) in gates.iter_mut().enumerate() {
-                    let wi = &layer.w_ih[row * width..(row + 1) * width];
-                    let wh = &layer.w_hh[row * HIDDEN..(row + 1) * HIDDEN];
-                    *gate = layer.bias[row] + dot(wi, x) + dot(wh, &h);
+    /// The windows of 160 frames starting at `starts` through the LSTM and the head, all at once: one
+    /// row of unit length per window. The first layer's input product is shared by overlapping windows;
+    /// each step of the recurrence is one matrix product over every window.
+    fn forward(&self, mel: &[f32], starts: &[usize]) -> Array2<f32> {
+        let batch = starts.len();
+        let frames = ArrayView2::from_shape((mel.len() / N_MELS, N_MELS), mel).expect("whole frames");
+        let first = &self.layers[0];
+        let mut projected = frames.dot(&first.w_ih) + &first.bias;
+        // Row `t * batch + b`: step t of window b.
+        let mut inputs = Array2::<f32>::zeros((PARTIAL_FRAMES * batch, 4 * HIDDEN));
+        for t in 0..PARTIAL_FRAMES {
+            for (b, start) in starts.iter().enumerate() {
+                inputs.row_mut(t * batch + b).assign(&projected.row(start + t));
+            }
+        }
+        let mut h = Array2::<f32>::zeros((batch, HIDDEN));
+        for (k, layer) in self.layers.iter().enumerate() {
+            if k > 0 {
+                projected = inputs.dot(&layer.w_ih) + &layer.bias;
+                inputs = projected;
+            }
+            let mut outputs = Array2::<f32>::zeros((PARTIAL_FRAMES * batch, HIDDEN));
+            h.fill(0.0);
+            let mut c = Array2::<f32>::zeros((batch, HIDDEN));
+            for t in 0..PARTIAL_FRAMES {
+                let mut gates = inputs.slice(s![t * batch..(t + 1) * batch, ..]).to_owned();
+                general_mat_mul(1.0, &h, &layer.w_hh, 1.0, &mut gates);
+                for ((gate, c), h) in gates.rows().into_iter().zip(c.rows_mut()).zip(h.rows_mut()) {
+                    let gate = gate.as_slice().expect("rows of a standard layout");
+                    let (c, h) = (c.into_slice().expect("standard"), h.into_slice().expect("standard"));
+                    for j in 0..HIDDEN {
+                        let i = sigmoid(gate[j]);
+                        let f = sigmoid(gate[HIDDEN + j]);
+                        let g = tanh(gate[2 * HIDDEN + j]);
+                        let o = sigmoid(gate[3 * HIDDEN + j]);
+                        c[j] = f * c[j] + i * g;
+                        h[j] = o * tanh(c[j]);
+                    }
                 }
-                for j in 0..HIDDEN {
-                    let i = sigmoid(gates[j]);
-                    let f = sigmoid(gates[HIDDEN + j]);
-                    let g = gates[2 * HIDDEN + j].tanh();
-                    let o = sigmoid(gates[3 * HIDDEN + j]);
-                    c[j] = f * c[j] + i * g;
-                    h[j] = o * c[j].tanh();
-                }
-                outputs.extend_from_slice(&h);
+                outputs.slice_mut(s![t * batch..(t + 1) * batch, ..]).assign(&h);
             }
             inputs = outputs;
-            width = HIDDEN;
         }
-        let raw: Vec<f32> = (0..HIDDEN)
-            .map(|row| {
-                (self.linear_b[row] + dot(&self.linear_w[row * HIDDEN..(row + 1) * HIDDEN], &h)).max(0.0)
-            })
-            .collect();
-        normalised(raw)
+        let mut raw = h.dot(&self.linear_w) + &self.linear_b;
+        for mut row in raw.rows_mut() {
+            row.mapv_inplace(|x| x.max(0.0));
+            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                row /= norm;
+            }
+        }
+        raw
     }
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            acc[k] += x[k] * y[k];
+/// The utterance padded to hold its last window, and where its windows start (in frames): 1.6 s
+/// every 0.77 s, the last one kept if it is at least three-quarters speech.
+fn windows_of(wav: &[f32]) -> (Vec<f32>, Vec<usize>) {
+    let n_samples = wav.len();
+    let n_frames = (n_samples + 1).div_ceil(HOP);
+    let steps = (n_frames + FRAME_STEP + 1).saturating_sub(PARTIAL_FRAMES).max(1);
+    let mut starts: Vec<usize> = (0..steps).step_by(FRAME_STEP).collect();
+    if starts.len() > 1 {
+        let last = *starts.last().expect("one at least");
+        let (from, to) = (last * HOP, (last + PARTIAL_FRAMES) * HOP);
+        let coverage = (n_samples.saturating_sub(from)) as f32 / (to - from) as f32;
+        if coverage < MIN_COVERAGE {
+            starts.pop();
         }
     }
-    acc.iter().sum::<f32>() + tail
+    let longest = (starts.last().expect("one at least") + PARTIAL_FRAMES) * HOP;
+    let mut padded = wav.to_vec();
+    if longest >= padded.len() {
+        padded.resize(longest, 0.0);
+    }
+    (padded, starts)
+}
+
+/// How many windows go through the LSTM together: about 100 s of speech, a few MB of state.
+const BATCH: usize = 128;
+
+/// `tanh` as a rational function (Eigen's `ptanh_float`, within a few units in the last place of
+/// `f32`): the LSTM takes five per unit and step, and the standard library's took most of the time.
+fn tanh(x: f32) -> f32 {
+    let x = x.clamp(-7.905_311, 7.905_311);
+    let x2 = x * x;
+    let mut p = x2 * -2.760_768_4e-16 + 2.000_188e-13;
+    p = x2 * p - 8.604_672e-11;
+    p = x2 * p + 5.122_297e-8;
+    p = x2 * p + 1.485_722_4e-5;
+    p = x2 * p + 6.372_619_3e-4;
+    p = x2 * p + 4.893_524_6e-3;
+    p *= x;
+    let mut q = x2 * 1.198_258_4e-6 + 1.185_347_1e-4;
+    q = x2 * q + 2.268_434_6e-3;
+    q = x2 * q + 4.893_525e-3;
+    p / q
 }
 
 fn sigmoid(x: f32) -> f32 {
-    0.5 * (1.0 + (0.5 * x).tanh())
+    0.5 * (1.0 + tanh(0.5 * x))
 }
 
 fn normalised(v: Vec<f32>) -> Vec<f32> {
@@ -396,6 +448,18 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Result<Vec<f32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let mut acc = [0f32; 8];
+        let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+        let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+        for (x, y) in ca.zip(cb) {
+            for k in 0..8 {
+                acc[k] += x[k] * y[k];
+            }
+        }
+        acc.iter().sum::<f32>() + tail
+    }
 
     /// A 16-bit mono WAV's samples as librosa reads them (÷ 32768), and its rate.
     fn wav(path: &std::path::Path) -> (Vec<f32>, u32) {

@@ -250,6 +250,7 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
             "rubato",
             "audioadapter-buffers",
             "webrtc-vad",
+            "ndarray",
             "symphonia",
         ],
     ),
