@@ -378,6 +378,31 @@ pub fn embed_file(
 /// An audio file's samples, its channels averaged, at 16 kHz (symphonia decodes MP3, AAC in MP4/M4A,
 /// WAV, FLAC and Ogg Vorbis): what the encoder takes.
 pub fn decode_16k(path: &std::path::Path) -> Result<Vec<f32>> {
+    Ok(decode_spans_16k(path, &[(0.0, f64::INFINITY)])?.remove(0))
+}
+
+/// Decoded before and after a span, so that a decoder starting cold has settled by its first sample.
+const SPAN_MARGIN_S: f64 = 0.25;
+
+/// The samples of each span (`start..end` seconds) of an audio file, channels averaged, at 16 kHz.
+pub fn decode_spans_16k(path: &std::path::Path, spans: &[(f64, f64)]) -> Result<Vec<Vec<f32>>> {
+    let mut out = vec![Vec::new(); spans.len()];
+    each_span_16k(path, spans, |idx, samples| {
+        out[idx] = samples;
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Hands `each` the samples of each span (`start..end` seconds) of an audio file, channels averaged,
+/// at 16 kHz, as soon as the file has passed the span's end: an hour is never held in memory. Only
+/// the packets near a span are decoded and reading stops after the last span, so the cost follows
+/// the speech asked for rather than the file's length.
+pub fn each_span_16k(
+    path: &std::path::Path,
+    spans: &[(f64, f64)],
+    mut each: impl FnMut(usize, Vec<f32>) -> Result<()>,
+) -> Result<()> {
     use symphonia::core::audio::SampleBuffer;
     use symphonia::core::codecs::DecoderOptions;
     use symphonia::core::errors::Error;
@@ -397,12 +422,27 @@ pub fn decode_16k(path: &std::path::Path) -> Result<Vec<f32>> {
         .with_context(|| format!("{} is not audio this builder decodes", path.display()))?;
     let mut format = probed.format;
     let track = format.default_track().context("the file holds no audio track")?;
-    let (track_id, rate) =
-        (track.id, track.codec_params.sample_rate.context("the audio names no sample rate")?);
+    let (track_id, rate, time_base) = (
+        track.id,
+        track.codec_params.sample_rate.context("the audio names no sample rate")?,
+        track.codec_params.time_base,
+    );
     let mut decoder = symphonia::default::get_codecs()
         .make(&track.codec_params, &DecoderOptions::default())
         .context("the audio's codec is not one this builder decodes")?;
-    let mut samples = Vec::new();
+    // Per span not yet handed over: the samples at the file's rate, and the second the first is at.
+    let mut taken: Vec<Option<(Vec<f32>, Option<f64>)>> = vec![Some((Vec::new(), None)); spans.len()];
+    let mut finish = |idx: usize, taken: &mut Vec<Option<(Vec<f32>, Option<f64>)>>| -> Result<()> {
+        let Some((samples, first)) = taken[idx].take() else { return Ok(()) };
+        let samples = to_16k(&samples, rate)?;
+        let offset = |seconds: f64| {
+            let from_first = (seconds - first.unwrap_or(0.0)).max(0.0) * f64::from(SAMPLE_RATE);
+            (from_first as usize).min(samples.len())
+        };
+        let (start, end) = spans[idx];
+        each(idx, samples[offset(start)..offset(end)].to_vec())
+    };
+    let mut counted = 0u64;
     loop {
         let packet = match format.next_packet() {
             Ok(packet) => packet,
@@ -410,6 +450,22 @@ pub fn decode_16k(path: &std::path::Path) -> Result<Vec<f32>> {
             Err(err) => return Err(err).context("reading the audio"),
         };
         if packet.track_id() != track_id {
+            continue;
+        }
+        // Where the packet lies: its timestamp when the format tells one, else the samples so far.
+        let seconds = |ts: u64| time_base.map(|tb| tb.calc_time(ts)).map(|t| t.seconds as f64 + t.frac);
+        let at = seconds(packet.ts()).unwrap_or(counted as f64 / f64::from(rate));
+        for idx in 0..spans.len() {
+            if taken[idx].is_some() && at > spans[idx].1 + SPAN_MARGIN_S {
+                finish(idx, &mut taken)?;
+            }
+        }
+        if taken.iter().all(Option::is_none) {
+            break;
+        }
+        let until = seconds(packet.ts() + packet.dur()).unwrap_or(f64::INFINITY);
+        let near = |(start, end): &(f64, f64)| at <= end + SPAN_MARGIN_S && until >= start - SPAN_MARGIN_S;
+        if time_base.is_some() && !spans.iter().any(near) {
             continue;
         }
         let decoded = match decoder.decode(&packet) {
@@ -421,11 +477,21 @@ pub fn decode_16k(path: &std::path::Path) -> Result<Vec<f32>> {
         let channels = decoded.spec().channels.count().max(1);
         let mut buffer = SampleBuffer::<f32>::new(decoded.capacity() as u64, *decoded.spec());
         buffer.copy_interleaved_ref(decoded);
-        samples.extend(
-            buffer.samples().chunks_exact(channels).map(|frame| frame.iter().sum::<f32>() / channels as f32),
-        );
+        let mono =
+            buffer.samples().chunks_exact(channels).map(|frame| frame.iter().sum::<f32>() / channels as f32);
+        let mono: Vec<f32> = mono.collect();
+        counted += mono.len() as u64;
+        for (span, open) in spans.iter().zip(taken.iter_mut()) {
+            if let Some((samples, first)) = open.as_mut().filter(|_| near(span)) {
+                first.get_or_insert(at);
+                samples.extend_from_slice(&mono);
+            }
+        }
     }
-    to_16k(&samples, rate)
+    for idx in 0..spans.len() {
+        finish(idx, &mut taken)?;
+    }
+    Ok(())
 }
 
 /// `samples` at `rate` resampled to 16 kHz (rubato's FFT resampler).
