@@ -1,15 +1,13 @@
-"""Checks the project's docs: each keeps to its size, ARCHITECTURE.md's codemap names every source file
-and nothing that is not there, the docs speak of the product as it is (no words of history), and every
+"""Checks the project's docs: each keeps to its size, ARCHITECTURE.md's codemap names nothing that is
+not there, the docs speak of the product as it is (no words of history), and every
 relative link resolves. Prints every problem and exits 1 when there is any; standard library only.
 
     python3 tests/validators/check_docs.py [REPO]      # REPO defaults to this checkout
 
 The rules:
 - README.md and ARCHITECTURE.md are at most 15,000 bytes, BENCHMARKS.md at most 25,000.
-- Every source file (`*.rs` under `builder/src`, `edge/src`, `domain/src`, any crate's `benches/` and
-  `tests/`, the `tests/` crate's `*.rs`, `*.py` and `*.mjs`, and every file in `scripts/`), as
-  `git ls-files` lists them, is named in backticks in ARCHITECTURE.md, and every repository path
-  ARCHITECTURE.md names in backticks exists.
+- Every repository path ARCHITECTURE.md names in backticks exists. It names rooms (crates and folders)
+  and their roles, not every file: a file's own first doc line says what it holds.
 - README.md, ARCHITECTURE.md, DESIGN.md, BENCHMARKS.md and docs/*.md hold no words of history ("session",
   "previously", "used to", "no longer", "issue 12", a dated heading, …) outside code: how the product got
   where it is lives in git. Code spans and blocks are names and commands, so they are not read for this.
@@ -65,22 +63,6 @@ def tracked_files(root: Path) -> list[str]:
             for name in filenames:
                 files.append(str(Path(dirpath, name).relative_to(root)))
     return sorted(f for f in files if (root / f).is_file())
-
-
-def is_source(path: str) -> bool:
-    parts = path.split("/")
-    if parts[0] == "scripts" and len(parts) == 2:
-        return True
-    if path.endswith(".rs"):
-        if len(parts) > 2 and parts[0] in ("builder", "edge", "domain") and parts[1] == "src":
-            return True
-        if len(parts) > 2 and parts[1] in ("benches", "tests"):
-            return True
-        if parts[0] == "tests":
-            return True
-    if parts[0] == "tests" and path.endswith((".py", ".mjs")) and "node_modules" not in parts:
-        return not parts[1].startswith(".")
-    return False
 
 
 def without_code(text: str) -> str:
@@ -139,10 +121,6 @@ def check(root: Path) -> list[str]:
     if arch.is_file():
         text = arch.read_text(encoding="utf-8")
         spans = [(m.group(2).strip(), m.start()) for m in CODE_SPAN.finditer(without_code_blocks(text))]
-        named = {span for span, _ in spans}
-        for path in files:
-            if is_source(path) and path not in named:
-                problems.append(f"ARCHITECTURE.md: the codemap does not name `{path}`")
         top = {f.split("/")[0] for f in files}
         checked_ext = (".rs", ".sh", ".py", ".mjs", ".toml", ".sql", ".yml", ".md")
         for span, at in spans:
