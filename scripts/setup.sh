@@ -34,23 +34,8 @@ if [ "$(worker-build --version 2>/dev/null | awk '{print $NF}')" != "$WORKER_BUI
   cargo install --quiet --locked --force worker-build --version "$WORKER_BUILD_VERSION"
 fi
 
-# The speaker encoder's weights (`builder identify`'s voices, `builder embed-voice`): Resemblyzer 0.1.4's
-# wheel from PyPI, checked by its SHA-256 (scripts/voice-model.py), the weights taken out as safetensors
-# and cached; nothing is committed. Without them the voice source abstains saying why.
-VOICE_WEIGHTS="${XDG_CACHE_HOME:-$HOME/.cache}/commonplace/voice/resemblyzer-ge2e-0.1.4.safetensors"
-if [ ! -s "$VOICE_WEIGHTS" ]; then
-  say "fetching the speaker encoder's weights (Resemblyzer 0.1.4's wheel from PyPI, 16 MB, once)"
-  wheels=$(mktemp -d)
-  if python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$wheels" 'resemblyzer==0.1.4' \
-    && mkdir -p "$(dirname "$VOICE_WEIGHTS")" \
-    && python3 scripts/voice-model.py "$wheels"/Resemblyzer-0.1.4-py3-none-any.whl "$VOICE_WEIGHTS.part" \
-    && mv "$VOICE_WEIGHTS.part" "$VOICE_WEIGHTS"; then
-    :
-  else
-    say "the speaker encoder's weights could not be had: voices are not embedded until they are"
-  fi
-  rm -rf "$wheels"
-fi
+# The speaker encoder's weights (`builder identify`'s voices, `builder embed-voice`).
+bash scripts/voice-weights.sh
 
 # node_modules is current when it was installed from this very package-lock.json.
 if [ ! -x node_modules/.bin/wrangler ] || ! cmp -s package-lock.json node_modules/.installed-from-lock 2>/dev/null; then
@@ -64,6 +49,13 @@ if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null || missing+=(chromium)
   command -v chromedriver >/dev/null || missing+=(chromium-driver)
   command -v wrk >/dev/null || missing+=(wrk)
+  # Speech for the speaker encoder's tests: festival's recorded-speaker voices, espeak-ng and sox.
+  command -v text2wave >/dev/null || missing+=(festival)
+  for voice in kallpc16k kdlpc16k us-slt-hts; do
+    dpkg -s "festvox-$voice" >/dev/null 2>&1 || missing+=("festvox-$voice")
+  done
+  command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+  command -v sox >/dev/null || missing+=(sox)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]} from Debian"
     sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"

@@ -3,6 +3,7 @@
 //! connect inside), each body refused past its kind's size, each fetch bounded in time. Only a
 //! development run (`ENVIRONMENT=dev`) may fetch the loopback pairs of `FETCH_ALLOW_LOOPBACK`.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,6 +67,23 @@ impl Fetcher {
 
     /// What `address` answers, redirects followed, within the bounds of `kind`.
     pub fn fetch(&self, address: &str, kind: Fetched) -> Result<Response> {
+        let mut body = Vec::new();
+        let (url, status, content_type) = self.stream(address, kind, &mut body)?;
+        Ok(Response { url, status, content_type, body })
+    }
+
+    /// `address`'s body written into `sink` as it arrives (a file: a long audio file is never held in
+    /// memory), within the bounds of `kind`; the final address. An answer other than 2xx is an error.
+    pub fn download(&self, address: &str, kind: Fetched, sink: &mut dyn Write) -> Result<Url> {
+        let (url, status, _) = self.stream(address, kind, sink)?;
+        if !(200..300).contains(&status) {
+            bail!("{url} answered HTTP {status}");
+        }
+        Ok(url)
+    }
+
+    /// The final address, status and content type of `address`; its body goes into `sink`.
+    fn stream(&self, address: &str, kind: Fetched, sink: &mut dyn Write) -> Result<(Url, u16, String)> {
         let mut url = outbound::check(address, &self.allowance)
             .map_err(|refusal| anyhow::anyhow!("{address}: {refusal}"))?;
         let limit = Duration::from_millis(kind.timeout_ms());
@@ -91,8 +109,8 @@ impl Fetcher {
                         .and_then(|value| value.to_str().ok())
                         .unwrap_or_default()
                         .to_string();
-                    let body = read_bounded(response, kind, &url).await?;
-                    return Ok(Response { url: url.clone(), status, content_type, body });
+                    read_bounded(response, kind, &url, sink).await?;
+                    return Ok((url.clone(), status, content_type));
                 }
                 unreachable!("the loop returns")
             })
@@ -104,21 +122,28 @@ impl Fetcher {
     }
 }
 
-/// The body, refused when it is longer than `kind` allows (told by `Content-Length` or counted).
-async fn read_bounded(mut response: reqwest::Response, kind: Fetched, url: &Url) -> Result<Vec<u8>> {
+/// The body into `sink`, refused when it is longer than `kind` allows (told by `Content-Length` or
+/// counted).
+async fn read_bounded(
+    mut response: reqwest::Response,
+    kind: Fetched,
+    url: &Url,
+    sink: &mut dyn Write,
+) -> Result<()> {
     let max = kind.max_bytes();
     let too_long = || anyhow::anyhow!("{url}: {} is larger than {} MiB", kind.noun(), max / (1024 * 1024));
     if response.content_length().is_some_and(|length| length > max as u64) {
         return Err(too_long());
     }
-    let mut body = Vec::new();
+    let mut read = 0;
     while let Some(chunk) = response.chunk().await.with_context(|| format!("{url}"))? {
-        if body.len() + chunk.len() > max {
+        read += chunk.len();
+        if read > max {
             return Err(too_long());
         }
-        body.extend_from_slice(&chunk);
+        sink.write_all(&chunk).context("writing what was fetched")?;
     }
-    Ok(body)
+    Ok(())
 }
 
 /// Resolves names, refusing one that resolves to an address inside a network (a name is checked where

@@ -1,19 +1,22 @@
 //! `builder identify [--episode ID | --all] --content DIR`: runs the identification sources over
 //! episodes and writes each source's vote or abstention into the episode's `names.json`.
 //!
-//! Source 1 (the service's own identification) and source 3 (voice match) are pure functions of the
-//! content; source 2 (a language model) asks an OpenAI-compatible chat-completions endpoint, configured
+//! Source 1 (the service's own identification) is a pure function of the content. Source 3 (voice
+//! match) first hears the episode: a run without speaker embeddings gets one per label from the
+//! episode's `audio_url` ([`voices`]), then each embedding is matched with the voiceprints of people
+//! confirmed on earlier episodes. Source 2 (a language model) asks an OpenAI-compatible chat-completions endpoint, configured
 //! like the Worker's AI by `AI_BASE_URL` (such as `https://api.openai.com/v1`), `AI_MODEL` and
 //! `AI_API_KEY`. Without `AI_BASE_URL` the language model's stored votes are left alone. Source 4
 //! (elimination) is computed whenever names are resolved and is not stored (see
 //! `domain::quotes::transcript::identify`).
 //!
 //! Episodes are visited in publication order, and the voiceprint library for an episode holds only the
-//! labels confirmed (confident or human) on episodes published before it. A re-run asks the model
+//! labels confirmed (confident or human) on episodes published before it, of people whom no roster
+//! entry marks `no_voiceprint`. A re-run asks the model
 //! nothing whose answer is already stored for the same prompt, and rewrites no file whose names did not
 //! change; human decisions are never touched.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -21,7 +24,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use domain::quotes::transcript::identify::{asr_votes_of, label_groups, merge};
 use domain::quotes::transcript::names::{NameState, resolve_all};
-use domain::quotes::transcript::voice::{LibraryBuilder, THRESHOLDS};
+use domain::quotes::transcript::voice::{LibraryBuilder, MATCHER, THRESHOLDS};
 use domain::quotes::transcript::{
     Episode, Names, Run, RunKind, Vote, VoteSource, episode_id, llm, normalise_source_url,
 };
@@ -78,6 +81,8 @@ pub struct Outcome {
     pub states: BTreeMap<String, (NameState, Option<String>)>,
     /// Problems that left a source's votes as they were (such as the model endpoint failing).
     pub warnings: Vec<String>,
+    /// What hearing the voices did: labels embedded, abstentions and why.
+    pub voices: Vec<String>,
 }
 
 pub fn run(content: &Path, which: Which) -> Result<ExitCode> {
@@ -85,11 +90,15 @@ pub fn run(content: &Path, which: Which) -> Result<ExitCode> {
     if ai.is_none() {
         eprintln!("AI_BASE_URL is not set: the language model's stored votes are kept as they are");
     }
-    let outcomes = identify(content, &which, ai.as_ref())?;
+    let voices = voices::Voices::new(crate::fetch::allowance()?)?;
+    let outcomes = identify(content, &which, ai.as_ref(), Some(&voices))?;
     let mut failed = false;
     for outcome in &outcomes {
         let mark = if outcome.changed { "updated" } else { "unchanged" };
         eprintln!("{} ({}): names.json {mark}", outcome.folder, outcome.id);
+        for line in &outcome.voices {
+            eprintln!("  voices: {line}");
+        }
         for (label, (state, name)) in &outcome.states {
             eprintln!("  {label}: {} {}", state_code(*state), name.as_deref().unwrap_or("-"));
         }
@@ -158,9 +167,25 @@ fn load_all(content: &Path) -> Result<Vec<Loaded>> {
     Ok(loaded)
 }
 
-/// Runs the sources over the chosen episodes and writes their `names.json`.
-pub fn identify(content: &Path, which: &Which, ai: Option<&AiConfig>) -> Result<Vec<Outcome>> {
+/// Runs the sources over the chosen episodes and writes their `names.json` (and, when `voices` hears
+/// an episode, the speaker embeddings of its runs).
+pub fn identify(
+    content: &Path,
+    which: &Which,
+    ai: Option<&AiConfig>,
+    voices: Option<&voices::Voices>,
+) -> Result<Vec<Outcome>> {
     let mut episodes = load_all(content)?;
+    let withheld: BTreeSet<String> = episodes
+        .iter()
+        .flat_map(|loaded| loaded.episode.roster.iter())
+        .filter(|person| person.no_voiceprint)
+        .map(|person| person.name.clone())
+        .collect();
+    let total = match which {
+        Which::All => episodes.len(),
+        Which::One(_) => 1,
+    };
     if let Which::One(wanted) = which
         && !episodes.iter().any(|e| &e.id == wanted || &e.folder == wanted)
     {
@@ -183,9 +208,19 @@ pub fn identify(content: &Path, which: &Which, ai: Option<&AiConfig>) -> Result<
         };
         if chosen {
             let mut warnings = Vec::new();
+            let heard = match voices {
+                Some(voices) => {
+                    if loaded.episode.audio_url.is_some() {
+                        eprintln!("[{}/{total}] {}: hearing the voices", outcomes.len() + 1, loaded.folder);
+                    }
+                    voices.embed(&loaded.dir, &loaded.episode, &mut loaded.runs)?
+                }
+                None => voices::Heard::default(),
+            };
             let names = sources(
                 loaded,
                 &library,
+                &heard,
                 ai,
                 &mut |body: serde_json::Value| {
                     let ai = ai.expect("asked only when configured");
@@ -208,15 +243,17 @@ pub fn identify(content: &Path, which: &Which, ai: Option<&AiConfig>) -> Result<
                 changed,
                 states: reports.into_iter().map(|(label, r)| (label, (r.name_state, r.name))).collect(),
                 warnings,
+                voices: heard.lines(),
             });
         }
-        add_confirmed(&mut library, loaded);
+        add_confirmed(&mut library, loaded, &withheld);
     }
     Ok(outcomes)
 }
 
-/// The episode's confirmed labels go into the library for the episodes after it.
-fn add_confirmed(library: &mut LibraryBuilder, loaded: &Loaded) {
+/// The episode's confirmed labels go into the library for the episodes after it, but for people who
+/// asked to be left out.
+fn add_confirmed(library: &mut LibraryBuilder, loaded: &Loaded, withheld: &BTreeSet<String>) {
     let reports = resolve_all(&loaded.names, &label_groups(&loaded.runs), &loaded.episode.roster);
     for run in &loaded.runs {
         let Some(embeddings) = &run.speaker_embeddings else { continue };
@@ -224,6 +261,7 @@ fn add_confirmed(library: &mut LibraryBuilder, loaded: &Loaded) {
             if let Some(report) = reports.get(label)
                 && report.name_state.is_trustworthy()
                 && let Some(name) = &report.name
+                && !withheld.contains(name)
             {
                 library.add(&embeddings.model, name, vector);
             }
@@ -235,6 +273,7 @@ fn add_confirmed(library: &mut LibraryBuilder, loaded: &Loaded) {
 fn sources(
     loaded: &Loaded,
     library: &LibraryBuilder,
+    heard: &voices::Heard,
     ai: Option<&AiConfig>,
     ask: &mut dyn FnMut(serde_json::Value) -> Result<String>,
     warnings: &mut Vec<String>,
@@ -249,6 +288,12 @@ fn sources(
         for (label, vector) in &embeddings.labels {
             voice.entry(label.clone()).or_insert_with(|| prints.vote(vector, &embeddings.model, THRESHOLDS));
         }
+    }
+    for (label, why) in &heard.abstentions {
+        voice.entry(label.clone()).or_insert_with(|| {
+            Vote::new(VoteSource::VoiceMatch, None, why.clone())
+                .with_model(format!("{MATCHER} over {}", crate::voice::MODEL))
+        });
     }
     names = merge(&names, VoteSource::VoiceMatch, &voice);
 
@@ -307,5 +352,7 @@ async fn ask(client: &reqwest::Client, ai: &AiConfig, body: serde_json::Value) -
     Ok(text)
 }
 
+mod separate;
 #[cfg(test)]
 mod tests;
+pub mod voices;

@@ -142,6 +142,7 @@ pub fn roster(people: &[String]) -> Vec<domain::quotes::transcript::Person> {
         .map(|(idx, name)| Person {
             name: name.clone(),
             role: if idx == 0 { Role::Host } else { Role::Guest },
+            no_voiceprint: false,
         })
         .collect()
 }

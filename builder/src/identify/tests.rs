@@ -10,6 +10,7 @@ use expect_test::{Expect, expect};
 use serde_json::{Value, json};
 
 use super::*;
+use domain::site::outbound::Allowance;
 
 /// One request the scripted server saw.
 #[derive(Debug, Clone)]
@@ -19,12 +20,20 @@ struct Seen {
     body: Value,
 }
 
-/// A chat-completions server on a free local port; `answer` maps the user message to the reply text.
-fn scripted_llm(answer: fn(&str) -> String) -> (String, Arc<Mutex<Vec<Seen>>>) {
+/// One request a local server read: its path, `Authorization` header and body.
+struct Request {
+    path: String,
+    authorization: String,
+    body: Vec<u8>,
+}
+
+/// An HTTP/1.1 server on a free loopback port answering each request with `answer`'s status line,
+/// content type and body; its `host:port`.
+fn local_server(
+    answer: impl Fn(Request) -> (&'static str, &'static str, Vec<u8>) + Send + 'static,
+) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
+    let host = listener.local_addr().unwrap().to_string();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -48,26 +57,37 @@ fn scripted_llm(answer: fn(&str) -> String) -> (String, Arc<Mutex<Vec<Seen>>>) {
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
-            let body: Value = serde_json::from_slice(&body).unwrap();
-            let user = body["messages"][1]["content"].as_str().unwrap_or_default().to_string();
             let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_string();
-            log.lock().unwrap().push(Seen { path, authorization, body });
-            let reply = json!({
-                "id": "chatcmpl-test",
-                "object": "chat.completion",
-                "model": "test-model",
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": answer(&user)}}],
-            })
-            .to_string();
+            let (status, content_type, reply) = answer(Request { path, authorization, body });
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 reply.len()
             );
+            let _ = stream.write_all(&reply);
         }
     });
-    (base, seen)
+    host
+}
+
+/// A chat-completions server on a free local port; `answer` maps the user message to the reply text.
+fn scripted_llm(answer: fn(&str) -> String) -> (String, Arc<Mutex<Vec<Seen>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let host = local_server(move |request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        let user = body["messages"][1]["content"].as_str().unwrap_or_default().to_string();
+        log.lock().unwrap().push(Seen { path: request.path, authorization: request.authorization, body });
+        let reply = json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": answer(&user)}}],
+        });
+        ("200 OK", "application/json", reply.to_string().into_bytes())
+    });
+    (format!("http://{host}/v1"), seen)
 }
 
 /// Episode 2 is answered properly except for an invented quote; episode 3 gets prose, not JSON.
@@ -185,41 +205,41 @@ fn show(outcomes: &[Outcome], dir: &Path, expect: Expect) {
 fn identify_votes_with_every_source_and_a_rerun_changes_nothing() {
     let (base, seen) = scripted_llm(answer);
     let dir = content("all");
-    let outcomes = identify(&dir, &Which::All, Some(&config(&base))).unwrap();
+    let outcomes = identify(&dir, &Which::All, Some(&config(&base)), None).unwrap();
     show(
         &outcomes,
         &dir,
         expect![[r#"
-        kt/one changed=true
-          Ana Lima: human Ana Lima
-            Asr Ana Lima | voice tag in the imported WebVTT file
-            LanguageModel - | no turn introduces or addresses anyone
-            VoiceMatch - | no confirmed voice of model wespeaker-test on an earlier episode
-            human Ana Lima by ed
-          Ben Okafor: confident Ben Okafor
-            Asr Ben Okafor | voice tag in the imported WebVTT file
-            LanguageModel - | no turn introduces or addresses anyone
-            VoiceMatch - | no confirmed voice of model wespeaker-test on an earlier episode
-        kt/two changed=true
-          SPEAKER_00: confident Ana Lima
-            Asr - | whisperx gives diarization labels, not names
-            LanguageModel Ana Lima | "I'm Ana Lima"
-            VoiceMatch Ana Lima | cosine 0.99 to Ana Lima's voiceprint from 1 episode(s); runner-up Ben Okafor 0.05
-          SPEAKER_01: tentative Ben Okafor
-            Asr - | whisperx gives diarization labels, not names
-            LanguageModel - | named `Ben Okafor` on evidence that is not in the transcript (`Ben, as you told me last week`); discarded
-            VoiceMatch - | unknown voice: best Ben Okafor 0.21 is below 0.60; runner-up Ana Lima 0.10
-        kt/three changed=true
-          SPEAKER_00: tentative Ben Okafor
-            Asr - | whisperx gives diarization labels, not names
-            LanguageModel - | the model's answer is not strict JSON (expected value at line 1 column 1)
-            VoiceMatch Ben Okafor | cosine 1.00 to Ben Okafor's voiceprint from 1 episode(s); runner-up Ana Lima 0.08
-          SPEAKER_01: human Cy Doe
-            Asr - | whisperx gives diarization labels, not names
-            LanguageModel - | the model's answer is not strict JSON (expected value at line 1 column 1)
-            VoiceMatch Ana Lima | cosine 0.71 to Ana Lima's voiceprint from 2 episode(s); runner-up Ben Okafor 0.00
-            human Cy Doe by ed
-    "#]],
+            kt/one changed=true
+              Ana Lima: human Ana Lima
+                Asr Ana Lima | voice tag in the imported WebVTT file
+                LanguageModel - | no turn introduces or addresses anyone
+                VoiceMatch - | no confirmed voice of model wespeaker-test on an earlier episode
+                human Ana Lima by ed
+              Ben Okafor: confident Ben Okafor
+                Asr Ben Okafor | voice tag in the imported WebVTT file
+                LanguageModel - | no turn introduces or addresses anyone
+                VoiceMatch - | no confirmed voice of model wespeaker-test on an earlier episode
+            kt/two changed=true
+              SPEAKER_00: confident Ana Lima
+                Asr - | whisperx gives diarization labels, not names
+                LanguageModel Ana Lima | "I'm Ana Lima"
+                VoiceMatch Ana Lima | cosine 0.99 to Ana Lima's voiceprint from 1 episode(s); runner-up Ben Okafor 0.05
+              SPEAKER_01: tentative Ben Okafor
+                Asr - | whisperx gives diarization labels, not names
+                LanguageModel - | named `Ben Okafor` on evidence that is not in the transcript (`Ben, as you told me last week`); discarded
+                VoiceMatch - | unknown voice: best Ben Okafor 0.21 is below 0.93; runner-up Ana Lima 0.10
+            kt/three changed=true
+              SPEAKER_00: tentative Ben Okafor
+                Asr - | whisperx gives diarization labels, not names
+                LanguageModel - | the model's answer is not strict JSON (expected value at line 1 column 1)
+                VoiceMatch Ben Okafor | cosine 1.00 to Ben Okafor's voiceprint from 1 episode(s); runner-up Ana Lima 0.08
+              SPEAKER_01: human Cy Doe
+                Asr - | whisperx gives diarization labels, not names
+                LanguageModel - | the model's answer is not strict JSON (expected value at line 1 column 1)
+                VoiceMatch - | unknown voice: best Ana Lima 0.71 is below 0.93; runner-up Ben Okafor 0.00
+                human Cy Doe by ed
+        "#]],
     );
 
     let requests = seen.lock().unwrap().clone();
@@ -240,7 +260,7 @@ fn identify_votes_with_every_source_and_a_rerun_changes_nothing() {
             .collect()
     };
     let before = files(&dir);
-    let again = identify(&dir, &Which::All, Some(&config(&base))).unwrap();
+    let again = identify(&dir, &Which::All, Some(&config(&base)), None).unwrap();
     let changed: Vec<&str> = again.iter().filter(|o| o.changed).map(|o| o.folder.as_str()).collect();
     assert!(changed.is_empty(), "{changed:?}");
     assert_eq!(seen.lock().unwrap().len(), 2);
@@ -251,22 +271,22 @@ fn identify_votes_with_every_source_and_a_rerun_changes_nothing() {
 #[test]
 fn one_episode_without_a_model_keeps_the_model_votes_and_human_decisions() {
     let dir = content("one");
-    let outcomes = identify(&dir, &Which::One("kt/three".into()), None).unwrap();
+    let outcomes = identify(&dir, &Which::One("kt/three".into()), None, None).unwrap();
     show(
         &outcomes,
         &dir,
         expect![[r#"
-        kt/three changed=true
-          SPEAKER_00: unknown -
-            Asr - | whisperx gives diarization labels, not names
-            VoiceMatch - | unknown voice: best Ana Lima 0.05 is below 0.60
-          SPEAKER_01: human Cy Doe
-            Asr - | whisperx gives diarization labels, not names
-            VoiceMatch Ana Lima | cosine 0.71 to Ana Lima's voiceprint from 1 episode(s)
-            human Cy Doe by ed
-    "#]],
+            kt/three changed=true
+              SPEAKER_00: unknown -
+                Asr - | whisperx gives diarization labels, not names
+                VoiceMatch - | unknown voice: best Ana Lima 0.05 is below 0.93
+              SPEAKER_01: human Cy Doe
+                Asr - | whisperx gives diarization labels, not names
+                VoiceMatch - | unknown voice: best Ana Lima 0.71 is below 0.93
+                human Cy Doe by ed
+        "#]],
     );
-    assert!(identify(&dir, &Which::One("kt/nope".into()), None).is_err());
+    assert!(identify(&dir, &Which::One("kt/nope".into()), None, None).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -318,13 +338,252 @@ fn a_rerun_on_the_sample_keeps_every_name_and_every_hand_written_vote() {
         states.values().any(|(state, _)| *state == NameState::Confident) && !hand_written.is_empty(),
         "the sample has confident names and hand-written votes"
     );
-    identify(&dir, &Which::All, None).unwrap();
+    identify(&dir, &Which::All, None, None).unwrap();
     let (states_after, hand_written_after) = names_of(&dir);
     for (label, before) in &states {
         assert_eq!(states_after.get(label), Some(before), "{label} changed");
     }
     assert_eq!(hand_written_after, hand_written, "a hand-written vote was replaced");
-    let again = identify(&dir, &Which::All, None).unwrap();
+    let again = identify(&dir, &Which::All, None, None).unwrap();
     assert!(again.iter().all(|outcome| !outcome.changed), "a second run rewrote names.json");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A WAV of `text` spoken by a festival voice (`voice_kal_diphone`, …) or an espeak-ng one
+/// (`espeak:en-us+f3`), at 16 kHz mono, and its length in seconds.
+fn spoken(dir: &Path, name: &str, voice: &str, text: &str) -> (PathBuf, f64) {
+    use std::process::Command;
+    let raw = dir.join(format!("{name}.raw.wav"));
+    let made = match voice.strip_prefix("espeak:") {
+        Some(espeak) => Command::new("espeak-ng").args(["-v", espeak, "-w"]).arg(&raw).arg(text).status(),
+        None => {
+            let mut child = Command::new("text2wave")
+                .args(["-eval", &format!("({voice})"), "-o"])
+                .arg(&raw)
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .expect("festival's text2wave: scripts/setup.sh --test installs it");
+            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+            child.wait()
+        }
+    };
+    assert!(made.expect("espeak-ng: scripts/setup.sh --test installs it").success());
+    let wav = dir.join(format!("{name}.wav"));
+    let status =
+        Command::new("sox").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16"]).arg(&wav).status();
+    assert!(status.expect("sox: scripts/setup.sh --test installs it").success());
+    let seconds = (std::fs::metadata(&wav).unwrap().len() - 44) as f64 / 32_000.0;
+    (wav, seconds)
+}
+
+/// The turns of an episode made of spoken passages, one after another with half a second between,
+/// written as one WAV at `path`: its run's segments.
+fn episode_audio(dir: &Path, path: &Path, turns: &[(&str, &str, &str)]) -> Vec<Value> {
+    let (mut samples, mut segments) = (Vec::<u8>::new(), Vec::new());
+    for (idx, (label, voice, text)) in turns.iter().enumerate() {
+        let (wav, seconds) =
+            spoken(dir, &format!("part-{}-{idx}", path.file_stem().unwrap().to_string_lossy()), voice, text);
+        let start = samples.len() as f64 / 32_000.0;
+        segments.push(json!({"speaker": label, "start_s": start, "end_s": start + seconds, "text": text}));
+        samples.extend_from_slice(&std::fs::read(&wav).unwrap()[44..]);
+        samples.extend(std::iter::repeat_n(0u8, 16_000));
+    }
+    let mut file = Vec::new();
+    for part in [&b"RIFF"[..], &(36 + samples.len() as u32).to_le_bytes(), b"WAVEfmt ", &16u32.to_le_bytes()]
+    {
+        file.extend_from_slice(part);
+    }
+    for part in
+        [&1u16.to_le_bytes()[..], &1u16.to_le_bytes(), &16_000u32.to_le_bytes(), &32_000u32.to_le_bytes()]
+    {
+        file.extend_from_slice(part);
+    }
+    for part in
+        [&2u16.to_le_bytes()[..], &16u16.to_le_bytes(), b"data", &(samples.len() as u32).to_le_bytes()]
+    {
+        file.extend_from_slice(part);
+    }
+    file.extend_from_slice(&samples);
+    std::fs::write(path, file).unwrap();
+    segments
+}
+
+/// Serves the files of `dir` over HTTP on a free loopback port, logging each path asked for; a file
+/// that is not there answers 404.
+fn audio_host(dir: PathBuf) -> (String, Arc<Mutex<Vec<String>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let host = local_server(move |request| {
+        log.lock().unwrap().push(request.path.clone());
+        match std::fs::read(dir.join(request.path.trim_start_matches('/'))) {
+            Ok(body) => ("200 OK", "audio/wav", body),
+            Err(_) => ("404 Not Found", "text/plain", Vec::new()),
+        }
+    });
+    (host, seen)
+}
+
+const PASSAGES: [&str; 6] = [
+    "When we started the project we had no idea how many people would read the transcripts. The first month was quiet, and then a newsroom wrote to us.",
+    "I think the hardest part of building a search engine is deciding what not to index. Every word you keep costs memory.",
+    "My grandmother cooked without recipes. She measured flour with a teacup and salt with her palm, and the bread told her the rest.",
+    "The river was higher than anyone could remember, so the bridge was closed for a week and we walked the long way round.",
+    "Thank you for having me. I have listened to this show for years, and I never thought I would be sitting on this side of the microphone.",
+    "We should talk about what happens when the build fails halfway. Nobody wants to wake up to a site that serves half of yesterday.",
+];
+
+#[test]
+fn a_voice_confirmed_on_one_episode_is_named_by_its_voice_on_the_next_and_a_stranger_is_not() {
+    let dir = std::env::temp_dir().join(format!("cp-identify-{}-voices", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (audio, show) = (dir.join("audio"), dir.join("shows/kt"));
+    std::fs::create_dir_all(&audio).unwrap();
+    let kal = "voice_kal_diphone";
+    let slt = "voice_cmu_us_slt_arctic_hts";
+    let ked = "voice_ked_diphone";
+    // Episode 1: Ana (kal) is named by an editor; the guest (slt) is never confirmed.
+    let one = episode_audio(
+        &dir,
+        &audio.join("one.wav"),
+        &[("A", kal, PASSAGES[0]), ("B", slt, PASSAGES[4]), ("A", kal, PASSAGES[1])],
+    );
+    // Episode 2: Ana again, saying other things; a stranger of the same sex and accent (ked); the
+    // guest of episode 1, whom nobody confirmed.
+    let two = episode_audio(
+        &dir,
+        &audio.join("two.wav"),
+        &[
+            ("S1", kal, PASSAGES[2]),
+            ("S2", ked, PASSAGES[5]),
+            ("S3", slt, PASSAGES[3]),
+            ("S1", kal, PASSAGES[3]),
+        ],
+    );
+    // Episode 4: the publisher's transcript separates no voices: Ana and the guest take turns under
+    // one label. Episode 5: the publisher's transcript names Ana.
+    let sentences = |passage: &'static str| passage.split_inclusive(". ").collect::<Vec<_>>();
+    let mut turns = Vec::new();
+    for (a, b) in sentences(PASSAGES[0]).into_iter().zip(sentences(PASSAGES[4])) {
+        turns.push(("UNKNOWN", kal, a));
+        turns.push(("UNKNOWN", slt, b));
+    }
+    turns.push(("UNKNOWN", kal, PASSAGES[5]));
+    let four = episode_audio(&dir, &audio.join("four.wav"), &turns);
+    let five = episode_audio(
+        &dir,
+        &audio.join("five.wav"),
+        &[("Ana Lima", kal, PASSAGES[4]), ("Guest", slt, PASSAGES[1]), ("Ana Lima", kal, PASSAGES[0])],
+    );
+    let (host, seen) = audio_host(audio);
+    write(&show.join("show.json"), &json!({"title": "KT", "licence": "CC0-1.0"}));
+    let roster = json!([{"name": "Ana Lima", "role": "host"}]);
+    for (folder, n, segments, audio_url) in [
+        ("one", 1, one, format!("http://{host}/one.wav")),
+        ("two", 2, two, format!("http://{host}/two.wav")),
+        (
+            "three",
+            3,
+            vec![json!({"speaker": "S1", "start_s": 0.0, "end_s": 10.0, "text": "Hello, and welcome."})],
+            format!("http://{host}/gone.mp3"),
+        ),
+        ("four", 4, four, format!("http://{host}/four.wav")),
+        ("five", 5, five, format!("http://{host}/five.wav")),
+    ] {
+        write(
+            &show.join(folder).join("episode.json"),
+            &json!({"title": format!("Episode {n}"), "source_url": format!("https://example.com/kt/{n}"),
+                    "published": format!("2025-0{n}-01"), "roster": roster, "audio_url": audio_url}),
+        );
+        write(
+            &show.join(folder).join("runs/svc.json"),
+            &json!({"pipeline": "svc", "kind": "asr", "created": "2025-01-01", "imported_from": "webvtt",
+                    "segments": segments}),
+        );
+    }
+    write(
+        &show.join("one/names.json"),
+        &json!({"labels": {"A": {"votes": [], "human": {"name": "Ana Lima", "by": "ed"}}}}),
+    );
+
+    let voices = voices::Voices::new(Allowance::parse(&host).unwrap()).unwrap();
+    let outcomes = identify(&dir, &Which::All, None, Some(&voices)).unwrap();
+    let run: Run = read_json(&show.join("two/runs/svc.json")).unwrap();
+    let embeddings = run.speaker_embeddings.expect("episode 2's labels embedded");
+    assert_eq!(embeddings.model, crate::voice::MODEL);
+    assert_eq!(embeddings.labels.keys().collect::<Vec<_>>(), ["S1", "S2", "S3"]);
+    assert!(embeddings.seconds["S1"] > 10.0, "{:?}", embeddings.seconds);
+    let names: Names = read_json(&show.join("two/names.json")).unwrap();
+    let voice = |label: &str| {
+        let votes = &names.labels[label].votes;
+        votes.iter().find(|vote| vote.source == VoteSource::VoiceMatch).cloned().expect("a voice vote")
+    };
+    assert_eq!(voice("S1").name.as_deref(), Some("Ana Lima"), "{:?}", voice("S1"));
+    assert_eq!(voice("S2").name, None, "a stranger of the same sex and accent: {:?}", voice("S2"));
+    assert_eq!(voice("S3").name, None, "a voice nobody confirmed: {:?}", voice("S3"));
+    // Audio that is not there: the source abstains saying why, and identify does not fail.
+    let names: Names = read_json(&show.join("three/names.json")).unwrap();
+    let gone = names.labels["S1"].votes.iter().find(|v| v.source == VoteSource::VoiceMatch).unwrap();
+    assert!(gone.evidence.contains("404"), "{}", gone.evidence);
+    assert!(outcomes.iter().all(|outcome| outcome.warnings.is_empty()));
+
+    // Episode 4's voices separated into a run of their own; the original run untouched.
+    let original: Run = read_json(&show.join("four/runs/svc.json")).unwrap();
+    assert!(
+        original.segments.iter().all(|s| s.speaker == "UNKNOWN") && original.speaker_embeddings.is_none()
+    );
+    let separated: Run = read_json(&show.join("four/runs/svc+voices.json")).unwrap();
+    let labels: Vec<&str> = separated.segments.iter().map(|s| s.speaker.as_str()).collect();
+    let (ana_voice, guest_voice) = (labels[0], labels[1]);
+    assert_ne!(ana_voice, guest_voice);
+    let expected: Vec<&str> =
+        turns.iter().map(|(_, voice, _)| if *voice == kal { ana_voice } else { guest_voice }).collect();
+    assert_eq!(labels, expected, "each turn under the voice that spoke it");
+    let names: Names = read_json(&show.join("four/names.json")).unwrap();
+    let voice_vote = |label: &str| {
+        names.labels[label].votes.iter().find(|v| v.source == VoteSource::VoiceMatch).cloned().unwrap()
+    };
+    assert_eq!(voice_vote(ana_voice).name.as_deref(), Some("Ana Lima"), "{:?}", voice_vote(ana_voice));
+    assert_eq!(voice_vote(guest_voice).name, None);
+    let four = outcomes.iter().find(|o| o.folder == "kt/four").unwrap();
+    assert_eq!(four.states[ana_voice], (NameState::Tentative, Some("Ana Lima".to_string())));
+    // Episode 5: the publisher's tag and the voice agree, so the name is confident (answers under it
+    // are `trust: high`).
+    let five = outcomes.iter().find(|o| o.folder == "kt/five").unwrap();
+    assert_eq!(five.states["Ana Lima"], (NameState::Confident, Some("Ana Lima".to_string())));
+    let published = |folder: &str| {
+        let episode_dir = show.join(folder);
+        let runs = std::fs::read_dir(episode_dir.join("runs"))
+            .unwrap()
+            .map(|entry| read_json::<Run>(&entry.unwrap().path()).unwrap())
+            .collect();
+        let built = domain::quotes::transcript::publish::publish(
+            "kt",
+            &read_json(&show.join("show.json")).unwrap(),
+            read_json(&episode_dir.join("episode.json")).unwrap(),
+            read_json(&episode_dir.join("names.json")).unwrap(),
+            runs,
+        );
+        built.unwrap().canonical
+    };
+    let asked = |canonical: &domain::quotes::transcript::Canonical, quote: &str| {
+        let prepared = domain::quotes::quote::Prepared::new(&canonical.segments);
+        let answer = domain::quotes::quote::attribute(canonical, &prepared, quote);
+        serde_json::to_value(answer).unwrap()
+    };
+    let answer =
+        asked(&published("five"), "I never thought I would be sitting on this side of the microphone");
+    assert_eq!((&answer["name"], &answer["trust"]), (&json!("Ana Lima"), &json!("high")), "{answer}");
+    // Episode 4's transcript is answered from its separated run: the quote has a voice, named by one
+    // source only, so it is for review, never high.
+    let four = published("four");
+    assert_eq!(four.pipeline, "svc+voices");
+    let answer = asked(&four, "I never thought I would be sitting on this side of the microphone");
+    assert_eq!((&answer["speaker"], &answer["trust"]), (&json!(guest_voice), &json!("review")), "{answer}");
+
+    // A re-run fetches nothing and changes nothing.
+    let fetched = seen.lock().unwrap().len();
+    let again = identify(&dir, &Which::All, None, Some(&voices)).unwrap();
+    assert!(again.iter().all(|outcome| !outcome.changed), "{again:?}");
+    assert_eq!(seen.lock().unwrap().len(), fetched + 1, "only the missing file is asked for again");
     let _ = std::fs::remove_dir_all(&dir);
 }

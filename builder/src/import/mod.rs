@@ -289,6 +289,7 @@ fn write_changelog_records(
             .map(|(idx, name)| Person {
                 name: name.clone(),
                 role: if idx == 0 { Role::Host } else { Role::Guest },
+                no_voiceprint: false,
             })
             .collect(),
         canonical_run: None,

@@ -35,6 +35,9 @@ pub enum Fetched {
     Transcript,
     /// The first bytes of an episode's audio, read to measure its length.
     AudioHead,
+    /// An episode's whole audio, which the builder reads for its speakers' voices (three hours at
+    /// 320 kbit/s fit).
+    Audio,
 }
 
 impl Fetched {
@@ -45,6 +48,7 @@ impl Fetched {
             Fetched::Page => 2 * 1024 * 1024,
             Fetched::Transcript => 20 * 1024 * 1024,
             Fetched::AudioHead => 64 * 1024,
+            Fetched::Audio => 512 * 1024 * 1024,
         }
     }
 
@@ -58,6 +62,7 @@ impl Fetched {
         match self {
             Fetched::Feed | Fetched::Transcript => 20_000,
             Fetched::Page | Fetched::AudioHead => 10_000,
+            Fetched::Audio => 600_000,
         }
     }
 
@@ -67,7 +72,7 @@ impl Fetched {
             Fetched::Feed => "the feed",
             Fetched::Page => "the page",
             Fetched::Transcript => "the transcript",
-            Fetched::AudioHead => "the audio",
+            Fetched::AudioHead | Fetched::Audio => "the audio",
         }
     }
 }

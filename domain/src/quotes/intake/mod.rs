@@ -791,7 +791,7 @@ pub fn roster(show: &[FeedPerson], item: &[FeedPerson], run: &Run) -> Vec<Person
         }
         let role = if matches!(person.role.as_str(), "host" | "co-host") { Role::Host } else { Role::Guest };
         if !roster.iter().any(|known| known.name == person.name) {
-            roster.push(Person { name: person.name.clone(), role });
+            roster.push(Person { name: person.name.clone(), role, no_voiceprint: false });
         }
     }
     roster

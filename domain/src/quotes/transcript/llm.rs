@@ -288,8 +288,8 @@ mod tests {
 
     fn roster() -> Vec<Person> {
         vec![
-            Person { name: "Ana Lima".into(), role: Role::Host },
-            Person { name: "Ben Okafor".into(), role: Role::Guest },
+            Person { name: "Ana Lima".into(), role: Role::Host, no_voiceprint: false },
+            Person { name: "Ben Okafor".into(), role: Role::Guest, no_voiceprint: false },
         ]
     }
 

@@ -81,6 +81,10 @@ pub enum Role {
 pub struct Person {
     pub name: String,
     pub role: Role,
+    /// The person asked that no voiceprint be made of their voice (or an editor withdrew it): no label
+    /// named as them adds to one, and one already made is dropped, whichever episode says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_voiceprint: bool,
 }
 
 /// `content/shows/<show>/<episode>/episode.json`.
@@ -205,6 +209,10 @@ pub struct SpeakerEmbeddings {
     pub model: String,
     /// Label → embedding; every vector has the same length.
     pub labels: BTreeMap<String, Vec<f32>>,
+    /// Label → the seconds of speech its embedding was made from, when the maker says
+    /// (`builder identify` does).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub seconds: BTreeMap<String, f64>,
 }
 
 /// A pipeline id: lower-case letters, digits and `.+_-`, starting with a letter or digit.
@@ -357,11 +365,30 @@ fn validate_embeddings(embeddings: &SpeakerEmbeddings, segments: &[Segment]) -> 
             problems.push(Diagnostic::new(field, "must be finite and not all zero"));
         }
     }
+    for (label, seconds) in &embeddings.seconds {
+        let field = format!("speaker_embeddings.seconds.{label}");
+        if !embeddings.labels.contains_key(label) {
+            problems.push(Diagnostic::new(field.clone(), "names a label that has no embedding"));
+        }
+        if !(seconds.is_finite() && *seconds > 0.0) {
+            problems.push(Diagnostic::new(field, "must be a number of seconds above 0"));
+        }
+    }
     problems
 }
 
+/// The end of the pipeline id of a run `builder identify` made by separating the voices of another
+/// (`publisher-webvtt+voices`): the same text and times, each turn under the voice heard in it.
+pub const SEPARATED: &str = "+voices";
+
+/// Whether `run` was made by separating the voices of the run its pipeline id starts with.
+pub fn is_separated(run: &Run) -> bool {
+    run.pipeline.ends_with(SEPARATED)
+}
+
 /// The run published as the transcript: the one the episode names, else a human-edited
-/// run, else the newest (ties broken by pipeline id so the choice is stable).
+/// run, else the newest (on the same day a run of separated voices before the one it was made from,
+/// then by pipeline id so the choice is stable).
 pub fn canonical_run<'r>(episode: &Episode, runs: &'r [Run]) -> Option<&'r Run> {
     if let Some(named) = &episode.canonical_run
         && let Some(run) = runs.iter().find(|run| &run.pipeline == named)
@@ -369,9 +396,11 @@ pub fn canonical_run<'r>(episode: &Episode, runs: &'r [Run]) -> Option<&'r Run> 
         return Some(run);
     }
     let newest = |kind: Option<RunKind>| {
-        runs.iter()
-            .filter(|run| kind.is_none_or(|kind| run.kind == kind))
-            .max_by(|a, b| a.created.cmp(&b.created).then_with(|| b.pipeline.cmp(&a.pipeline)))
+        runs.iter().filter(|run| kind.is_none_or(|kind| run.kind == kind)).max_by(|a, b| {
+            (a.created.cmp(&b.created))
+                .then_with(|| is_separated(a).cmp(&is_separated(b)))
+                .then_with(|| b.pipeline.cmp(&a.pipeline))
+        })
     };
     newest(Some(RunKind::HumanEdited)).or_else(|| newest(None))
 }
@@ -649,7 +678,7 @@ mod tests {
         };
         let mut episode = episode(None);
         episode.title = "\u{2067}Soup\u{2069}".into();
-        episode.roster = vec![Person { name: "Ana\u{1B}".into(), role: Role::Host }];
+        episode.roster = vec![Person { name: "Ana\u{1B}".into(), role: Role::Host, no_voiceprint: false }];
         let mut run = run("whisperx", RunKind::Asr, "2024-01-01");
         run.segments = vec![Segment {
             speaker: "SPEAKER\u{FE0F}".into(),

@@ -608,7 +608,10 @@ mod tests {
     }
 
     fn roster(names: &[&str]) -> Vec<Person> {
-        names.iter().map(|name| Person { name: name.to_string(), role: Role::Guest }).collect()
+        names
+            .iter()
+            .map(|name| Person { name: name.to_string(), role: Role::Guest, no_voiceprint: false })
+            .collect()
     }
 
     fn names(entries: &[(&str, &str)]) -> Names {

@@ -190,7 +190,7 @@ mod tests {
             source_url: format!("https://example.org/{id}"),
             normalised_url: format!("https://example.org/{id}"),
             published: "2026-01-01".into(),
-            roster: vec![Person { name: "Ana Lima".into(), role: Role::Host }],
+            roster: vec![Person { name: "Ana Lima".into(), role: Role::Host, no_voiceprint: false }],
             licence: "CC0-1.0".into(),
             attribution: None,
             derived_from: None,
