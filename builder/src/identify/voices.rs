@@ -267,7 +267,9 @@ impl Voices {
             let mut file =
                 std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
             self.fetcher.download(address, Fetched::Audio, &mut file)?;
+            let size = file.metadata().map_or(0, |meta| meta.len());
             drop(file);
+            eprintln!("  fetched {:.1} MB; hearing {} stretches of it", size as f64 / 1e6, spans.len());
             voice::each_span_16k(&path, spans, each)
         })();
         let _ = std::fs::remove_file(&path);
