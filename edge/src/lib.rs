@@ -22,6 +22,7 @@ mod http;
 mod idempotency;
 mod index;
 mod intake;
+mod live;
 mod overlay;
 mod packs;
 mod provider;
@@ -37,6 +38,7 @@ use worker::{
 };
 
 use crate::error::ApiError;
+use crate::live::Live;
 use crate::routes::{
     ai, cooking, diet, feed, intake as intake_routes, kitchen, mcp, pages, quotes, recipes, review, speakers,
     writes,
@@ -123,7 +125,6 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         Found::None => return built_file(req, env).await,
     };
     let param = |name: &str| params.iter().find(|(n, _)| *n == name).map_or("", |(_, value)| value.as_str());
-    let keyed = auth::keyed(&req)?;
     match route.op {
         Op::SearchRecipes => {
             recipes::search(&req, env, http::input::<api::RecipeSearch>(&req, &params)?).await
@@ -153,18 +154,24 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
         Op::DietVersion => diet::route(req, env, param("slug"), param("kind")).await,
         // Quote attribution and speaker names set by editors.
         Op::Attribute => {
-            quotes::attribute(env, http::input::<api::QuoteAttribution>(&req, &params)?, keyed).await
+            let input = http::input::<api::QuoteAttribution>(&req, &params)?;
+            quotes::attribute(env, input, &Live::of(&req, env).await?).await
         }
         Op::Shows => quotes::shows(env).await,
         Op::Episodes => quotes::episodes(env, http::input::<api::EpisodeList>(&req, &params)?).await,
         Op::SpeakerDecisions => speakers::changes(env, http::input::<api::FeedQuery>(&req, &params)?).await,
-        Op::Episode => quotes::episode(env, param("episode_id"), keyed).await,
+        Op::Episode => quotes::episode(env, param("episode_id"), &Live::of(&req, env).await?).await,
         Op::Transcript => {
-            quotes::transcript(env, http::input::<api::TranscriptQuery>(&req, &params)?, keyed).await
+            let input = http::input::<api::TranscriptQuery>(&req, &params)?;
+            quotes::transcript(env, input, &Live::of(&req, env).await?).await
         }
-        Op::Speakers => quotes::speakers(env, http::input::<api::SpeakerStats>(&req, &params)?, keyed).await,
+        Op::Speakers => {
+            let input = http::input::<api::SpeakerStats>(&req, &params)?;
+            quotes::speakers(env, input, &Live::of(&req, env).await?).await
+        }
         Op::PhraseSearch => {
-            quotes::search(env, http::input::<api::TranscriptSearch>(&req, &params)?, keyed).await
+            let input = http::input::<api::TranscriptSearch>(&req, &params)?;
+            quotes::search(env, input, &Live::of(&req, env).await?).await
         }
         Op::DecideSpeaker => speakers::decide(req, env, param("episode_id"), param("label")).await,
         // Episodes by their address: the queue consumer below does the work.
@@ -211,12 +218,12 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
 }
 
 /// A built file; under `/episodes/`, an episode the intake published and no build has yet answers as
-/// the build would (`intake::download`).
+/// the build would (`live::episodes::download`).
 async fn built_file(req: Request, env: &Env) -> Result<Response, ApiError> {
     let path = req.path();
     match assets::serve(req, env).await {
         Err(ApiError::NotFound(detail)) if path.starts_with("/episodes/") => {
-            intake::download(env, &path).await?.ok_or(ApiError::NotFound(detail))
+            live::episodes::download(env, &path).await?.ok_or(ApiError::NotFound(detail))
         }
         answer => answer,
     }

@@ -4,17 +4,15 @@
 //! (`domain::recipes::write::overlay_is_live`), and the built file answers again.
 //!
 //! A public read does not ask D1 about a recipe that nothing waits for there: each isolate keeps the
-//! set of slugs with a live overlay row ([`crate::waiting::Waiting`]), learnt from the change feed and brought up to
-//! date at most every [`WAITING_REFRESH_MS`] by one query for the feed items it has not seen. A read
-//! of any other slug costs no D1 query at all. A write shows at once in the isolate that took it and
-//! in every read that carries a key (the writer's read-your-writes); a reader elsewhere sees it within
-//! the refresh interval. See ARCHITECTURE.md for why this, and not a D1 query per read.
+//! set of slugs with a live overlay row ([`crate::live::recipes::Waiting`]), learnt from the change feed
+//! and kept by the view of what is newer than the build ([`crate::live`], whose freshness rule this
+//! follows). A read of any other slug costs no D1 query at all.
 //!
 //! What the build holds is known from `slugs.json` (every built slug with its version, in search
 //! document-id order), loaded once per isolate: a deploy brings a new isolate and a new list.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -27,6 +25,7 @@ use domain::text::Stemmers;
 use worker::{D1Database, Env, Request};
 
 use crate::error::ApiError;
+use crate::live::Live;
 use crate::store::{self, OverlayRow};
 use crate::waiting::WAITING;
 use crate::{assets, packs};
@@ -132,65 +131,10 @@ pub fn parse(row: &OverlayRow) -> Result<Published, ApiError> {
         .map_err(|err| ApiError::Internal(format!("overlay row {} does not parse: {err}", row.slug)))
 }
 
-/// How long an isolate trusts its [`crate::waiting::Waiting`] map before asking the feed what is new: the longest a
-/// reader on another isolate waits to see a write.
-const WAITING_REFRESH_MS: u64 = 1_000;
-
-/// The most overlay dictionary terms an isolate keeps a copy of (about 10 MiB at most).
-const MAX_DICTIONARY_TERMS: usize = 300_000;
-
-/// The most dictionary terms one refresh reads.
-const TERMS_PER_REFRESH: u32 = 50_000;
-
-/// Brings the [`crate::waiting::Waiting`] map up to date with the feed if it is older than [`WAITING_REFRESH_MS`],
-/// or at once with `now`.
-async fn refresh_waiting(env: &Env, now: bool) -> Result<(), ApiError> {
-    let now_ms = worker::Date::now().as_millis();
-    let due = WAITING.with(|waiting| {
-        waiting.borrow().checked_ms.is_none_or(|at| now_ms.saturating_sub(at) >= WAITING_REFRESH_MS)
-    });
-    if !(due || now) {
-        return Ok(());
-    }
-    let db = store::db(env)?;
-    loop {
-        let (seq, term_id, terms_in_d1) = WAITING.with(|waiting| {
-            let waiting = waiting.borrow();
-            (waiting.seq, waiting.term_id, waiting.terms_in_d1)
-        });
-        let max_terms = if terms_in_d1 { 0 } else { TERMS_PER_REFRESH };
-        let (items, terms) = store::news_since(&db, seq, term_id, max_terms).await?;
-        let more_terms = terms.len() == TERMS_PER_REFRESH as usize;
-        WAITING.with(|waiting| {
-            let mut waiting = waiting.borrow_mut();
-            for item in items {
-                let known = waiting.versions.entry(item.slug).or_default();
-                *known = (*known).max(item.version);
-                waiting.seq = waiting.seq.max(item.seq);
-            }
-            for term in terms {
-                waiting.term_id = waiting.term_id.max(term.id);
-                waiting.terms.insert(term.term);
-            }
-            if waiting.terms.len() > MAX_DICTIONARY_TERMS {
-                waiting.terms = BTreeSet::new();
-                waiting.terms_in_d1 = true;
-            }
-            waiting.checked_ms = Some(now_ms);
-        });
-        if !more_terms {
-            return Ok(());
-        }
-    }
-}
-
-/// Whether a public read of `slug` must ask D1: the request carries a key, or the feed says a live
-/// overlay row may wait for it.
+/// Whether a public read of `slug` must ask D1: the view ([`crate::live`], brought up to date first
+/// for a request with a key) says a live overlay row may wait for it.
 async fn may_wait(req: &Request, env: &Env, slug: &str) -> Result<bool, ApiError> {
-    if crate::auth::keyed(req)? {
-        return Ok(true);
-    }
-    refresh_waiting(env, false).await?;
+    Live::of(req, env).await?;
     let built = built(env).await?;
     Ok(WAITING.with(|waiting| {
         waiting
@@ -238,11 +182,10 @@ pub struct SearchView {
     pub live: usize,
 }
 
-/// The overlay as a search sees it, from the isolate's [`crate::waiting::Waiting`] map (brought up to date at once
-/// for a request that carries a key, so a writer finds their own write); costs no D1 query when it is
-/// fresh. Also sweeps the search rows a new build has published, once per build ([`sweep`]).
-pub async fn search_view(env: &Env, keyed: bool) -> Result<SearchView, ApiError> {
-    refresh_waiting(env, keyed).await?;
+/// The overlay as a search sees it, from the view's recipes ([`crate::live::recipes`]); costs no D1
+/// query when the view is fresh. Also sweeps the search rows a new build has published, once per build
+/// ([`sweep`]).
+pub async fn search_view(env: &Env, _live: &Live) -> Result<SearchView, ApiError> {
     let built = built(env).await?;
     let view = WAITING.with(|waiting| {
         let mut view = SearchView::default();

@@ -24,7 +24,9 @@ use worker::{ByteStream, Env, Range, Response};
 use crate::error::ApiError;
 
 const SHARDS_MAX_BYTES: usize = 24 * 1024 * 1024;
-const ROOT_RECHECK_MS: u64 = 1_000;
+/// How often an isolate looks at the build's root again: the one clock of the view of what is newer
+/// than the build, which takes its interval from here.
+pub const ROOT_RECHECK_MS: u64 = 1_000;
 pub const BUCKET: &str = "PACKS";
 
 #[derive(Default)]

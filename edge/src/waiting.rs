@@ -1,7 +1,7 @@
 //! What this isolate knows waits in D1: the recipes written through the API (each slug's newest
-//! version, from the change feed) and a copy of the overlay search's dictionary. `overlay.rs` brings
-//! it up to date from D1; the store notes each write here at once, so the isolate that took a write
-//! finds it without waiting for a refresh.
+//! version, from the change feed) and a copy of the overlay search's dictionary. The view of what is
+//! newer than the build (`crate::live::recipes`) brings it up to date; the store notes each write here
+//! at once, so the isolate that took a write finds it without waiting for a refresh.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
@@ -16,7 +16,6 @@ use domain::recipes::search::overlay::Entry;
 pub struct Waiting {
     pub versions: HashMap<String, u64>,
     pub seq: u64,
-    pub checked_ms: Option<u64>,
     /// Every term of `overlay_dict` up to `term_id`, while there are at most `overlay::MAX_DICTIONARY_TERMS`.
     pub terms: BTreeSet<String>,
     pub term_id: u64,

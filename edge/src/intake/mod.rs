@@ -16,21 +16,17 @@
 use std::time::Duration;
 
 use domain::quotes::intake::{self, Answer, Content, Intake, Step};
-use domain::quotes::quote::phrase::Overlay;
 use domain::quotes::transcript::publish::Built;
-use domain::quotes::transcript::url::is_episode_id;
-use domain::quotes::transcript::{Canonical, EpisodeHead, EpisodeSummary, Show, Vote, export, llm};
+use domain::quotes::transcript::{EpisodeHead, Show, Vote, export, llm};
 use domain::site::limits::{self, Subject};
 use domain::site::outbound::{self, Allowance, Fetched};
 use futures::StreamExt;
 use futures::future::{Either, select};
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
-use crate::assets::{built_episode_ids, built_shows, fetch_bytes};
+use crate::assets::{built_episode_ids, built_shows};
 use crate::auth::now_iso;
 use crate::error::ApiError;
 use crate::store::{self, FeedJob, FeedValidators, NewEpisode};
@@ -484,88 +480,6 @@ pub async fn follow(env: &Env, show: &str, url: &str) -> Result<(), ApiError> {
     store::feed_checked(&db, url, Some(&validators), &now).await
 }
 
-/// The episodes the intake published that no build has yet.
-#[derive(Default)]
-pub struct TakenIn {
-    /// Their summaries, oldest first.
-    pub summaries: Vec<EpisodeSummary>,
-    /// Their phrase overlay, for phrase search and corpus-wide attribution
-    /// (`domain::quotes::quote::phrase::Overlay`); `None` when there are none.
-    pub overlay: Option<Rc<Overlay>>,
-}
-
-/// [`TakenIn`] as this isolate last saw it: the build's generation, when it looked, and their ids.
-struct Seen {
-    generation: u64,
-    at_ms: u64,
-    ids: Vec<String>,
-    taken_in: Rc<TakenIn>,
-}
-
-thread_local! {
-    static TAKEN_IN: RefCell<Option<Seen>> = const { RefCell::new(None) };
-}
-
-/// How long an isolate answers keyless reads from what it last saw of [`TakenIn`] before it asks D1
-/// again which episodes were taken in: a search or a list may miss an episode for this long after
-/// it is ready.
-const TAKEN_IN_FRESH_MS: u64 = 2_000;
-
-/// The episodes taken in that no build has published yet. Keyless reads take what this isolate saw
-/// at most [`TAKEN_IN_FRESH_MS`] ago; `keyed` reads ask D1 every time. The overlay is made again only
-/// when the list of episodes changes.
-pub async fn taken_in(env: &Env, keyed: bool) -> Result<Rc<TakenIn>, ApiError> {
-    let generation = crate::packs::generation(env).await?;
-    let now = worker::Date::now().as_millis();
-    let fresh = TAKEN_IN.with(|seen| {
-        seen.borrow().as_ref().and_then(|seen| {
-            (seen.generation == generation && (!keyed && now < seen.at_ms + TAKEN_IN_FRESH_MS))
-                .then(|| seen.taken_in.clone())
-        })
-    });
-    if let Some(taken_in) = fresh {
-        return Ok(taken_in);
-    }
-    let rows = store::taken_in_episodes(&store::db(env)?).await?;
-    let published = if rows.is_empty() { Rc::default() } else { built_episode_ids(env).await? };
-    let rows: Vec<(String, String)> = rows.into_iter().filter(|(id, _)| !published.contains(id)).collect();
-    let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
-    let unchanged = TAKEN_IN.with(|seen| {
-        let mut seen = seen.borrow_mut();
-        let same = seen.as_mut().filter(|seen| seen.generation == generation && seen.ids == ids)?;
-        same.at_ms = now;
-        Some(same.taken_in.clone())
-    });
-    if let Some(taken_in) = unchanged {
-        return Ok(taken_in);
-    }
-    let mut summaries = Vec::with_capacity(rows.len());
-    let mut episodes = Vec::with_capacity(rows.len());
-    for (id, summary) in &rows {
-        summaries.push(
-            serde_json::from_str(summary)
-                .map_err(|err| ApiError::Internal(format!("intake summary {id}: {err}")))?,
-        );
-        let Some(bytes) = taken_in_file(env, id, "/transcript.json").await? else { continue };
-        let canonical: Canonical = serde_json::from_slice(&bytes)
-            .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
-        episodes.push(canonical);
-    }
-    let overlay = Overlay::of(&episodes)
-        .map_err(|err| ApiError::Internal(format!("the intake's overlay: {}", err.0)))?
-        .map(Rc::new);
-    let taken_in = Rc::new(TakenIn { summaries, overlay });
-    TAKEN_IN.with(|seen| {
-        *seen.borrow_mut() = Some(Seen { generation, at_ms: now, ids, taken_in: taken_in.clone() });
-    });
-    Ok(taken_in)
-}
-
-/// The phrase overlay of [`taken_in`].
-pub async fn overlay(env: &Env, keyed: bool) -> Result<Option<Rc<Overlay>>, ApiError> {
-    Ok(taken_in(env, keyed).await?.overlay.clone())
-}
-
 /// Writes the episode's files into the bucket, as the build lays them out.
 async fn store_episode(env: &Env, content: &Content, built: &Built) -> Result<(), ApiError> {
     let bucket = env.bucket(BUCKET)?;
@@ -590,62 +504,4 @@ async fn store_episode(env: &Env, content: &Content, built: &Built) -> Result<()
 
 fn json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(value).map_err(|err| ApiError::Internal(err.to_string()))
-}
-
-/// The content files of an episode the intake published (`episodes/<id>/content.json`).
-pub async fn content(env: &Env, id: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    let object = env.bucket(BUCKET)?.get(format!("episodes/{id}/content.json")).execute().await?;
-    match object {
-        Some(object) => Ok(Some(body_bytes(object).await?)),
-        None => Ok(None),
-    }
-}
-
-async fn body_bytes(object: worker::Object) -> Result<Vec<u8>, ApiError> {
-    Ok(object.body().ok_or_else(|| ApiError::Internal("an R2 object without a body".into()))?.bytes().await?)
-}
-
-/// A file of episode `id` (`name` is `.json` for the record, `/transcript.json` and so on): the
-/// build's, else the intake's once its episode is ready. `None` when neither has it.
-pub async fn episode_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    if !is_episode_id(id) {
-        return Ok(None);
-    }
-    match fetch_bytes(env, format!("episodes/{id}{name}")).await? {
-        Some(built) => Ok(Some(built)),
-        None => taken_in_file(env, id, name).await,
-    }
-}
-
-/// A file of episode `id` as the intake stored it, once D1 lists the episode as ready.
-async fn taken_in_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    if !store::has_episode(&store::db(env)?, id).await? {
-        return Ok(None);
-    }
-    match env.bucket(BUCKET)?.get(format!("episodes/{id}{name}")).execute().await? {
-        Some(object) => Ok(Some(body_bytes(object).await?)),
-        None => Ok(None),
-    }
-}
-
-/// A download of an episode the intake published and no build has (`/episodes/<id>.json`,
-/// `/episodes/<id>/head.json`, `/episodes/<id>/transcript.{json,vtt,p20.json}`), as the build would
-/// serve it.
-pub async fn download(env: &Env, path: &str) -> Result<Option<worker::Response>, ApiError> {
-    let Some(rest) = path.strip_prefix("/episodes/") else { return Ok(None) };
-    let (id, name) = match rest.split_once('/') {
-        Some((id, file)) => (id, format!("/{file}")),
-        None => (rest.trim_end_matches(".json"), ".json".to_string()),
-    };
-    let downloads = [".json", "/head.json", "/transcript.json", "/transcript.vtt", "/transcript.p20.json"];
-    if !is_episode_id(id) || !downloads.contains(&name.as_str()) {
-        return Ok(None);
-    }
-    let Some(bytes) = taken_in_file(env, id, &name).await? else { return Ok(None) };
-    let mut response = worker::Response::from_bytes(bytes)?;
-    let headers = response.headers_mut();
-    headers.set("Content-Type", domain::site::layout::content_type(path))?;
-    headers.set("Cache-Control", "public, max-age=300")?;
-    crate::http::cors(headers);
-    Ok(Some(response))
 }

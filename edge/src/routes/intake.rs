@@ -136,7 +136,7 @@ pub async fn taken_in(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Resul
         if bytes >= domain::paging::PAGE_BYTES {
             break;
         }
-        let stored = intake::content(env, &row.id)
+        let stored = crate::live::episodes::content(env, &row.id)
             .await?
             .ok_or_else(|| ApiError::Internal(format!("episode {} has no content.json", row.id)))?;
         bytes += stored.len();

@@ -135,9 +135,9 @@ async fn writer(req: &Request, env: &Env) -> Result<KeyOwner, ApiError> {
 
 /// Runs one tool: each arm is the function its HTTP route calls, with the input its route reads.
 async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiError> {
-    let keyed = auth::keyed(req)?;
+    let live = crate::live::Live::of(req, env).await?;
     match input {
-        ToolInput::SearchRecipes(query) => structured(recipes::search_page(env, query, keyed).await?),
+        ToolInput::SearchRecipes(query) => structured(recipes::search_page(env, query, &live).await?),
         ToolInput::GetRecipe(RecipeAsked { slug, request }) => {
             let db = store::db(env)?;
             let (published, _) = overlay::current(env, &db, slug)
@@ -171,10 +171,10 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
             let caller = auth::caller(req, env).await?;
             structured(diet::diet_version(env, &caller, slug, kind.code()).await?.published)
         }
-        ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input, keyed).await?),
-        ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query, keyed).await?),
-        ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input, keyed).await?),
-        ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input, keyed).await?),
+        ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input, &live).await?),
+        ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query, &live).await?),
+        ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input, &live).await?),
+        ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input, &live).await?),
         ToolInput::ListEpisodes(input) => structured(quotes::episode_page(env, input.clone()).await?),
         ToolInput::RequestEpisode(address) => {
             let caller = writer(req, env).await?;

@@ -21,9 +21,10 @@ use worker::{Env, Response};
 
 use crate::assets::{built_episodes, built_shows};
 use crate::error::ApiError;
+use crate::live::Live;
 use crate::routes::quotes::{self, load};
 use crate::routes::recipes::RENDERER;
-use crate::{decisions, http, intake, store};
+use crate::{decisions, http, store};
 
 /// Turns shown on each side of a found quote.
 const CONTEXT_TURNS: usize = 2;
@@ -48,7 +49,8 @@ fn in_words(problems: &[Diagnostic]) -> Vec<String> {
 /// `GET /quotes?quote=…&source_url=…`
 pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiError> {
     // Every episode a reader can ask about: the build's, and those taken in since.
-    let (built, taken_in) = futures::join!(built_episodes(env), intake::taken_in(env, false));
+    let live = Live::get(env, false).await?;
+    let (built, taken_in) = futures::join!(built_episodes(env), crate::live::episodes::taken_in(env, &live));
     let (built, taken_in) = (built?, taken_in?);
     let n_new = taken_in.summaries.iter().filter(|new| !built.iter().any(|old| old.id == new.id)).count();
     let n_episodes = built.len() + n_new;
@@ -67,7 +69,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
             return http::public_page(RENDERER.with(|r| r.quote_page(&view)));
         }
     };
-    let answer = match quotes::attribution(env, &question, false).await {
+    let answer = match quotes::attribution(env, &question, &Live::get(env, false).await?).await {
         Err(ApiError::NotFound(_)) => {
             let job = match &question.source_url {
                 Some(normalised) => store::job_by_address(&store::db(env)?, normalised).await?,
@@ -90,7 +92,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
     if let (Some(found), Some(episode)) = (&answer.found_at, &answer.episode) {
         // The episode's names resolved once with its decisions: for the turns around and the report.
         let loaded = load(env, &episode.id).await?;
-        let decided = decisions::decided(env, &episode.id, false).await?;
+        let decided = decisions::decided(env, &episode.id, &Live::get(env, false).await?).await?;
         let none = BTreeMap::new();
         let mut reports = loaded
             .name_inputs(env)
@@ -122,7 +124,7 @@ pub async fn quote_page(env: &Env, asked: QuoteChecked) -> Result<Response, ApiE
 async fn closest_passages(env: &Env, quote: &str) -> Result<Option<phrase::Answer>, ApiError> {
     for q in closest_phrases(quote) {
         let Ok(query) = from_query::<TranscriptSearch>([("q", q.as_str()), ("limit", "5")]) else { continue };
-        let answer = quotes::phrase_search(env, &query, false).await?;
+        let answer = quotes::phrase_search(env, &query, &Live::get(env, false).await?).await?;
         if !answer.hits.is_empty() {
             return Ok(Some(answer));
         }
@@ -133,9 +135,9 @@ async fn closest_passages(env: &Env, quote: &str) -> Result<Option<phrase::Answe
 /// What an episode's pages show besides its transcript (`episodes/<id>/head.json`); an episode
 /// without one has its record read as its head. 404 for no such episode.
 async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
-    let (name, bytes) = match intake::episode_file(env, id, "/head.json").await? {
+    let (name, bytes) = match crate::live::episodes::episode_file(env, id, "/head.json").await? {
         Some(bytes) => ("/head.json", Some(bytes)),
-        None => (".json", intake::episode_file(env, id, ".json").await?),
+        None => (".json", crate::live::episodes::episode_file(env, id, ".json").await?),
     };
     let bytes = bytes.ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
     serde_json::from_slice(&bytes).map_err(|err| ApiError::Internal(format!("episodes/{id}{name}: {err}")))
@@ -144,7 +146,7 @@ async fn head(env: &Env, id: &str) -> Result<EpisodeHead, ApiError> {
 /// `GET /episodes/{episode_id}`: the page as the build rendered it while no editor's decision about
 /// the episode is on record; else, and for an episode the intake took in, rendered here.
 pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
-    let decided = decisions::decided(env, id, false).await?;
+    let decided = decisions::decided(env, id, &Live::get(env, false).await?).await?;
     if let Some(built) =
         decisions::built_unless_decided(env, id, decided.as_ref(), built_episode_page(id)).await?
     {
@@ -162,7 +164,7 @@ pub async fn episode_page(env: &Env, id: &str) -> Result<Response, ApiError> {
 /// record; another pair is compared here, from the record's runs.
 pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError> {
     let id = &asked.episode_id;
-    let decided = decisions::decided(env, id, false).await?;
+    let decided = decisions::decided(env, id, &Live::get(env, false).await?).await?;
     if asked.a.is_none() && asked.b.is_none() {
         let stored_path = built_compare_page(id);
         if let Some(stored) = decisions::built_unless_decided(env, id, decided.as_ref(), stored_path).await? {
@@ -187,7 +189,7 @@ pub async fn runs_page(env: &Env, asked: RunsAsked) -> Result<Response, ApiError
     let diff = match head.compared.take() {
         Some(built) if built.first == first && built.second == second => built.comparison,
         _ => {
-            let bytes = intake::episode_file(env, id, ".json")
+            let bytes = crate::live::episodes::episode_file(env, id, ".json")
                 .await?
                 .ok_or_else(|| ApiError::NotFound(format!("no episode `{id}`")))?;
             let record: EpisodeRecord = serde_json::from_slice(&bytes)
@@ -241,7 +243,7 @@ pub async fn search_page(env: &Env, asked: SearchPageAsked) -> Result<Response, 
             return http::public_page(RENDERER.with(|r| r.search_page(None, typed, &problems, None, None)));
         }
     };
-    let answer = quotes::phrase_search(env, &query, false).await?;
+    let answer = quotes::phrase_search(env, &query, &Live::get(env, false).await?).await?;
     let next = answer.next_cursor.as_ref().map(|cursor| {
         let mut next = worker::url::form_urlencoded::Serializer::new(String::new());
         for (key, value) in [("q", typed.0), ("speaker", typed.1)] {

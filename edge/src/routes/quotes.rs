@@ -30,8 +30,9 @@ use worker::{Env, Response};
 
 use crate::assets::{built_episodes, built_shows, fetch_bytes};
 use crate::error::ApiError;
+use crate::live::{Live, episodes};
 use crate::routes::intake as intake_routes;
-use crate::{decisions, http, index, intake, store};
+use crate::{decisions, http, index, store};
 
 /// Prepared transcripts an isolate keeps (a three-hour one is a few MiB once prepared).
 const TRANSCRIPTS_KEPT: usize = 8;
@@ -53,8 +54,8 @@ impl Loaded {
 
     /// The transcript with its episode's decisions in force, or `None` when it has none (the loaded
     /// one stands).
-    pub async fn with_decisions(&self, env: &Env, keyed: bool) -> Result<Option<Canonical>, ApiError> {
-        self.with_these(env, decisions::decided(env, &self.canonical.episode.id, keyed).await?.as_ref()).await
+    pub async fn with_decisions(&self, env: &Env, live: &Live) -> Result<Option<Canonical>, ApiError> {
+        self.with_these(env, decisions::decided(env, &self.canonical.episode.id, live).await?.as_ref()).await
     }
 
     /// The transcript with `decided` (its episode's decisions, from [`decisions::decided`]) in
@@ -120,7 +121,7 @@ pub(crate) async fn load(env: &Env, id: &str) -> Result<Rc<Loaded>, ApiError> {
         }
         None => {
             let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-            let bytes = intake::episode_file(env, id, "/transcript.json").await?.ok_or_else(not_found)?;
+            let bytes = episodes::episode_file(env, id, "/transcript.json").await?.ok_or_else(not_found)?;
             let canonical: Canonical = serde_json::from_slice(&bytes)
                 .map_err(|err| ApiError::Internal(format!("episodes/{id}/transcript.json: {err}")))?;
             Loaded { canonical, prepared: OnceCell::new(), names: None }
@@ -141,26 +142,26 @@ pub(crate) async fn load(env: &Env, id: &str) -> Result<Rc<Loaded>, ApiError> {
 }
 
 /// `GET /api/attribute?source_url=…&quote=…`
-pub async fn attribute(env: &Env, input: QuoteAsked, keyed: bool) -> Result<Response, ApiError> {
-    render(&attribution(env, &input, keyed).await?)
+pub async fn attribute(env: &Env, input: QuoteAsked, live: &Live) -> Result<Response, ApiError> {
+    render(&attribution(env, &input, live).await?)
 }
 
 /// The attribution of a quote in the episode at a (normalised) source URL, or, without one, over the
-/// whole corpus through the phrase index; also the `attribute_quote` tool. `keyed`: the request
+/// whole corpus through the phrase index; also the `attribute_quote` tool. `live`: the request
 /// carries a key, so editors' decisions are asked of D1 rather than taken from this isolate's list
 /// of decided episodes, which may be a second old (`crate::decisions`); the other quote reads take
-/// `keyed` for the same reason.
+/// `live` for the same reason.
 pub async fn attribution(
     env: &Env,
     QuoteAsked { source_url: normalised, quote }: &QuoteAsked,
-    keyed: bool,
+    live: &Live,
 ) -> Result<Attribution, ApiError> {
-    let Some(normalised) = normalised else { return corpus_attribution(env, quote, keyed).await };
+    let Some(normalised) = normalised else { return corpus_attribution(env, quote, live).await };
     let loaded = match load(env, &episode_id(normalised)).await {
         Err(ApiError::NotFound(_)) => load_taken_in(env, normalised).await?,
         loaded => loaded?,
     };
-    let current = loaded.with_decisions(env, keyed).await?;
+    let current = loaded.with_decisions(env, live).await?;
     Ok(attribute_quote(current.as_ref().unwrap_or(&loaded.canonical), loaded.prepared(), quote))
 }
 
@@ -177,9 +178,9 @@ async fn load_taken_in(env: &Env, normalised: &str) -> Result<Rc<Loaded>, ApiErr
 
 /// "Who said this?" over every episode: `domain`'s [`corpus::Question`] names the places to read in
 /// the phrase index, turn by turn; their passages get the names editors decided since the build.
-async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attribution, ApiError> {
+async fn corpus_attribution(env: &Env, quote: &str, live: &Live) -> Result<Attribution, ApiError> {
     let mut question = corpus::Question::new(quote);
-    let overlay = intake::overlay(env, keyed).await?;
+    let overlay = episodes::overlay(env, live).await?;
     loop {
         let mut places =
             index::answer::<phrase::Index, _, _>(env, |index, parts| question.places(index, parts)).await?;
@@ -187,7 +188,7 @@ async fn corpus_attribution(env: &Env, quote: &str, keyed: bool) -> Result<Attri
             let more = question.overlay_places(overlay).map_err(|err| ApiError::Internal(err.0))?;
             places = places.join(more);
         }
-        decisions::all_with_decisions(env, &mut places.transcripts, keyed).await?;
+        decisions::all_with_decisions(env, &mut places.transcripts, live).await?;
         if let corpus::Turn::Answered(answer) = question.attribute(&places) {
             return Ok(*answer);
         }
@@ -212,7 +213,7 @@ pub async fn episode_page(
 ) -> Result<EpisodePage, ApiError> {
     let built = built_episodes(env).await?;
     // Episodes the intake published and no build has yet, in the build's order.
-    let taken_in = intake::taken_in(env, false).await?;
+    let taken_in = episodes::taken_in(env, &Live::get(env, false).await?).await?;
     let mut all: Vec<&EpisodeSummary> = built.iter().chain(&taken_in.summaries).collect();
     if !taken_in.summaries.is_empty() {
         domain::sorted::sort_by(&mut all, |a, b| b.published.cmp(&a.published).then_with(|| a.id.cmp(&b.id)));
@@ -226,18 +227,18 @@ pub async fn episode_page(
 }
 
 /// `GET /api/episodes/:id`: the record with every run, as built.
-pub async fn episode(env: &Env, id: &str, keyed: bool) -> Result<Response, ApiError> {
+pub async fn episode(env: &Env, id: &str, live: &Live) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("no episode `{id}`"));
-    let built = intake::episode_file(env, id, ".json").await?.ok_or_else(not_found)?;
-    let record = decisions::record_with_decisions(env, id, built, keyed).await?;
+    let built = episodes::episode_file(env, id, ".json").await?.ok_or_else(not_found)?;
+    let record = decisions::record_with_decisions(env, id, built, live).await?;
     http::json_answer(Response::from_bytes(record)?, 300)
 }
 
 /// `GET /api/episodes/:id/transcript?speaker=…&from=…&to=…`: the whole transcript as the build
 /// stored it while no editor's decision about the episode is on record; else made here.
-pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<Response, ApiError> {
+pub async fn transcript(env: &Env, input: EpisodeAsked, live: &Live) -> Result<Response, ApiError> {
     let id = &input.episode_id;
-    let decided = decisions::decided(env, id, keyed).await?;
+    let decided = decisions::decided(env, id, live).await?;
     if input.filters == Filters::default()
         && let Some(built) =
             decisions::built_unless_decided(env, id, decided.as_ref(), views::built_view_path(id)).await?
@@ -251,9 +252,9 @@ pub async fn transcript(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<R
 pub async fn transcript_view(
     env: &Env,
     input: &EpisodeAsked,
-    keyed: bool,
+    live: &Live,
 ) -> Result<views::TranscriptView, ApiError> {
-    narrowed(env, input, decisions::decided(env, &input.episode_id, keyed).await?.as_ref()).await
+    narrowed(env, input, decisions::decided(env, &input.episode_id, live).await?.as_ref()).await
 }
 
 /// The narrowed transcript with the episode's decisions `decided` in force.
@@ -268,24 +269,24 @@ async fn narrowed(
 }
 
 /// `GET /api/episodes/:id/speakers?from=…&to=…`
-pub async fn speakers(env: &Env, input: EpisodeAsked, keyed: bool) -> Result<Response, ApiError> {
-    render(&speakers_view(env, &input, keyed).await?)
+pub async fn speakers(env: &Env, input: EpisodeAsked, live: &Live) -> Result<Response, ApiError> {
+    render(&speakers_view(env, &input, live).await?)
 }
 
 /// Speaker statistics; also the `speaker_stats` tool.
 pub async fn speakers_view(
     env: &Env,
     EpisodeAsked { episode_id: id, filters }: &EpisodeAsked,
-    keyed: bool,
+    live: &Live,
 ) -> Result<views::SpeakersView, ApiError> {
     let loaded = load(env, id).await?;
-    let current = loaded.with_decisions(env, keyed).await?;
+    let current = loaded.with_decisions(env, live).await?;
     Ok(views::speakers(current.as_ref().unwrap_or(&loaded.canonical), filters))
 }
 
 /// `GET /api/search?q=…&speaker=…&limit=…&cursor=…`
-pub async fn search(env: &Env, query: phrase::Query, keyed: bool) -> Result<Response, ApiError> {
-    let answer = phrase_search(env, &query, keyed).await?;
+pub async fn search(env: &Env, query: phrase::Query, live: &Live) -> Result<Response, ApiError> {
+    let answer = phrase_search(env, &query, live).await?;
     let value = serde_json::to_value(&answer).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&value, 60)
 }
@@ -294,13 +295,13 @@ pub async fn search(env: &Env, query: phrase::Query, keyed: bool) -> Result<Resp
 pub async fn phrase_search(
     env: &Env,
     query: &phrase::Query,
-    keyed: bool,
+    live: &Live,
 ) -> Result<phrase::Answer, ApiError> {
     let mut answer =
         index::answer::<phrase::Index, _, _>(env, |index, parts| phrase::search(index, query, parts)).await?;
-    if let Some(overlay) = intake::overlay(env, keyed).await? {
+    if let Some(overlay) = episodes::overlay(env, live).await? {
         answer = overlay.search(answer, query).map_err(|err| ApiError::Internal(err.0))?;
     }
-    decisions::hits_with_decisions(env, &mut answer, keyed).await?;
+    decisions::hits_with_decisions(env, &mut answer, live).await?;
     Ok(answer)
 }

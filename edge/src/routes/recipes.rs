@@ -13,7 +13,7 @@ use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::overlay::with_stemmers;
-use crate::{assets, auth, http, index, overlay, store};
+use crate::{assets, http, index, overlay, store};
 
 thread_local! {
     pub(crate) static RENDERER: domain::pages::Renderer =
@@ -22,16 +22,16 @@ thread_local! {
 
 /// `GET /api/recipes`: the API's search, over the built index and the live D1 overlay.
 pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {
-    let keyed = auth::keyed(req)?;
-    let page = search_page(env, &query, keyed).await?;
+    let live = crate::live::Live::of(req, env).await?;
+    let page = search_page(env, &query, &live).await?;
     let body = serde_json::to_value(&page).map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&body, 60)
 }
 
 /// One page of search results for a `GET /api/recipes` query; also the `search_recipes` tool.
-/// `keyed`: the request carries a key, so the caller's own writes must show at once.
-pub async fn search_page(env: &Env, query: &Query, keyed: bool) -> Result<RecipePage, ApiError> {
-    let view = overlay::search_view(env, keyed).await?;
+/// `live`: the view of what is newer than the build the search answers with.
+pub async fn search_page(env: &Env, query: &Query, live: &crate::live::Live) -> Result<RecipePage, ApiError> {
+    let view = overlay::search_view(env, live).await?;
     let mut built_query = query.clone();
     if view.live > 0 {
         // The built list up to the end of the page, to merge the overlay's matches into.

@@ -22,12 +22,13 @@ use serde_json::{Value, json};
 use worker::{Env, Request, Response};
 
 use crate::assets::{built_review_head, fetch_bytes};
+use crate::decisions;
 use crate::error::ApiError;
+use crate::live::Live;
 use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form_within, signed_in_to_read};
 use crate::routes::recipes::RENDERER;
 use crate::routes::{pages, speakers};
 use crate::store::Session;
-use crate::{decisions, intake};
 
 /// Entries a page shows, most cited first.
 const SHOWN: usize = 25;
@@ -61,11 +62,13 @@ async fn queue(env: &Env, saved: Option<&str>) -> Result<Shown, ApiError> {
     }
     let mut queue = Queue { entries: kept, known: BTreeMap::new() };
     let mut taken_in = Queue::default();
-    for summary in &intake::taken_in(env, false).await?.summaries {
+    for summary in
+        &crate::live::episodes::taken_in(env, &crate::live::Live::get(env, false).await?).await?.summaries
+    {
         if queue.entries.iter().any(|entry| entry.episode == summary.id) {
             continue;
         }
-        if let Some(bytes) = intake::episode_file(env, &summary.id, ".json").await? {
+        if let Some(bytes) = crate::live::episodes::episode_file(env, &summary.id, ".json").await? {
             let record: EpisodeRecord = serde_json::from_slice(&bytes)
                 .map_err(|err| ApiError::Internal(format!("intake record {}: {err}", summary.id)))?;
             taken_in.add(&record, record.audio_url.as_deref());
@@ -139,9 +142,9 @@ async fn in_force(
     ids: &[&str],
     saved: Option<&str>,
 ) -> Result<BTreeMap<String, BTreeMap<String, HumanDecision>>, ApiError> {
-    let mut in_force = decisions::decisions_of(env, ids, false).await?;
+    let mut in_force = decisions::decisions_of(env, &Live::get(env, false).await?, ids).await?;
     if let Some(saved) = saved.filter(|saved| ids.contains(saved)) {
-        let mut asked = decisions::decisions_of(env, &[saved], true).await?;
+        let mut asked = decisions::decisions_of(env, &Live::get(env, true).await?, &[saved]).await?;
         match asked.remove(saved) {
             Some(decided) => in_force.insert(saved.to_string(), decided),
             None => in_force.remove(saved),
@@ -177,7 +180,8 @@ pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Respons
     let saved = match &asked.saved {
         Some((episode, label)) => match decisions::name_inputs(env, episode).await? {
             Some(inputs) => {
-                let in_force = decisions::decisions_of(env, &[episode.as_str()], true).await?;
+                let in_force =
+                    decisions::decisions_of(env, &Live::get(env, true).await?, &[episode.as_str()]).await?;
                 let reports = inputs.resolve_with(in_force.get(episode).unwrap_or(&BTreeMap::new()));
                 reports.get(label).map(|report| {
                     json!({"episode": episode, "label": label, "name": report.name,

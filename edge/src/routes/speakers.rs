@@ -121,8 +121,9 @@ pub async fn save(
         at: &now,
     };
     let seq = store::add_decision(&store::db(env)?, decision).await?;
-    decisions::note_decided(id);
-    let in_force = decisions::decisions_of(env, &[id], true).await?;
+    crate::live::decisions::note_decided(id);
+    let live = crate::live::Live::get(env, true).await?;
+    let in_force = decisions::decisions_of(env, &live, &[id]).await?;
     let reports = inputs.resolve_with(in_force.get(id).unwrap_or(&BTreeMap::new()));
     let report = reports.get(label);
     Ok(json!({

@@ -1,6 +1,6 @@
 //! The public change feed (`changes`, and `change_bytes`, the size of each item: `migrations/0001_…`,
-//! `0004_…`): pages of it for `/api/changes`, a recipe's items for its history, and what is new for
-//! an isolate's map of waiting recipes (with the overlay dictionary's new terms, in one round trip).
+//! `0004_…`): pages of it for `/api/changes`, a recipe's items for its history, and what is new in
+//! every table the view of what is newer than the build reads (`crate::live`), in one round trip.
 
 use serde::Deserialize;
 use worker::D1Database;
@@ -83,26 +83,72 @@ pub async fn changes_of(
     .await
 }
 
-/// What the feed and the overlay dictionary hold past `seq` and `term_id`, in one round trip: the
-/// feed items, and up to `max_terms` dictionary terms in the order they were added.
-pub async fn news_since(
-    db: &D1Database,
-    seq: u64,
-    term_id: u64,
-    max_terms: u32,
-) -> Result<(Vec<FeedVersion>, Vec<DictTerm>), ApiError> {
-    let feed = stmt(
-        db,
-        "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq",
-        &[Arg::Int(seq as i64)],
-    )?;
-    let dict = stmt(
-        db,
-        "SELECT id, term FROM overlay_dict WHERE id > ?1 ORDER BY id LIMIT ?2",
-        &[Arg::Int(term_id as i64), Arg::Int(i64::from(max_terms))],
-    )?;
-    let results = batch_results(db, vec![feed, dict], Retrying::Any).await?;
-    let items = results.first().map(|r| r.results::<FeedVersion>()).transpose()?.unwrap_or_default();
-    let terms = results.get(1).map(|r| r.results::<DictTerm>()).transpose()?.unwrap_or_default();
-    Ok((items, terms))
+/// Where an isolate's view of what is newer than the build stands in each table (`crate::live`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cursors {
+    /// The last recipe feed item seen.
+    pub recipe_seq: u64,
+    /// The last overlay dictionary term seen, and how many more to read (0: the dictionary is not copied).
+    pub term_id: u64,
+    pub max_terms: u32,
+    /// The last speaker decision seen.
+    pub decided_seq: u64,
+    /// The last episode the intake published that was seen.
+    pub episode_seq: u64,
+}
+
+/// An episode the intake published: its place in the table, id and summary (`EpisodeSummary` JSON).
+#[derive(Debug, Clone, Deserialize)]
+pub struct PublishedEpisode {
+    pub seq: u64,
+    pub id: String,
+    pub summary: String,
+}
+
+/// What D1 holds past `cursors`, in one round trip.
+#[derive(Debug, Default)]
+pub struct News {
+    pub recipes: Vec<FeedVersion>,
+    pub terms: Vec<DictTerm>,
+    pub decided: Vec<super::speakers::DecidedRow>,
+    pub episodes: Vec<PublishedEpisode>,
+}
+
+/// The most decisions and episodes one read brings; a fuller table is read again from where it ended.
+pub const NEWS_PER_READ: u32 = 10_000;
+
+/// Everything newer than `cursors` — recipe feed items, overlay dictionary terms, speaker decisions,
+/// episodes the intake published — in one batch: the one read that keeps `crate::live` up to date.
+pub async fn news(db: &D1Database, cursors: &Cursors) -> Result<News, ApiError> {
+    let seq = |value: u64| Arg::Int(value.min(i64::MAX as u64) as i64);
+    let statements = vec![
+        stmt(
+            db,
+            "SELECT seq, slug, version FROM changes WHERE seq > ?1 ORDER BY seq",
+            &[seq(cursors.recipe_seq)],
+        )?,
+        stmt(
+            db,
+            "SELECT id, term FROM overlay_dict WHERE id > ?1 ORDER BY id LIMIT ?2",
+            &[seq(cursors.term_id), Arg::Int(i64::from(cursors.max_terms))],
+        )?,
+        stmt(
+            db,
+            "SELECT seq, episode_id FROM speaker_decisions WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            &[seq(cursors.decided_seq), Arg::Int(i64::from(NEWS_PER_READ))],
+        )?,
+        stmt(
+            db,
+            "SELECT seq, id, summary FROM intake_episodes WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            &[seq(cursors.episode_seq), Arg::Int(i64::from(NEWS_PER_READ))],
+        )?,
+    ];
+    let results = batch_results(db, statements, Retrying::Any).await?;
+    let of = |idx: usize| results.get(idx);
+    Ok(News {
+        recipes: of(0).map(|r| r.results()).transpose()?.unwrap_or_default(),
+        terms: of(1).map(|r| r.results()).transpose()?.unwrap_or_default(),
+        decided: of(2).map(|r| r.results()).transpose()?.unwrap_or_default(),
+        episodes: of(3).map(|r| r.results()).transpose()?.unwrap_or_default(),
+    })
 }

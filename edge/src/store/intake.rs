@@ -150,17 +150,6 @@ pub async fn has_episode(db: &D1Database, id: &str) -> Result<bool, ApiError> {
     Ok(first::<Found>(db, "SELECT id FROM intake_episodes WHERE id = ?1", &[Arg::Text(id)]).await?.is_some())
 }
 
-/// Every episode the intake published, oldest first: its id and its summary (`EpisodeSummary` JSON).
-pub async fn taken_in_episodes(db: &D1Database) -> Result<Vec<(String, String)>, ApiError> {
-    #[derive(Deserialize)]
-    struct Row {
-        id: String,
-        summary: String,
-    }
-    let rows: Vec<Row> = all(db, "SELECT id, summary FROM intake_episodes ORDER BY seq", &[]).await?;
-    Ok(rows.into_iter().map(|row| (row.id, row.summary)).collect())
-}
-
 /// An episode of the public feed of episodes the intake published.
 #[derive(Debug, Deserialize)]
 pub struct TakenInRow {

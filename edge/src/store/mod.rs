@@ -23,7 +23,10 @@ pub use accounts::{
     KeyOwner, Session, add_key, add_session, count_down, count_up, end_session, github_account, key_owner,
     keys_of, live_keys, local_account, revoke_key, session,
 };
-pub use changes::{ChangeRow, change_sizes_since, changes_between, changes_of, news_since};
+pub use changes::{
+    ChangeRow, Cursors, FeedVersion, NEWS_PER_READ, PublishedEpisode, change_sizes_since, changes_between,
+    changes_of, news,
+};
 pub use diet::{
     DietClaim, claim_diet, diet_claim, fail_diet_claim, insert_diet_version, retake_diet_claim, site_account,
 };
@@ -35,19 +38,19 @@ pub use intake::{
     Charge, FeedJob, FeedValidators, JobRow, NewEpisode, TranscriptionRow, add_feed_jobs, add_job, charge,
     charged_on, feed_checked, feed_item_keys, feed_validators, finish_with_episode,
     forget_failed_transcription, has_episode, job, job_by_address, move_job, move_transcription, ready_with,
-    retry_job, settle_transcription, taken_in_episodes, taken_in_since, transcription,
-    transcription_notified, transcription_of_audio,
+    retry_job, settle_transcription, taken_in_since, transcription, transcription_notified,
+    transcription_of_audio,
 };
 pub use recipes::{
     NewRow, OverlayRow, Update, adopt_built, insert_recipe, overlay_row, recipes_of, slugs_like,
     update_recipe,
 };
 pub use search::{
-    claim_sweep, index_overlay, overlay_cards, overlay_dictionary, overlay_listing, overlay_postings,
-    overlay_versions, release_sweep, retire_overlay, set_overlay_facets, stale_facets_overlay,
-    unindexed_overlay,
+    DictTerm, claim_sweep, index_overlay, overlay_cards, overlay_dictionary, overlay_listing,
+    overlay_postings, overlay_versions, release_sweep, retire_overlay, set_overlay_facets,
+    stale_facets_overlay, unindexed_overlay,
 };
-pub use speakers::{NewDecision, add_decision, decided_since, decisions_in_force, decisions_since, feed_id};
+pub use speakers::{DecidedRow, NewDecision, add_decision, decisions_in_force, decisions_since, feed_id};
 
 use serde::de::DeserializeOwned;
 use worker::wasm_bindgen::JsValue;

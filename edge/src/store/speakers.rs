@@ -40,16 +40,6 @@ pub struct DecidedRow {
     pub episode_id: String,
 }
 
-/// The episodes of the decisions after `since`, oldest first, at most `limit`.
-pub async fn decided_since(db: &D1Database, since: u64, limit: u32) -> Result<Vec<DecidedRow>, ApiError> {
-    all(
-        db,
-        "SELECT seq, episode_id FROM speaker_decisions WHERE seq > ?1 ORDER BY seq LIMIT ?2",
-        &[Arg::Int(since as i64), Arg::Int(i64::from(limit))],
-    )
-    .await
-}
-
 /// The decisions in force for the episodes `ids`: the newest row of each of their labels, when it is
 /// after `after` (the build holds the ones up to it).
 pub async fn decisions_in_force(
