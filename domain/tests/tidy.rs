@@ -2,11 +2,17 @@
 //! only on an allow-list of crates, and its clippy configuration keeps rejecting IO, clock and
 //! environment calls; only `edge` knows the Worker runtime; every module says what it is for in a
 //! `//!` line.
+//!
+//! Each rule is a function from what it reads (file texts, `cargo metadata`'s table) to the problems
+//! it finds: one test runs it on the repository and finds none, another gives it a small broken
+//! sample and sees it name the fault, so a checker that stopped seeing anything would fail there.
 
 // This test reads the repository's files: domain/clippy.toml's IO rules are for the library.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -24,6 +30,20 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Each file of a crate's library, as `uses::library_sources` gives them, with its path from the
+/// repository's root (`builder/src/main.rs`).
+fn library_sources_in_repo(krate: &str, root: &str) -> Vec<(PathBuf, String)> {
+    uses::library_sources(&repo().join(krate).join("src"), root)
+        .into_iter()
+        .map(|(path, text)| (path.strip_prefix(repo()).unwrap().to_path_buf(), text))
+        .collect()
+}
+
+/// A broken sample's files, each a path and its text.
+fn sample_files(files: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
+    files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect()
 }
 
 /// Every entry `domain/clippy.toml` must hold: `disallowed-methods` and `disallowed-types` on
@@ -69,10 +89,8 @@ const DOMAIN_DISALLOWED_TYPES: [&str; 7] = [
     "std::time::Instant",
 ];
 
-#[test]
-fn domain_clippy_rejects_io_clock_and_environment() {
-    let text = std::fs::read_to_string(repo().join("domain/clippy.toml")).unwrap();
-    let config: toml::Table = text.parse().expect("domain/clippy.toml is TOML");
+/// What a clippy configuration lacks of the entries above: each missing, or given without a reason.
+fn clippy_config_gaps(config: &toml::Table) -> Vec<String> {
     let mut problems = Vec::new();
     for (key, required) in [
         ("disallowed-methods", &DOMAIN_DISALLOWED_METHODS[..]),
@@ -94,23 +112,101 @@ fn domain_clippy_rejects_io_clock_and_environment() {
             }
         }
     }
+    problems
+}
+
+#[test]
+fn domain_clippy_rejects_io_clock_and_environment() {
+    let text = std::fs::read_to_string(repo().join("domain/clippy.toml")).unwrap();
+    let config: toml::Table = text.parse().expect("domain/clippy.toml is TOML");
+    let problems = clippy_config_gaps(&config);
     assert!(problems.is_empty(), "domain/clippy.toml:\n{}", problems.join("\n"));
+}
+
+/// A clippy configuration holding every entry above, one a line, each with a reason.
+fn complete_clippy_config() -> String {
+    let mut text = String::new();
+    for (key, paths) in [
+        ("disallowed-methods", &DOMAIN_DISALLOWED_METHODS[..]),
+        ("disallowed-types", &DOMAIN_DISALLOWED_TYPES[..]),
+    ] {
+        text.push_str(&format!("{key} = [\n"));
+        for path in paths {
+            text.push_str(&format!("    {{ path = \"{path}\", reason = \"domain does no IO\" }},\n"));
+        }
+        text.push_str("]\n");
+    }
+    text
+}
+
+/// Broken samples: an IO rule commented out, a clock type left out, an environment rule without its
+/// reason.
+#[test]
+fn a_clippy_config_missing_a_rule_or_its_reason_is_refused() {
+    let gaps = |text: String| clippy_config_gaps(&text.parse().unwrap());
+    assert_eq!(gaps(complete_clippy_config()), Vec::<String>::new());
+    let commented_out =
+        complete_clippy_config().replace("{ path = \"std::fs::read\",", "# { path = \"std::fs::read\",");
+    assert_eq!(gaps(commented_out), ["disallowed-methods does not reject std::fs::read"]);
+    let left_out = complete_clippy_config()
+        .replace("    { path = \"std::time::SystemTime\", reason = \"domain does no IO\" },\n", "");
+    assert_eq!(gaps(left_out), ["disallowed-types does not reject std::time::SystemTime"]);
+    let unexplained = complete_clippy_config().replace(
+        "{ path = \"std::env::var\", reason = \"domain does no IO\" }",
+        "{ path = \"std::env::var\" }",
+    );
+    assert_eq!(gaps(unexplained), ["disallowed-methods: std::env::var gives no reason"]);
+}
+
+/// The files of `domain`'s library that turn the lint off (`allow`, `expect`) in their code.
+fn lint_turned_off(files: &[(PathBuf, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(_, text)| uses::code(text).contains("clippy::disallowed_"))
+        .map(|(path, _)| path.display().to_string())
+        .collect()
 }
 
 /// The lint stays on: no code of `domain`'s library turns the IO rule off.
 #[test]
 fn domain_library_never_allows_what_clippy_rejects() {
-    let files = uses::library_files(&repo().join("domain/src"), "lib.rs");
-    let allowing: Vec<String> = files
-        .iter()
-        .filter(|(_, code)| code.contains("clippy::disallowed_"))
-        .map(|(path, _)| path.display().to_string())
-        .collect();
+    let allowing = lint_turned_off(&uses::library_sources(&repo().join("domain/src"), "lib.rs"));
     assert!(
         allowing.is_empty(),
         "domain's library allows a disallowed method or type in:\n{}",
         allowing.join("\n")
     );
+}
+
+/// Broken samples: a function allowed to read the clock, a module expected to open files. A comment
+/// naming the lint, or test code allowing it, turns nothing off.
+#[test]
+fn a_domain_file_allowing_what_clippy_rejects_is_refused() {
+    let files = sample_files(&[
+        (
+            "domain/src/clock.rs",
+            "//! Now.\n\
+             #[allow(clippy::disallowed_methods)]\n\
+             pub fn now() -> std::time::SystemTime {\n\
+                 std::time::SystemTime::now()\n\
+             }\n",
+        ),
+        (
+            "domain/src/disk.rs",
+            "//! Files.\n\
+             #![expect(clippy::disallowed_types)]\n\
+             pub type Disk = std::fs::File;\n",
+        ),
+        (
+            "domain/src/fine.rs",
+            "//! Says `clippy::disallowed_methods` in a comment.\n\
+             // #[allow(clippy::disallowed_methods)]\n\
+             #[cfg(test)]\n\
+             #[allow(clippy::disallowed_methods)]\n\
+             mod tests {}\n",
+        ),
+    ]);
+    assert_eq!(lint_turned_off(&files), ["domain/src/clock.rs", "domain/src/disk.rs"]);
 }
 
 /// What `domain`'s library may name of `std` (or `core`, `alloc`): an allow-list of pure parts, so a
@@ -150,10 +246,12 @@ const DOMAIN_STD_MODULES: [&str; 27] = [
 const DOMAIN_STD_ITEMS: [(&str, &[&str]); 2] =
     [("io", &["Write", "Result"]), ("net", &["IpAddr", "Ipv4Addr", "Ipv6Addr"])];
 
-#[test]
-fn domain_library_names_only_pure_parts_of_std() {
+/// Each path of `std` (or `core`, `alloc`) the files' code names outside the allow-list above, and
+/// each `extern crate`.
+fn impure_std(files: &[(PathBuf, String)]) -> Vec<String> {
     let mut problems = Vec::new();
-    for (path, code) in uses::library_files(&repo().join("domain/src"), "lib.rs") {
+    for (path, text) in files {
+        let code = uses::code(text);
         for named in uses::paths(&code) {
             let named: Vec<&str> = named.iter().map(String::as_str).collect();
             let Some(at) = named.iter().position(|s| matches!(*s, "std" | "core" | "alloc")) else {
@@ -177,7 +275,78 @@ fn domain_library_names_only_pure_parts_of_std() {
             problems.push(format!("{}: `extern crate`", path.display()));
         }
     }
+    problems
+}
+
+#[test]
+fn domain_library_names_only_pure_parts_of_std() {
+    let problems = impure_std(&uses::library_sources(&repo().join("domain/src"), "lib.rs"));
     assert!(problems.is_empty(), "domain names parts of std that reach the world:\n{}", problems.join("\n"));
+}
+
+/// Broken samples: a file read, the clock and the environment read, reached by a path or a `use`
+/// tree, a socket, the whole of std under another name, `extern crate`. Pure parts, the items of
+/// `io` and `net` allowed, comments and test code pass.
+#[test]
+fn a_domain_file_reaching_the_world_through_std_is_refused() {
+    let files = sample_files(&[
+        (
+            "domain/src/read.rs",
+            "//! Reads.\n\
+             pub fn recipe(path: &str) -> Vec<u8> {\n\
+                 std::fs::read(path).unwrap()\n\
+             }\n",
+        ),
+        (
+            "domain/src/clock.rs",
+            "//! Now.\n\
+             pub fn now() -> u64 {\n\
+                 std::time::SystemTime::now().elapsed().unwrap().as_secs()\n\
+             }\n",
+        ),
+        (
+            "domain/src/config.rs",
+            "//! Config.\n\
+             use std::{env::var, io::Read};\n\
+             pub fn home() -> String {\n\
+                 var(\"HOME\").unwrap()\n\
+             }\n",
+        ),
+        (
+            "domain/src/net.rs",
+            "//! Calls out.\n\
+             pub fn call() {\n\
+                 std::net::TcpStream::connect(\"example.org:80\").unwrap();\n\
+             }\n",
+        ),
+        ("domain/src/world.rs", "//! All of it.\nextern crate std as world;\nuse std as everything;\n"),
+        (
+            "domain/src/pure.rs",
+            "//! Pure.\n\
+             use std::collections::BTreeMap;\n\
+             use std::io::Write;\n\
+             // std::fs::read is not named here.\n\
+             const HOST: std::net::Ipv4Addr = std::net::Ipv4Addr::LOCALHOST;\n\
+             #[cfg(test)]\n\
+             mod tests {\n\
+                 fn fixture() -> String {\n\
+                     std::fs::read_to_string(\"x\").unwrap()\n\
+                 }\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(
+        impure_std(&files),
+        [
+            "domain/src/read.rs: `std::fs::read`",
+            "domain/src/clock.rs: `std::time::SystemTime::now`",
+            "domain/src/config.rs: `std::env::var`",
+            "domain/src/config.rs: `std::io::Read`",
+            "domain/src/net.rs: `std::net::TcpStream::connect`",
+            "domain/src/world.rs: `std` (the whole of std)",
+            "domain/src/world.rs: `extern crate`",
+        ]
+    );
 }
 
 /// Each crate's dependencies as `cargo metadata` resolves them (target tables, renamed packages and
@@ -277,7 +446,7 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 4] = [
 /// The Worker pays for each of `domain`'s features it turns on: pages and imports, never schemas.
 const EDGE_DOMAIN_FEATURES: [&str; 2] = ["import", "pages"];
 
-fn metadata() -> serde_json::Value {
+fn metadata() -> Value {
     let cargo = option_env!("CARGO").unwrap_or("cargo");
     let out = std::process::Command::new(cargo)
         .args(["metadata", "--format-version", "1"])
@@ -288,7 +457,7 @@ fn metadata() -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn member<'a>(metadata: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+fn member<'a>(metadata: &'a Value, name: &str) -> &'a Value {
     let members = metadata["workspace_members"].as_array().unwrap();
     metadata["packages"]
         .as_array()
@@ -298,9 +467,10 @@ fn member<'a>(metadata: &'a serde_json::Value, name: &str) -> &'a serde_json::Va
         .unwrap_or_else(|| panic!("no workspace member {name}"))
 }
 
-#[test]
-fn each_crate_depends_only_on_its_allowed_crates() {
-    let metadata = metadata();
+/// Against the allow-lists above, in `cargo metadata`'s output: a member without a list, each
+/// dependency off its crate's list (development ones aside) or renamed, and `edge`'s features of
+/// `domain` other than its own.
+fn dependencies_off_the_list(metadata: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let members: Vec<&str> = metadata["packages"]
         .as_array()
@@ -315,7 +485,7 @@ fn each_crate_depends_only_on_its_allowed_crates() {
         }
     }
     for (krate, allowed) in ALLOWED_DEPENDENCIES {
-        for dependency in member(&metadata, krate)["dependencies"].as_array().unwrap() {
+        for dependency in member(metadata, krate)["dependencies"].as_array().unwrap() {
             if dependency["kind"] == "dev" {
                 continue;
             }
@@ -329,7 +499,7 @@ fn each_crate_depends_only_on_its_allowed_crates() {
             }
         }
     }
-    let domain = member(&metadata, "edge")["dependencies"]
+    let domain = member(metadata, "edge")["dependencies"]
         .as_array()
         .unwrap()
         .iter()
@@ -341,15 +511,146 @@ fn each_crate_depends_only_on_its_allowed_crates() {
     if features != EDGE_DOMAIN_FEATURES || domain["uses_default_features"] != true {
         problems.push(format!("edge turns on domain's features {features:?}, not {EDGE_DOMAIN_FEATURES:?}"));
     }
+    problems
+}
+
+#[test]
+fn each_crate_depends_only_on_its_allowed_crates() {
+    let problems = dependencies_off_the_list(&metadata());
     assert!(problems.is_empty(), "dependencies:\n{}", problems.join("\n"));
 }
 
-/// Only `edge` reaches the Worker runtime, directly or through anything it depends on.
+/// A workspace as `cargo metadata` reports it, which both dependency rules pass: the four crates,
+/// each depending on crates of its allow-list, `edge` on `domain` with the features it may turn on.
+fn sample_workspace() -> Value {
+    let mut metadata = json!({ "packages": [], "workspace_members": [], "resolve": { "nodes": [] } });
+    for krate in ["domain", "edge", "builder", "tests"] {
+        sample_member(&mut metadata, krate);
+    }
+    sample_depend(&mut metadata, "domain", "serde", json!({}));
+    sample_depend(&mut metadata, "edge", "domain", json!({ "features": ["pages", "import"] }));
+    sample_depend(&mut metadata, "edge", "worker", json!({}));
+    sample_depend(&mut metadata, "builder", "domain", json!({ "features": ["schema"] }));
+    sample_depend(&mut metadata, "tests", "domain", json!({}));
+    metadata
+}
+
+/// A package of the sample, with its node in the resolved graph; a member of the workspace or one
+/// from the registry.
+fn sample_package(metadata: &mut Value, name: &str, id: &str) {
+    let package = json!({ "name": name, "id": id, "dependencies": [] });
+    metadata["packages"].as_array_mut().unwrap().push(package);
+    metadata["resolve"]["nodes"].as_array_mut().unwrap().push(json!({ "id": id, "deps": [] }));
+}
+
+fn sample_member(metadata: &mut Value, name: &str) {
+    let id = format!("path+file:///sample/{name}#0.1.0");
+    metadata["workspace_members"].as_array_mut().unwrap().push(json!(id));
+    sample_package(metadata, name, &id);
+}
+
+/// `from` depends on `to` as a line of its manifest says: `fields` are what the line sets of the
+/// entry `cargo metadata` reports (`kind`, `target`, `rename`, `features`), which goes in the
+/// package and in the resolved graph. A crate new to the sample comes from the registry.
+fn sample_depend(metadata: &mut Value, from: &str, to: &str, fields: Value) {
+    let id_of = |metadata: &Value, name: &str| {
+        let packages = metadata["packages"].as_array().unwrap();
+        packages.iter().find(|p| p["name"] == name).map(|p| p["id"].clone())
+    };
+    if id_of(metadata, to).is_none() {
+        sample_package(
+            metadata,
+            to,
+            &format!("registry+https://github.com/rust-lang/crates.io-index#{to}@1.0.0"),
+        );
+    }
+    let (from_id, to_id) = (id_of(metadata, from).unwrap(), id_of(metadata, to).unwrap());
+    let mut entry = json!({
+        "name": to, "kind": null, "rename": null, "target": null,
+        "optional": false, "uses_default_features": true, "features": [],
+    });
+    for (key, value) in fields.as_object().unwrap() {
+        entry[key] = value.clone();
+    }
+    let kinds = json!([{ "kind": entry["kind"], "target": entry["target"] }]);
+    let dep = json!({ "name": to, "pkg": to_id, "dep_kinds": kinds });
+    let packages = metadata["packages"].as_array_mut().unwrap();
+    let package = packages.iter_mut().find(|p| p["id"] == from_id).unwrap();
+    package["dependencies"].as_array_mut().unwrap().push(entry);
+    let nodes = metadata["resolve"]["nodes"].as_array_mut().unwrap();
+    let node = nodes.iter_mut().find(|n| n["id"] == from_id).unwrap();
+    node["deps"].as_array_mut().unwrap().push(dep);
+}
+
+/// Broken samples, each one line of a manifest: a crate off the list, one brought in by a target's
+/// table, one hidden under an allowed crate's name, an allowed one renamed, a build dependency off the
+/// list, a new member without a list, `edge` paying for `domain`'s schemas. A development dependency
+/// passes.
 #[test]
-fn only_edge_knows_the_worker_runtime() {
-    let metadata = metadata();
+fn a_dependency_off_the_allow_list_is_refused() {
+    let problems = |sample: &dyn Fn(&mut Value)| {
+        let mut metadata = sample_workspace();
+        sample(&mut metadata);
+        dependencies_off_the_list(&metadata)
+    };
+    assert_eq!(problems(&|_| {}), Vec::<String>::new());
+    // reqwest = "0.12"
+    assert_eq!(
+        problems(&|m| sample_depend(m, "domain", "reqwest", json!({}))),
+        ["domain: `reqwest` is not in its allow-list"]
+    );
+    // [target.'cfg(target_arch = "wasm32")'.dependencies] getrandom = "0.3"
+    assert_eq!(
+        problems(&|m| sample_depend(
+            m,
+            "domain",
+            "getrandom",
+            json!({ "target": "cfg(target_arch = \"wasm32\")" })
+        )),
+        ["domain: `getrandom` (for cfg(target_arch = \"wasm32\")) is not in its allow-list"]
+    );
+    // serde = { package = "reqwest", version = "0.12" }
+    assert_eq!(
+        problems(&|m| sample_depend(m, "domain", "reqwest", json!({ "rename": "serde" }))),
+        ["domain: `reqwest` is renamed `serde`", "domain: `reqwest` is not in its allow-list"]
+    );
+    // json = { package = "serde_json", version = "1" }
+    assert_eq!(
+        problems(&|m| sample_depend(m, "builder", "serde_json", json!({ "rename": "json" }))),
+        ["builder: `serde_json` is renamed `json`"]
+    );
+    // [build-dependencies] cc = "1"
+    assert_eq!(
+        problems(&|m| sample_depend(m, "domain", "cc", json!({ "kind": "build" }))),
+        ["domain: `cc` is not in its allow-list"]
+    );
+    // [workspace] members = ["domain", "builder", "edge", "tests", "xtask"]
+    assert_eq!(
+        problems(&|m| sample_member(m, "xtask")),
+        ["xtask: a workspace member with no allow-list here"]
+    );
+    // domain = { workspace = true, features = ["pages", "import", "schema"] }
+    assert_eq!(
+        problems(&|m| {
+            let edge =
+                m["packages"].as_array_mut().unwrap().iter_mut().find(|p| p["name"] == "edge").unwrap();
+            edge["dependencies"][0]["features"] = json!(["pages", "import", "schema"]);
+        }),
+        ["edge turns on domain's features [\"import\", \"pages\", \"schema\"], not [\"import\", \"pages\"]"]
+    );
+    // [dev-dependencies] toml = "1"
+    assert_eq!(
+        problems(&|m| sample_depend(m, "domain", "toml", json!({ "kind": "dev" }))),
+        Vec::<String>::new()
+    );
+}
+
+/// Whether a crate other than `edge` reaches the Worker runtime, directly or through anything it
+/// depends on.
+fn worker_runtime_outside_edge(metadata: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
     let nodes = metadata["resolve"]["nodes"].as_array().unwrap();
-    let name_of = |id: &serde_json::Value| {
+    let name_of = |id: &Value| {
         metadata["packages"].as_array().unwrap().iter().find(|p| p["id"] == *id).unwrap()["name"]
             .as_str()
             .unwrap()
@@ -357,7 +658,7 @@ fn only_edge_knows_the_worker_runtime() {
     };
     for krate in ["domain", "builder", "tests"] {
         let mut seen = std::collections::BTreeSet::new();
-        let mut todo = vec![member(&metadata, krate)["id"].clone()];
+        let mut todo = vec![member(metadata, krate)["id"].clone()];
         while let Some(id) = todo.pop() {
             let node = nodes.iter().find(|n| n["id"] == id).unwrap();
             for dep in node["deps"].as_array().unwrap() {
@@ -367,12 +668,56 @@ fn only_edge_knows_the_worker_runtime() {
                 }
             }
         }
-        let names: Vec<String> =
-            seen.iter().map(|id| name_of(&serde_json::Value::from(id.as_str()))).collect();
+        let names: Vec<String> = seen.iter().map(|id| name_of(&Value::from(id.as_str()))).collect();
         for runtime in ["worker", "worker-sys", "worker-macros"] {
-            assert!(!names.iter().any(|n| n == runtime), "{krate} depends on {runtime}, directly or not");
+            if names.iter().any(|n| n == runtime) {
+                problems.push(format!("{krate} depends on {runtime}, directly or not"));
+            }
         }
     }
+    problems
+}
+
+/// Only `edge` reaches the Worker runtime, directly or through anything it depends on.
+#[test]
+fn only_edge_knows_the_worker_runtime() {
+    let problems = worker_runtime_outside_edge(&metadata());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Broken samples: the builder depending on `worker` (as it must to write `worker::`), `domain` on a
+/// crate that depends on `worker-sys`, which the builder and the tests then reach through `domain`.
+/// The tests' development dependency on `worker` passes.
+#[test]
+fn a_crate_reaching_the_worker_runtime_outside_edge_is_refused() {
+    let problems = |sample: &dyn Fn(&mut Value)| {
+        let mut metadata = sample_workspace();
+        sample(&mut metadata);
+        worker_runtime_outside_edge(&metadata)
+    };
+    assert_eq!(problems(&|_| {}), Vec::<String>::new());
+    // worker = "0.8" in builder/Cargo.toml, for a `use worker::Request;` in its code
+    assert_eq!(
+        problems(&|m| sample_depend(m, "builder", "worker", json!({}))),
+        ["builder depends on worker, directly or not"]
+    );
+    assert_eq!(
+        // url = "2.5" in domain/Cargo.toml, with a version of `url` depending on worker-sys
+        problems(&|m| {
+            sample_depend(m, "domain", "url", json!({}));
+            sample_depend(m, "url", "worker-sys", json!({}));
+        }),
+        [
+            "domain depends on worker-sys, directly or not",
+            "builder depends on worker-sys, directly or not",
+            "tests depends on worker-sys, directly or not",
+        ]
+    );
+    // [dev-dependencies] worker = "0.8" in tests/Cargo.toml
+    assert_eq!(
+        problems(&|m| sample_depend(m, "tests", "worker", json!({ "kind": "dev" }))),
+        Vec::<String>::new()
+    );
 }
 
 /// A statement of SQL in a string: `SELECT`, `INSERT INTO`, `UPDATE … SET`, `DELETE FROM`, `CREATE`,
@@ -384,6 +729,16 @@ fn names_sql(text: &str) -> bool {
         || text.contains("UPDATE ") && text.contains(" SET ")
 }
 
+/// The files, by their paths from the repository's root, holding SQL outside `edge/src/store/`;
+/// test code is left out.
+fn sql_outside_store(files: &[(PathBuf, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(path, text)| !path.starts_with("edge/src/store") && names_sql(&uses::without_tests(text)))
+        .map(|(path, _)| path.display().to_string())
+        .collect()
+}
+
 /// Every SQL statement sits under `edge/src/store/`, beside the D1 plumbing that alone runs one; the
 /// other crates hold none (the builder reads the Worker's feeds over HTTP, never D1). Test code is
 /// left out.
@@ -391,17 +746,61 @@ fn names_sql(text: &str) -> bool {
 fn sql_lives_under_edge_store() {
     let mut problems = Vec::new();
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
-        let src = repo().join(krate).join("src");
-        for (path, _) in uses::library_files(&src, root) {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code = uses::without_tests(&text);
-            let under_store = path.strip_prefix(repo().join("edge/src/store")).is_ok();
-            if !under_store && names_sql(&code) {
-                problems.push(path.strip_prefix(repo()).unwrap_or(&path).display().to_string());
-            }
-        }
+        problems.extend(sql_outside_store(&library_sources_in_repo(krate, root)));
     }
     assert!(problems.is_empty(), "SQL outside edge/src/store/:\n{}", problems.join("\n"));
+}
+
+/// Broken samples: a query in the builder, an update in one of `edge`'s routes, a table created in
+/// `domain`. The store's own statements, and a test's, pass.
+#[test]
+fn sql_outside_edge_store_is_refused() {
+    let files = sample_files(&[
+        ("builder/src/feeds.rs", "//! Feeds.\nconst SHOWS: &str = \"SELECT id, url FROM shows\";\n"),
+        (
+            "edge/src/routes/recipes.rs",
+            "//! Recipes.\nconst RENAME: &str = \"UPDATE recipes SET title = ?1 WHERE id = ?2\";\n",
+        ),
+        (
+            "domain/src/schema.rs",
+            "//! Tables.\npub const TABLE: &str = r#\"CREATE TABLE notes (id TEXT)\"#;\n",
+        ),
+        ("edge/src/store/recipes.rs", "//! Recipes stored.\nconst ALL: &str = \"SELECT id FROM recipes\";\n"),
+        (
+            "edge/src/index.rs",
+            "//! Index.\n\
+             #[cfg(test)]\n\
+             mod tests {\n\
+                 const ROWS: &str = \"SELECT 1\";\n\
+             }\n",
+        ),
+    ]);
+    assert_eq!(
+        sql_outside_store(&files),
+        ["builder/src/feeds.rs", "edge/src/routes/recipes.rs", "domain/src/schema.rs"]
+    );
+}
+
+/// The files outside `edge`, by their paths from the repository's root, that name a header map or
+/// the platform's `_headers` file, each with what it names; test code is left out.
+fn headers_outside_edge(files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (path, text) in files {
+        if path.starts_with("edge") {
+            continue;
+        }
+        let code = uses::code(text);
+        let raw = uses::without_tests(text);
+        let named = ["HeaderMap", "HeaderValue", "headers_mut"]
+            .iter()
+            .find(|n| code.contains(*n))
+            .copied()
+            .or_else(|| raw.contains("\"_headers\"").then_some("_headers"));
+        if let Some(named) = named {
+            problems.push(format!("{}: {named}", path.display()));
+        }
+    }
+    problems
 }
 
 /// Only `edge` answers HTTP, so only it sets response headers: no other crate's library names a
@@ -410,33 +809,72 @@ fn sql_lives_under_edge_store() {
 fn only_edge_sets_http_headers() {
     let mut problems = Vec::new();
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs")] {
-        for (path, code) in uses::library_files(&repo().join(krate).join("src"), root) {
-            let raw = uses::without_tests(&std::fs::read_to_string(&path).unwrap());
-            let named = ["HeaderMap", "HeaderValue", "headers_mut"]
-                .iter()
-                .find(|n| code.contains(*n))
-                .copied()
-                .or_else(|| raw.contains("\"_headers\"").then_some("_headers"));
-            if let Some(named) = named {
-                problems.push(format!("{}: {named}", path.strip_prefix(repo()).unwrap_or(&path).display()));
-            }
-        }
+        problems.extend(headers_outside_edge(&library_sources_in_repo(krate, root)));
     }
     assert!(problems.is_empty(), "response headers set outside edge:\n{}", problems.join("\n"));
+}
+
+/// Broken samples: the builder setting a header on a response, `domain` writing the platform's
+/// `_headers` file. `edge` setting one, and a comment naming a header map, pass.
+#[test]
+fn an_http_header_set_outside_edge_is_refused() {
+    let files = sample_files(&[
+        (
+            "builder/src/serve.rs",
+            "//! Serves.\n\
+             pub fn cache(response: &mut Response) {\n\
+                 response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static(\"no-store\"));\n\
+             }\n",
+        ),
+        ("domain/src/site.rs", "//! The site.\npub const HEADERS_FILE: &str = \"_headers\";\n"),
+        ("edge/src/headers.rs", "//! Headers.\npub fn set(headers: &mut HeaderMap) {}\n"),
+        ("builder/src/notes.rs", "//! Notes.\n// No HeaderMap here: the Worker sets them.\n"),
+    ]);
+    assert_eq!(
+        headers_outside_edge(&files),
+        ["builder/src/serve.rs: HeaderValue", "domain/src/site.rs: _headers"]
+    );
+}
+
+/// The files whose text does not open with a `//!` line.
+fn modules_without_a_doc_line(files: &[(PathBuf, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(_, text)| !text.trim_start().starts_with("//!"))
+        .map(|(path, _)| path.display().to_string())
+        .collect()
 }
 
 #[test]
 fn every_module_opens_with_a_doc_line() {
     let mut missing = Vec::new();
     for krate in ["domain/src", "builder/src", "edge/src", "tests/harness"] {
-        for path in rust_files(&repo().join(krate)) {
-            let text = std::fs::read_to_string(&path).unwrap();
-            if !text.trim_start().starts_with("//!") {
-                missing.push(path.display().to_string());
-            }
-        }
+        let files: Vec<(PathBuf, String)> = rust_files(&repo().join(krate))
+            .into_iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).unwrap();
+                (path, text)
+            })
+            .collect();
+        missing.extend(modules_without_a_doc_line(&files));
     }
     assert!(missing.is_empty(), "modules without a //! line:\n{}", missing.join("\n"));
+}
+
+/// Broken samples: a module opening with code, one with an item's `///` doc, one with a plain
+/// comment before its `//!` line. One opening with a blank line and then its `//!` line passes.
+#[test]
+fn a_module_without_a_doc_line_is_refused() {
+    let files = sample_files(&[
+        ("builder/src/plain.rs", "use std::fs;\n"),
+        ("edge/src/outer.rs", "/// A function.\npub fn f() {}\n"),
+        ("domain/src/late.rs", "// Licensed.\n//! Late.\n"),
+        ("tests/harness/fine.rs", "\n//! Says what it is for.\n"),
+    ]);
+    assert_eq!(
+        modules_without_a_doc_line(&files),
+        ["builder/src/plain.rs", "edge/src/outer.rs", "domain/src/late.rs"]
+    );
 }
 
 /// No import cycle between modules: in each of the three crates, sibling modules (with everything
@@ -449,9 +887,77 @@ fn every_module_opens_with_a_doc_line() {
 fn no_import_cycles_between_modules() {
     let mut cycles = Vec::new();
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
-        cycles.extend(uses::cycles(&repo().join(krate).join("src"), root));
+        let src = repo().join(krate).join("src");
+        let files: Vec<(PathBuf, String)> = uses::library_sources(&src, root)
+            .into_iter()
+            .map(|(path, text)| (path.strip_prefix(&src).unwrap().to_path_buf(), text))
+            .collect();
+        cycles.extend(uses::cycles(krate, &files));
     }
     assert!(cycles.is_empty(), "import cycles between modules:\n{}", cycles.join("\n"));
+}
+
+/// Broken samples: two modules using each other, three in a ring, two children of a module using
+/// each other through `super::`. A parent and its child using each other, a use in test code and one
+/// in a comment pass.
+#[test]
+fn an_import_cycle_between_modules_is_refused() {
+    let two = sample_files(&[
+        ("lib.rs", "//! Root.\nmod recipe;\nmod search;\n"),
+        ("recipe.rs", "//! Recipes.\nuse crate::search::Index;\npub struct Recipe;\n"),
+        ("search.rs", "//! Search.\npub struct Index(Vec<crate::recipe::Recipe>);\n"),
+    ]);
+    assert_eq!(
+        uses::cycles("domain", &two),
+        [
+            "  domain, in crate: recipe -> search, e.g. recipe.rs: crate::search::Index",
+            "  domain, in crate: search -> recipe, e.g. search.rs: crate::recipe::Recipe",
+        ]
+    );
+    let three = sample_files(&[
+        ("main.rs", "//! Root.\nmod a;\nmod b;\nmod c;\nuse a::A;\n"),
+        ("a.rs", "//! A.\nuse crate::b::B;\npub struct A;\n"),
+        ("b/mod.rs", "//! B.\nmod inner;\npub use inner::B;\n"),
+        ("b/inner.rs", "//! Inside B.\npub struct B(super::super::c::C);\n"),
+        ("c.rs", "//! C.\npub struct C(Box<super::a::A>);\n"),
+    ]);
+    assert_eq!(
+        uses::cycles("builder", &three),
+        [
+            "  builder, in crate: a -> b, e.g. a.rs: crate::b::B",
+            "  builder, in crate: b -> c, e.g. b/inner.rs: super::super::c::C",
+            "  builder, in crate: c -> a, e.g. c.rs: super::a::A",
+        ]
+    );
+    let nested = sample_files(&[
+        ("lib.rs", "//! Root.\nmod store;\n"),
+        ("store/mod.rs", "//! Store.\nmod accounts;\nmod recipes;\n"),
+        ("store/accounts.rs", "//! Accounts.\nuse super::recipes::owner;\n"),
+        ("store/recipes.rs", "//! Recipes.\npub fn owner() -> crate::store::accounts::Id {}\n"),
+    ]);
+    assert_eq!(
+        uses::cycles("edge", &nested),
+        [
+            "  edge, in store: accounts -> recipes, e.g. store/accounts.rs: super::recipes::owner",
+            "  edge, in store: recipes -> accounts, e.g. store/recipes.rs: crate::store::accounts::Id",
+        ]
+    );
+    let fine = sample_files(&[
+        ("lib.rs", "//! Root.\nmod recipe;\nmod search;\npub use recipe::Recipe;\npub struct Lang;\n"),
+        (
+            "recipe.rs",
+            "//! Recipes.\n\
+             use crate::Lang;\n\
+             // Not crate::search::Index: search uses us.\n\
+             pub struct Recipe;\n\
+             #[cfg(test)]\n\
+             mod tests {\n\
+                 use crate::search::Index;\n\
+             }\n",
+        ),
+        ("search.rs", "//! Search.\nuse crate::recipe::Recipe;\npub struct Index;\n"),
+    ]);
+    assert_eq!(uses::cycles("domain", &fine), Vec::<String>::new());
 }
 
 mod uses {
@@ -467,15 +973,59 @@ mod uses {
         code: String,
     }
 
-    /// Each file of a crate's library below `root` (test modules left out), as code with comments and
-    /// literals blanked.
-    pub fn library_files(src: &Path, root: &str) -> Vec<(PathBuf, String)> {
-        read_tree(src, root).into_iter().map(|(path, file)| (path, file.code)).collect()
+    /// Each file of a crate's library below `root` (test modules left out) with its text, found by
+    /// following the `mod` declarations from `root`.
+    pub fn library_sources(src: &Path, root: &str) -> Vec<(PathBuf, String)> {
+        let mut files = Vec::new();
+        let mut todo = vec![(src.join(root), true)];
+        while let Some((path, is_root)) = todo.pop() {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let dir = if is_root || path.ends_with("mod.rs") {
+                path.parent().unwrap().to_path_buf()
+            } else {
+                path.with_extension("")
+            };
+            for (name, in_file) in declared_modules(&code(&text)) {
+                if in_file {
+                    continue;
+                }
+                let flat = dir.join(format!("{name}.rs"));
+                todo.push((if flat.exists() { flat } else { dir.join(name).join("mod.rs") }, false));
+            }
+            files.push((path, text));
+        }
+        files
     }
 
-    /// Each cycle as `a -> b -> … -> a` with, for every arrow, one file and the path it names.
-    pub fn cycles(src: &Path, root: &str) -> Vec<String> {
-        let files = read_tree(src, root);
+    /// The code of a file's text: comments and literals blanked, test items left out.
+    pub fn code(text: &str) -> String {
+        without_tests(&blanked(text))
+    }
+
+    /// The module a file holds, by its path below the crate's `src`: `lib.rs` or `main.rs` is the
+    /// crate, `a.rs` and `a/mod.rs` are `a`, `a/b.rs` is `a::b`.
+    fn module_of(path: &Path) -> Module {
+        let mut module: Module =
+            path.with_extension("").iter().map(|s| s.to_string_lossy().into_owned()).collect();
+        if module.last().is_some_and(|m| m == "mod")
+            || module.len() == 1 && matches!(module[0].as_str(), "lib" | "main")
+        {
+            module.pop();
+        }
+        module
+    }
+
+    /// Each cycle, in a crate's library given as its files by their paths below `src`, as
+    /// `a -> b -> … -> a` with, for every arrow, one file and the path it names.
+    pub fn cycles(krate: &str, sources: &[(PathBuf, String)]) -> Vec<String> {
+        let files: Vec<(&PathBuf, File)> = sources
+            .iter()
+            .map(|(path, text)| {
+                let code = code(text);
+                let children = declared_modules(&code).into_iter().map(|(name, _)| name).collect();
+                (path, File { module: module_of(path), children, code })
+            })
+            .collect();
         let modules: BTreeSet<Module> = files.iter().map(|(_, f)| f.module.clone()).collect();
         // Per parent module, arrows between its children, each with an example.
         let mut arrows: BTreeMap<Module, BTreeMap<(String, String), String>> = BTreeMap::new();
@@ -488,7 +1038,7 @@ mod uses {
                 }
                 let parent = file.module[..common].to_vec();
                 let arrow = (file.module[common].clone(), target[common].clone());
-                let shown = path.strip_prefix(src).unwrap_or(path).display().to_string();
+                let shown = path.display().to_string();
                 arrows
                     .entry(parent)
                     .or_default()
@@ -514,39 +1064,11 @@ mod uses {
             for ((a, b), example) in &arrows {
                 if reaches(b, a) && reported.insert((a.clone(), b.clone())) {
                     let place = if parent.is_empty() { "crate".to_string() } else { parent.join("::") };
-                    let krate = src.parent().and_then(Path::file_name).unwrap_or_default().display();
                     found.push(format!("  {krate}, in {place}: {a} -> {b}, e.g. {example}"));
                 }
             }
         }
         found
-    }
-
-    fn read_tree(src: &Path, root: &str) -> Vec<(PathBuf, File)> {
-        let mut files = Vec::new();
-        let mut todo = vec![(src.join(root), Module::new())];
-        while let Some((path, module)) = todo.pop() {
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let code = without_tests(&blanked(&text));
-            let children = declared_modules(&code);
-            let dir = if module.is_empty() || path.ends_with("mod.rs") {
-                path.parent().unwrap().to_path_buf()
-            } else {
-                path.with_extension("")
-            };
-            for (name, in_file) in &children {
-                if *in_file {
-                    continue;
-                }
-                let mut child = module.clone();
-                child.push(name.clone());
-                let flat = dir.join(format!("{name}.rs"));
-                todo.push((if flat.exists() { flat } else { dir.join(name).join("mod.rs") }, child));
-            }
-            let children = children.into_iter().map(|(name, _)| name).collect();
-            files.push((path, File { module, children, code }));
-        }
-        files
     }
 
     /// The text with comments, string literals and character literals replaced by spaces.
