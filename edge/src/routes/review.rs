@@ -4,10 +4,10 @@
 //! The queue is the build's (`episodes/review.json`, `domain::quotes::transcript::review`) plus the
 //! episodes the intake took in since; an episode with decisions since the build has its names
 //! resolved again with them (a decision can make another label confident by elimination), and a
-//! label that is now confident or decided leaves the queue. The form posts the kitchen's way (CSRF
-//! token of the session, same-origin `Origin`) and saves through the same code as `PUT
-//! /api/episodes/{id}/speakers/{label}` (`crate::routes::speakers`): the same role, limit, checks and
-//! record, the editor's account with it.
+//! label that is now confident or decided leaves the queue. The form posts as every page's does
+//! (`crate::web`: CSRF token of the session, same-origin `Origin`) and saves through the same code
+//! as `PUT /api/episodes/{id}/speakers/{label}` (`crate::routes::speakers`): the same role, limit,
+//! checks and record, the editor's account with it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,10 +25,10 @@ use crate::assets::{built_review_head, fetch_bytes};
 use crate::decisions;
 use crate::error::ApiError;
 use crate::live::Live;
-use crate::routes::kitchen::{field, has_session_cookie, redirect, signed_in_form_within, signed_in_to_read};
 use crate::routes::recipes::RENDERER;
 use crate::routes::{pages, speakers};
 use crate::store::Session;
+use crate::web::{field, has_session_cookie, redirect, signed_in_form_within, signed_in_to_read};
 
 /// Entries a page shows, most cited first.
 const SHOWN: usize = 25;
@@ -154,7 +154,7 @@ async fn in_force(
 }
 
 /// `GET /kitchen/review?episode=…&label=…`: the queue, and the label just decided. The session is
-/// the one this isolate saw allowed within 30 seconds, else D1's (`kitchen::signed_in_to_read`).
+/// the one this isolate saw allowed within 30 seconds, else D1's (`web::signed_in_to_read`).
 pub async fn page(req: Request, env: &Env, asked: ReviewAsked) -> Result<Response, ApiError> {
     // Without a decision just saved, the queue holds nothing only D1 knows, so it is read while the
     // session is looked up; it is shown only once the session and its role are.
