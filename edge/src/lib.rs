@@ -189,19 +189,19 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             let ask = http::page_input::<api::QuoteCheck>(&req, &params)?;
             kitchen::home(req, env, ask).await
         }
-        Op::KitchenRequestEpisode => kitchen::request_episode(req, env).await,
-        Op::KitchenGithubLogin => kitchen::github_login(req, env).await,
+        Op::KitchenRequestEpisode => kitchen::episodes::request_episode(req, env).await,
+        Op::KitchenGithubLogin => kitchen::sign_in::github_login(req, env).await,
         Op::KitchenGithubCallback => {
             let sign_in = http::input::<api::GithubCallback>(&req, &params)?;
-            kitchen::github_callback(req, env, sign_in).await
+            kitchen::sign_in::github_callback(req, env, sign_in).await
         }
-        Op::KitchenDevLogin => kitchen::dev_login(req, env).await,
-        Op::KitchenLogout => kitchen::logout(req, env).await,
-        Op::KitchenNewKey => kitchen::new_key(req, env).await,
-        Op::KitchenRevokeKey => kitchen::revoke_key(req, env, param("key_id")).await,
+        Op::KitchenDevLogin => kitchen::sign_in::dev_login(req, env).await,
+        Op::KitchenLogout => kitchen::sign_in::logout(req, env).await,
+        Op::KitchenNewKey => kitchen::keys::new_key(req, env).await,
+        Op::KitchenRevokeKey => kitchen::keys::revoke_key(req, env, param("key_id")).await,
         // Recipes in from Cooklang or schema.org.
-        Op::KitchenImport => kitchen::import(req, env).await,
-        Op::KitchenSaveDraft => kitchen::save_draft(req, env).await,
+        Op::KitchenImport => kitchen::drafts::import(req, env).await,
+        Op::KitchenSaveDraft => kitchen::drafts::save_draft(req, env).await,
         // The quote service's pages, and the editors' review queue.
         Op::QuotesPage => pages::quote_page(env, http::page_input::<api::QuoteCheck>(&req, &params)?).await,
         Op::EpisodePage => pages::episode_page(env, param("episode_id")).await,
