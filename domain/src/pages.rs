@@ -1,7 +1,9 @@
 //! The site's HTML pages: one template environment (minijinja) with every page's template compiled
 //! in (`domain/templates/`), and the pages' `Content-Security-Policy`. Rendering is pure. The recipe
 //! pages are rendered by `recipes::page`, the quote service's by `quotes::page`; both are methods of
-//! [`Renderer`]. Behind the `pages` feature, so only the builder and the Worker pay for minijinja.
+//! [`Renderer`]. A caller's own templates join the same environment ([`Renderer::with_templates`]:
+//! the Worker's kitchen). Behind the `pages` feature, so only the builder and the Worker pay for
+//! minijinja.
 
 use minijinja::Environment;
 
@@ -44,6 +46,21 @@ impl Renderer {
         }
         Ok(Renderer { env })
     }
+
+    /// The site's templates and `extra` ones (name and source) that only the caller renders, with
+    /// [`Renderer::render`].
+    pub fn with_templates(extra: &[(&'static str, &'static str)]) -> Result<Renderer> {
+        let mut renderer = Renderer::new()?;
+        for (name, source) in extra {
+            renderer.env.add_template(name, source)?;
+        }
+        Ok(renderer)
+    }
+
+    /// The template `name` rendered with `ctx`: a caller's own template ([`Renderer::with_templates`]).
+    pub fn render(&self, name: &str, ctx: minijinja::Value) -> Result<String> {
+        self.env.get_template(name)?.render(ctx)
+    }
 }
 
 /// The `Content-Security-Policy` of the site's pages, built or rendered by the Worker: what they
@@ -72,6 +89,18 @@ pub fn content_security_policy() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callers_template_renders_as_it_would_alone() {
+        let (name, source) = ("extra.html", "<p title=\"{{ x }}\">{{ x }}</p>{% if not y %}!{% endif %}\n");
+        let ctx = minijinja::context! { x => "<a href='/x'>&</a>" };
+        let mut alone = minijinja::Environment::new();
+        alone.add_template(name, source).unwrap();
+        let expected = alone.get_template(name).unwrap().render(&ctx).unwrap();
+        let shared = Renderer::with_templates(&[(name, source)]).unwrap().render(name, ctx).unwrap();
+        assert_eq!(shared, expected);
+        assert!(shared.contains("&lt;a") && shared.ends_with("!"), "{shared}");
+    }
 
     #[test]
     fn the_page_policy_admits_each_inline_script_by_hash_and_no_other_origin() {

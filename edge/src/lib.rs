@@ -6,7 +6,7 @@
 //! [`store`] (every D1 statement), [`overlay`] and [`waiting`] (API-written recipes before a
 //! rebuild), [`decisions`] (editors' speaker names before a rebuild), [`idempotency`], [`provider`]
 //! (the site's AI), the built files: [`assets`], [`packs`], [`index`], and [`web`] (the pages'
-//! cookies, sessions, CSRF checks and forms).
+//! templates, cookies, sessions, CSRF checks and forms).
 //!
 //! Static files (recipe JSON, pages, search index, dumps) are Workers static assets built by `builder`;
 //! the Worker runs first for every request so that headers, errors and (later) the D1 overlay are

@@ -1,5 +1,6 @@
-//! What every page a person signs in to stands on: cookies, the session a cookie names (with the
-//! sessions this isolate remembers), CSRF checks, form bodies, and the settings the pages read.
+//! What the site's pages stand on: the one template environment the Worker renders them with,
+//! cookies, the session a cookie names (with the sessions this isolate remembers), CSRF checks, form
+//! bodies, and the settings the pages read.
 //!
 //! Sessions are a random cookie token whose hash is in D1. Cookies are `HttpOnly; Secure;
 //! SameSite=Lax`. Every form carries a CSRF token: the session's own once signed in, and before that a
@@ -7,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use domain::pages::Renderer;
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, now_s, sha256_hex};
@@ -16,6 +18,14 @@ use crate::store::{self, Session};
 pub(crate) const SESSION_COOKIE: &str = "cp_session";
 pub(crate) const CSRF_COOKIE: &str = "cp_csrf";
 const MAX_FORM_BYTES: usize = 4096;
+
+thread_local! {
+    /// The one template environment of every page the Worker renders: the site's templates
+    /// (`domain::pages`) and the kitchen's (`edge/templates/`).
+    pub(crate) static RENDERER: Renderer =
+        Renderer::with_templates(&[("kitchen.html", include_str!("../templates/kitchen.html"))])
+            .expect("the compiled-in templates parse");
+}
 
 pub(crate) fn var(env: &Env, name: &str) -> Option<String> {
     env.var(name).ok().map(|v| v.to_string()).filter(|v| !v.is_empty())

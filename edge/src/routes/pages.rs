@@ -23,7 +23,7 @@ use crate::assets::{built_episodes, built_shows};
 use crate::error::ApiError;
 use crate::live::Live;
 use crate::routes::quotes::{self, load};
-use crate::routes::recipes::RENDERER;
+use crate::web::RENDERER;
 use crate::{decisions, http, store};
 
 /// Turns shown on each side of a found quote.

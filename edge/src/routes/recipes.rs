@@ -13,12 +13,8 @@ use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
 use crate::overlay::with_stemmers;
+use crate::web::RENDERER;
 use crate::{assets, http, index, overlay, store};
-
-thread_local! {
-    pub(crate) static RENDERER: domain::pages::Renderer =
-        domain::pages::Renderer::new().expect("the compiled-in templates parse");
-}
 
 /// `GET /api/recipes`: the API's search, over the built index and the live D1 overlay.
 pub async fn search(req: &Request, env: &Env, query: Query) -> Result<Response, ApiError> {

@@ -25,10 +25,9 @@ use crate::assets::{built_review_head, fetch_bytes};
 use crate::decisions;
 use crate::error::ApiError;
 use crate::live::Live;
-use crate::routes::recipes::RENDERER;
 use crate::routes::{pages, speakers};
 use crate::store::Session;
-use crate::web::{field, has_session_cookie, redirect, signed_in_form_within, signed_in_to_read};
+use crate::web::{RENDERER, field, has_session_cookie, redirect, signed_in_form_within, signed_in_to_read};
 
 /// Entries a page shows, most cited first.
 const SHOWN: usize = 25;

@@ -12,14 +12,14 @@
 use domain::Diagnostic;
 use domain::api::QuoteChecked;
 use domain::site::limits::{AI, LIVE_KEYS_PER_ACCOUNT, NEW_KEYS, SIGN_INS, WRITES};
-use minijinja::{Environment, context};
+use minijinja::context;
 use serde_json::json;
 use worker::{Env, Request, Response};
 
 use crate::auth::{self, random_hex};
 use crate::error::ApiError;
 use crate::store::{self, Session};
-use crate::web::{CSRF_COOKIE, cookie, set_cookie, signed_in, var};
+use crate::web::{CSRF_COOKIE, RENDERER, cookie, set_cookie, signed_in, var};
 
 pub mod drafts;
 pub mod episodes;
@@ -28,15 +28,6 @@ pub mod sign_in;
 
 /// The page lists the account's most recently written recipes, this many at most.
 const RECIPES_SHOWN: u32 = 100;
-
-thread_local! {
-    static TEMPLATES: Environment<'static> = {
-        let mut env = Environment::new();
-        env.add_template("kitchen.html", include_str!("../../../templates/kitchen.html"))
-            .expect("the kitchen template parses");
-        env
-    };
-}
 
 /// The episode a signed-out visitor came to ask for (`home`), kept across the sign-in.
 const ASK_COOKIE: &str = "cp_ask";
@@ -106,14 +97,17 @@ async fn page(
         "sign_ins": auth::quota(env, &SIGN_INS), "new_keys": auth::quota(env, &NEW_KEYS),
         "live_keys": LIVE_KEYS_PER_ACCOUNT, "recipes_shown": RECIPES_SHOWN,
     });
-    let html = TEMPLATES
-        .with(|templates| {
-            templates.get_template("kitchen.html")?.render(context! {
-                account, csrf, keys, recipes, new_key, draft, message => extra.message,
-                github => var(env, "GITHUB_CLIENT_ID").is_some(), dev, limits, live_keys,
-                at_key_cap => live_keys >= LIVE_KEYS_PER_ACCOUNT as usize,
-                ask => json!({"source_url": extra.ask.source_url, "quote": extra.ask.quote}),
-            })
+    let html = RENDERER
+        .with(|renderer| {
+            renderer.render(
+                "kitchen.html",
+                context! {
+                    account, csrf, keys, recipes, new_key, draft, message => extra.message,
+                    github => var(env, "GITHUB_CLIENT_ID").is_some(), dev, limits, live_keys,
+                    at_key_cap => live_keys >= LIVE_KEYS_PER_ACCOUNT as usize,
+                    ask => json!({"source_url": extra.ask.source_url, "quote": extra.ask.quote}),
+                },
+            )
         })
         .map_err(|err| ApiError::Internal(format!("kitchen page: {err}")))?;
     let mut response = Response::from_html(html)?;
