@@ -11,94 +11,42 @@
 //! service measured. A job whose audio another job bought (the same episode asked for by another
 //! address: its share link, its page, the cron's feed item) waits for that transcription and ends
 //! with that job's episode, charged nothing.
-
-use std::time::Duration;
+//!
+//! This module moves a job's transcription along; beside it are the settings it reads
+//! ([`settings`]), one call to the service ([`call`]), the service's answers kept in R2
+//! ([`answers`]) and the service's callback ([`webhook`]).
 
 use domain::quotes::intake::Audio;
 use domain::quotes::intake::audio as measure;
-use domain::quotes::intake::transcribe::{self, Call, Order, Progress, Service};
+use domain::quotes::intake::transcribe::{self, Order, Progress, Service};
 use domain::quotes::transcript::Run;
 use domain::quotes::transcript::url::normalise_source_url;
 use domain::site::limits::{self, Policy, RateDecision};
 use domain::site::outbound::Fetched;
-use futures::StreamExt;
-use serde_json::json;
-use worker::{AbortController, Env, Fetch, Headers, Method, Request, RequestInit, Response};
+use worker::Env;
 
-use super::{BUCKET, Message, QUEUE};
+use super::{Message, QUEUE};
 use crate::auth::{self, now_iso, now_s, sha256_hex};
 use crate::error::ApiError;
 use crate::store::{self, JobRow, TranscriptionRow};
 
+mod answers;
+mod call;
+mod settings;
+mod webhook;
+
+use answers::{keep_answer, stored_answer};
+use call::{Unanswered, send};
+use settings::{Transcriber, call_limit, hours, max_audio_s, poll_s, timeout_s, transcriber, var};
+pub use webhook::callback_route;
+
 /// A charge younger than this may still be being submitted by another invocation.
 const SUBMITTING_S: u64 = 120;
-
-/// The most bytes of a service's answer read: a transcript with every word's time.
-const MAX_ANSWER_BYTES: usize = 50 * 1024 * 1024;
-
-fn var(env: &Env, name: &str) -> Option<String> {
-    env.var(name).ok().map(|v| v.to_string()).filter(|v| !v.trim().is_empty())
-}
-
-fn secret(env: &Env, name: &str) -> Option<String> {
-    env.secret(name).ok().map(|v| v.to_string()).filter(|v| !v.trim().is_empty()).or_else(|| var(env, name))
-}
 
 /// The service `TRANSCRIBE_PROVIDER` names; none when it is unset (or names none we know, which the
 /// job's failure then says).
 pub fn service(env: &Env) -> Option<Service> {
     Service::named(&var(env, "TRANSCRIBE_PROVIDER").unwrap_or_default()).ok().flatten()
-}
-
-/// The configured service, its address and its key.
-struct Transcriber {
-    service: Service,
-    base: String,
-    key: String,
-}
-
-fn transcriber(env: &Env) -> Result<Transcriber, String> {
-    let named = var(env, "TRANSCRIBE_PROVIDER").unwrap_or_default();
-    let service = Service::named(&named)?.ok_or_else(|| {
-        "no transcription service is configured (TRANSCRIBE_PROVIDER): only publisher transcripts are taken"
-            .to_string()
-    })?;
-    let (setting, default) = service.base_setting();
-    let base = var(env, setting).unwrap_or_else(|| default.to_string());
-    let key = secret(env, service.key_setting()).ok_or_else(|| {
-        format!(
-            "TRANSCRIBE_PROVIDER is `{}` but its key {} is not set",
-            service.code(),
-            service.key_setting()
-        )
-    })?;
-    Ok(Transcriber { service, base, key })
-}
-
-/// Hours of a policy's setting, else its default.
-fn hours(env: &Env, policy: &Policy) -> u32 {
-    var(env, policy.setting).and_then(|v| v.trim().parse().ok()).unwrap_or(policy.quota)
-}
-
-/// The longest audio transcribed, in seconds (`INTAKE_MAX_AUDIO_HOURS`, 4 by default).
-fn max_audio_s(env: &Env) -> i64 {
-    let hours: f64 = var(env, "INTAKE_MAX_AUDIO_HOURS").and_then(|v| v.trim().parse().ok()).unwrap_or(4.0);
-    (hours * 3600.0) as i64
-}
-
-fn poll_s(env: &Env) -> u32 {
-    var(env, "INTAKE_POLL_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(30).max(1)
-}
-
-/// How long a transcription may take before its job fails (`TRANSCRIBE_TIMEOUT_SECONDS`, 3 hours).
-fn timeout_s(env: &Env) -> u64 {
-    var(env, "TRANSCRIBE_TIMEOUT_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(3 * 3600)
-}
-
-/// How long one call to the service may take, its answer read whole (`TRANSCRIBE_CALL_SECONDS`, a
-/// minute): a queue message waits on it, and the jobs behind it.
-fn call_limit(env: &Env) -> Duration {
-    Duration::from_secs(var(env, "TRANSCRIBE_CALL_SECONDS").and_then(|v| v.trim().parse().ok()).unwrap_or(60))
 }
 
 fn today() -> String {
@@ -513,158 +461,4 @@ async fn come_back(env: &Env, job_id: &str) -> Result<(), ApiError> {
         worker::MessageBuilder::new(Message::Job(job_id.to_string())).delay_seconds(poll_s(env)).build();
     env.queue(QUEUE)?.send(message).await?;
     Ok(())
-}
-
-fn answer_key(job_id: &str, service: &str) -> String {
-    format!("jobs/{job_id}/{service}.json")
-}
-
-/// Keeps what the service answered, whole, beside the job.
-async fn keep_answer(env: &Env, job_id: &str, service: Service, body: &[u8]) -> Result<(), ApiError> {
-    env.bucket(BUCKET)?.put(answer_key(job_id, service.code()), body.to_vec()).execute().await?;
-    Ok(())
-}
-
-async fn stored_answer(env: &Env, job_id: &str, service: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    match env.bucket(BUCKET)?.get(answer_key(job_id, service)).execute().await? {
-        Some(object) => Ok(Some(
-            object
-                .body()
-                .ok_or_else(|| ApiError::Internal("an R2 object without a body".into()))?
-                .bytes()
-                .await?,
-        )),
-        None => Ok(None),
-    }
-}
-
-/// A call to the service that brought no answer.
-struct Unanswered {
-    reason: String,
-    /// The call went out and the service may have acted on it: it took too long, or its answer
-    /// broke off.
-    maybe_heard: bool,
-}
-
-/// Sends one call to the service: its status and body, within `limit` ([`call_limit`]) and
-/// [`MAX_ANSWER_BYTES`], or why there is none.
-async fn send(call: &Call, limit: Duration) -> Result<(u16, Vec<u8>), Unanswered> {
-    let unheard = |reason: String| Unanswered { reason, maybe_heard: false };
-    let headers = Headers::new();
-    for (name, value) in &call.headers {
-        headers.set(name, value).map_err(|err| unheard(err.to_string()))?;
-    }
-    let mut init = RequestInit::new();
-    init.with_method(if call.method == "GET" { Method::Get } else { Method::Post }).with_headers(headers);
-    if let Some(body) = &call.body {
-        init.with_body(Some(body.clone().into()));
-    }
-    let request = Request::new_with_init(&call.url, &init).map_err(|err| unheard(err.to_string()))?;
-    let controller = AbortController::default();
-    let signal = controller.signal();
-    let answered = async {
-        let mut response = Fetch::Request(request)
-            .send_with_signal(&signal)
-            .await
-            .map_err(|err| unheard(format!("the transcription service could not be reached: {err}")))?;
-        let broke_off = |err: worker::Error| Unanswered {
-            reason: format!("the transcription service broke off: {err}"),
-            maybe_heard: true,
-        };
-        let mut stream = response.stream().map_err(broke_off)?;
-        let mut body = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            body.extend_from_slice(&chunk.map_err(broke_off)?);
-            if body.len() > MAX_ANSWER_BYTES {
-                return Err(Unanswered {
-                    reason: format!(
-                        "the transcription service answered more than {} MiB",
-                        MAX_ANSWER_BYTES >> 20
-                    ),
-                    maybe_heard: true,
-                });
-            }
-        }
-        Ok((response.status_code(), body))
-    };
-    super::within(limit, answered, controller).await.unwrap_or_else(|| {
-        Err(Unanswered {
-            reason: format!(
-                "the transcription service did not answer within {} s (TRANSCRIBE_CALL_SECONDS)",
-                limit.as_secs()
-            ),
-            maybe_heard: true,
-        })
-    })
-}
-
-/// `POST /api/intake/{job_id}/transcribed?token=…`: the service's callback. The job's token must
-/// come with it (in the query, or AssemblyAI's header); it must name the job's transcription. The
-/// first delivery moves the job along at once; any later one changes nothing.
-pub async fn callback_route(mut req: Request, env: &Env, job_id: &str) -> Result<Response, ApiError> {
-    let db = store::db(env)?;
-    let Some(row) = store::transcription(&db, job_id).await? else {
-        return Err(ApiError::NotFound(format!("job `{job_id}` awaits no transcription")));
-    };
-    let url = req.url()?;
-    let token = req
-        .headers()
-        .get(transcribe::WEBHOOK_HEADER)?
-        .or_else(|| url.query_pairs().find(|(name, _)| name == "token").map(|(_, value)| value.into_owned()));
-    if token.is_none_or(|token| sha256_hex(&token) != row.token_hash) {
-        return Err(ApiError::Unauthorized("the callback does not carry this job's token".into()));
-    }
-    let declared = req.headers().get("Content-Length")?.and_then(|n| n.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > MAX_ANSWER_BYTES) {
-        return Err(ApiError::TooLarge(MAX_ANSWER_BYTES));
-    }
-    let body = req.bytes().await?;
-    if body.len() > MAX_ANSWER_BYTES {
-        return Err(ApiError::TooLarge(MAX_ANSWER_BYTES));
-    }
-    let service = Service::named(&row.service)
-        .ok()
-        .flatten()
-        .ok_or_else(|| ApiError::Internal(format!("job {job_id} was transcribed by `{}`", row.service)))?;
-    // A callback may come before the submission's answer is recorded (the row still `charged`,
-    // its remote id unknown): the job's token alone then vouches for it.
-    let named = transcribe::callback_names(service, &body);
-    if named.is_none() || (row.remote_id.is_some() && named != row.remote_id) {
-        return Err(ApiError::Invalid(vec![domain::Diagnostic::new(
-            "body",
-            format!(
-                "the callback is not about this job's transcription ({})",
-                row.remote_id.unwrap_or_default()
-            ),
-        )]));
-    }
-    let now = now_iso();
-    let ending = ["charged", "submitted"];
-    let first = match service {
-        // Deepgram's callback is the transcript itself: kept, then the transcription is complete.
-        Service::Deepgram if matches!(row.state.as_str(), "charged" | "submitted") => {
-            match transcribe::progress(service, 200, &body) {
-                Progress::Done => {
-                    keep_answer(env, job_id, service, &body).await?;
-                    store::move_transcription(&db, job_id, &ending, "completed", named.as_deref(), None, &now)
-                        .await?
-                }
-                Progress::Failed(reason) => {
-                    store::settle_transcription(&db, job_id, 0).await?;
-                    let reason = Some(reason.as_str());
-                    store::move_transcription(&db, job_id, &ending, "failed", named.as_deref(), reason, &now)
-                        .await?
-                }
-                Progress::Waiting => false,
-            }
-        }
-        Service::Deepgram => false,
-        // AssemblyAI's says only that it finished: the job then asks for the transcript.
-        Service::AssemblyAi => store::transcription_notified(&db, job_id, &now).await?,
-    };
-    if first {
-        env.queue(QUEUE)?.send(Message::Job(job_id.to_string())).await?;
-    }
-    let body = json!({ "job_id": job_id, "accepted": first });
-    crate::http::public_json(&body, 0)
 }
