@@ -36,8 +36,7 @@ use transcription::Heard;
 
 /// The queue the jobs go through.
 pub const QUEUE: &str = "INTAKE_QUEUE";
-/// The bucket of the episodes the intake published, and of what transcription services answered.
-pub const BUCKET: &str = "INTAKE";
+pub use crate::live::episodes::BUCKET;
 
 /// A queue message: a job to move along, a followed feed to read, or a slice of the followed feeds
 /// to queue one by one.
@@ -146,7 +145,10 @@ pub async fn take_in(env: &Env, id: &str) -> Result<(), ApiError> {
         job_id: id,
         now: &now,
     };
-    store::finish_with_episode(&db, episode).await
+    store::finish_with_episode(&db, episode).await?;
+    // This isolate took the write: its next read sees the episode at once.
+    crate::live::expire();
+    Ok(())
 }
 
 /// Source 2 on arrival: the site's AI asked once about the run's voices, under the prompt and evidence

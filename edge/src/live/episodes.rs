@@ -18,6 +18,9 @@ use crate::assets::{built_episode_ids, fetch_bytes};
 use crate::error::ApiError;
 use crate::store::{self, PublishedEpisode};
 
+/// The bucket of the episodes the intake published, and of what transcription services answered.
+pub const BUCKET: &str = "INTAKE";
+
 /// The episodes the intake published that no build has yet.
 #[derive(Default)]
 pub struct TakenIn {
@@ -106,8 +109,7 @@ pub async fn overlay(env: &Env, live: &Live) -> Result<Option<Rc<Overlay>>, ApiE
 
 /// The content files of an episode the intake published (`episodes/<id>/content.json`).
 pub async fn content(env: &Env, id: &str) -> Result<Option<Vec<u8>>, ApiError> {
-    let object =
-        env.bucket(crate::intake::BUCKET)?.get(format!("episodes/{id}/content.json")).execute().await?;
+    let object = env.bucket(BUCKET)?.get(format!("episodes/{id}/content.json")).execute().await?;
     match object {
         Some(object) => Ok(Some(body_bytes(object).await?)),
         None => Ok(None),
@@ -135,7 +137,7 @@ async fn taken_in_file(env: &Env, id: &str, name: &str) -> Result<Option<Vec<u8>
     if !store::has_episode(&store::db(env)?, id).await? {
         return Ok(None);
     }
-    match env.bucket(crate::intake::BUCKET)?.get(format!("episodes/{id}{name}")).execute().await? {
+    match env.bucket(BUCKET)?.get(format!("episodes/{id}{name}")).execute().await? {
         Some(object) => Ok(Some(body_bytes(object).await?)),
         None => Ok(None),
     }
