@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use tests::Worker;
-use tests::scripted::{Listener, listen, read_request, respond};
+use tests::scripted::{Listener, respond, serve_requests};
 
 /// What the scripted host saw.
 #[derive(Default)]
@@ -31,46 +31,41 @@ struct Seen {
 
 /// `/f/{n}.xml` for each feed, `/f/{n}/ep` and `/f/{n}/t.vtt` for a changed feed's new episode.
 async fn feed_host(changed: usize, seen: Arc<Seen>) -> Result<Listener> {
-    listen(move |stream| {
-        let seen = seen.clone();
-        async move {
-            let mut stream = tokio::io::BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
-            let host = request.headers.get("host").cloned().unwrap_or_default();
-            let path = request.path.clone();
-            if let Some(n) = path.strip_prefix("/f/").and_then(|rest| rest.strip_suffix(".xml")) {
-                seen.reads.fetch_add(1, Ordering::SeqCst);
-                let n: usize = n.parse().unwrap_or(usize::MAX);
-                let news = seen.changed.load(Ordering::SeqCst) && n < changed;
-                let etag = if news { "\"two\"" } else { "\"one\"" };
-                if request.headers.get("if-none-match").map(String::as_str) == Some(etag) {
-                    seen.not_modified.fetch_add(1, Ordering::SeqCst);
-                    let _ = respond(&mut stream, "304 Not Modified", &[("ETag", etag)], "").await;
-                    return;
-                }
-                let mut feed = format!(
-                    "<?xml version=\"1.0\"?><rss version=\"2.0\" \
-                     xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
-                     <title>Show {n}</title><link>http://{host}/f/{n}/</link>\
-                     <podcast:license>CC-BY-4.0</podcast:license>"
-                );
-                if news {
-                    let _ = write!(
-                        feed,
-                        "<item><title>News {n}</title><link>http://{host}/f/{n}/ep</link><guid>news-{n}</guid>\
-                         <pubDate>Mon, 23 Nov 2026 06:00:00 +0000</pubDate>\
-                         <podcast:transcript url=\"/f/{n}/t.vtt\" type=\"text/vtt\"/></item>"
-                    );
-                }
-                feed.push_str("</channel></rss>");
-                let headers = [("Content-Type", "application/rss+xml"), ("ETag", etag)];
-                let _ = respond(&mut stream, "200 OK", &headers, &feed).await;
-            } else if path.ends_with("/t.vtt") {
-                let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:05.000\n<v Rosa Quint>The ferry runs again.\n";
-                let _ = respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], vtt).await;
-            } else {
-                let _ = respond(&mut stream, "404 Not Found", &[], "").await;
+    serve_requests(seen, move |seen, request, mut stream| async move {
+        let host = request.host();
+        let path = request.path.clone();
+        if let Some(n) = path.strip_prefix("/f/").and_then(|rest| rest.strip_suffix(".xml")) {
+            seen.reads.fetch_add(1, Ordering::SeqCst);
+            let n: usize = n.parse().unwrap_or(usize::MAX);
+            let news = seen.changed.load(Ordering::SeqCst) && n < changed;
+            let etag = if news { "\"two\"" } else { "\"one\"" };
+            if request.headers.get("if-none-match").map(String::as_str) == Some(etag) {
+                seen.not_modified.fetch_add(1, Ordering::SeqCst);
+                let _ = respond(&mut stream, "304 Not Modified", &[("ETag", etag)], "").await;
+                return;
             }
+            let mut feed = format!(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+                 xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
+                 <title>Show {n}</title><link>http://{host}/f/{n}/</link>\
+                 <podcast:license>CC-BY-4.0</podcast:license>"
+            );
+            if news {
+                let _ = write!(
+                    feed,
+                    "<item><title>News {n}</title><link>http://{host}/f/{n}/ep</link><guid>news-{n}</guid>\
+                     <pubDate>Mon, 23 Nov 2026 06:00:00 +0000</pubDate>\
+                     <podcast:transcript url=\"/f/{n}/t.vtt\" type=\"text/vtt\"/></item>"
+                );
+            }
+            feed.push_str("</channel></rss>");
+            let headers = [("Content-Type", "application/rss+xml"), ("ETag", etag)];
+            let _ = respond(&mut stream, "200 OK", &headers, &feed).await;
+        } else if path.ends_with("/t.vtt") {
+            let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:05.000\n<v Rosa Quint>The ferry runs again.\n";
+            let _ = respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], vtt).await;
+        } else {
+            let _ = respond(&mut stream, "404 Not Found", &[], "").await;
         }
     })
     .await

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
 use tests::kitchen::key_for;
-use tests::scripted::{Listener, listen, read_request, respond};
+use tests::scripted::{Listener, respond, serve_requests};
 use tests::{Config, Worker};
 
 /// A one-hour transcript: 720 cues of five seconds, two voices taking turns every four cues.
@@ -41,42 +41,37 @@ fn hour_of_webvtt(episode: usize) -> String {
 /// The scripted publisher: `/feed.xml`, `/ep/{n}` (a page naming the feed), `/t/{n}.vtt`.
 async fn publisher(episodes: usize) -> Result<Listener> {
     let transcripts: Arc<Vec<String>> = Arc::new((0..episodes).map(hour_of_webvtt).collect());
-    listen(move |stream| {
-        let transcripts = transcripts.clone();
-        async move {
-            let mut stream = tokio::io::BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
-            let host = request.headers.get("host").cloned().unwrap_or_default();
-            let path = request.path.as_str();
-            let _ = if path == "/feed.xml" {
-                let mut feed = String::from(
-                    "<?xml version=\"1.0\"?><rss version=\"2.0\" \
-                     xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
-                     <title>The Bench Ledger</title><podcast:license>CC-BY-4.0</podcast:license>",
+    serve_requests(transcripts, |transcripts, request, mut stream| async move {
+        let host = request.host();
+        let path = request.path.as_str();
+        let _ = if path == "/feed.xml" {
+            let mut feed = String::from(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+                 xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
+                 <title>The Bench Ledger</title><podcast:license>CC-BY-4.0</podcast:license>",
+            );
+            for n in 0..transcripts.len() {
+                let _ = write!(
+                    feed,
+                    "<item><title>Episode {n}</title><link>http://{host}/ep/{n}</link><guid>bench-{n}</guid>\
+                     <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>\
+                     <podcast:transcript url=\"/t/{n}.vtt\" type=\"text/vtt\"/></item>"
                 );
-                for n in 0..transcripts.len() {
-                    let _ = write!(
-                        feed,
-                        "<item><title>Episode {n}</title><link>http://{host}/ep/{n}</link><guid>bench-{n}</guid>\
-                         <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>\
-                         <podcast:transcript url=\"/t/{n}.vtt\" type=\"text/vtt\"/></item>"
-                    );
-                }
-                feed.push_str("</channel></rss>");
-                respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
-            } else if let Some(n) = path.strip_prefix("/ep/") {
-                let page = format!(
-                    "<!doctype html><html><head><title>Episode {n}</title>\
-                     <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
-                );
-                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &page).await
-            } else if let Some(n) = path.strip_prefix("/t/").and_then(|t| t.strip_suffix(".vtt")) {
-                let vtt = n.parse::<usize>().ok().and_then(|n| transcripts.get(n)).cloned().unwrap_or_default();
-                respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await
-            } else {
-                respond(&mut stream, "404 Not Found", &[], "").await
-            };
-        }
+            }
+            feed.push_str("</channel></rss>");
+            respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
+        } else if let Some(n) = path.strip_prefix("/ep/") {
+            let page = format!(
+                "<!doctype html><html><head><title>Episode {n}</title>\
+                 <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
+            );
+            respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &page).await
+        } else if let Some(n) = path.strip_prefix("/t/").and_then(|t| t.strip_suffix(".vtt")) {
+            let vtt = n.parse::<usize>().ok().and_then(|n| transcripts.get(n)).cloned().unwrap_or_default();
+            respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await
+        } else {
+            respond(&mut stream, "404 Not Found", &[], "").await
+        };
     })
     .await
 }

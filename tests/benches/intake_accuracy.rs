@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use tests::corpus::Rng;
 use tests::kitchen::key_for;
 use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
-use tests::scripted::{Listener, listen, read_request, respond, wav};
+use tests::scripted::{Listener, respond, serve_requests, wav};
 use tests::transcribers::{self, KEY, Said};
 use tests::{Config, Worker};
 
@@ -111,53 +111,48 @@ async fn publisher(episodes: &[Episode]) -> Result<Listener> {
     let items: Arc<Vec<Item>> = Arc::new(
         episodes.iter().map(|e| (e.name.clone(), e.title.clone(), e.people.clone(), e.seconds)).collect(),
     );
-    listen(move |stream| {
-        let items = items.clone();
-        async move {
-            let mut stream = tokio::io::BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
-            let host = request.headers.get("host").cloned().unwrap_or_default();
-            let path = request.path.as_str();
-            let _ = if path == "/feed.xml" {
-                let mut feed = String::from(
-                    "<?xml version=\"1.0\"?><rss version=\"2.0\" \
-                     xmlns:podcast=\"https://podcastindex.org/namespace/1.0\" \
-                     xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
-                     <title>Corpus Hour</title><link>http://corpus.example/</link>\
-                     <podcast:license>CC-BY-SA-4.0</podcast:license>",
-                );
-                for (name, title, people, seconds) in items.iter() {
-                    let mut persons = String::new();
-                    for (idx, person) in people.iter().enumerate() {
-                        let role = if idx == 0 { "host" } else { "guest" };
-                        let _ = write!(persons, "<podcast:person role=\"{role}\">{}</podcast:person>", escape(person));
-                    }
-                    let _ = write!(
-                        feed,
-                        "<item><title>{}</title><link>http://{host}/ep/{name}</link><guid>{name}</guid>\
-                         <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>{persons}\
-                         <itunes:duration>{seconds}</itunes:duration>\
-                         <enclosure url=\"http://{host}/audio/{name}-{seconds}.wav\" length=\"1000\" type=\"audio/wav\"/></item>",
-                        escape(title)
-                    );
+    serve_requests(items, |items, request, mut stream| async move {
+        let host = request.host();
+        let path = request.path.as_str();
+        let _ = if path == "/feed.xml" {
+            let mut feed = String::from(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+                 xmlns:podcast=\"https://podcastindex.org/namespace/1.0\" \
+                 xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
+                 <title>Corpus Hour</title><link>http://corpus.example/</link>\
+                 <podcast:license>CC-BY-SA-4.0</podcast:license>",
+            );
+            for (name, title, people, seconds) in items.iter() {
+                let mut persons = String::new();
+                for (idx, person) in people.iter().enumerate() {
+                    let role = if idx == 0 { "host" } else { "guest" };
+                    let _ = write!(persons, "<podcast:person role=\"{role}\">{}</podcast:person>", escape(person));
                 }
-                feed.push_str("</channel></rss>");
-                respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
-            } else if let Some(name) = path.strip_prefix("/ep/") {
-                let page = format!(
-                    "<!doctype html><html><head><title>{name}</title>\
-                     <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
+                let _ = write!(
+                    feed,
+                    "<item><title>{}</title><link>http://{host}/ep/{name}</link><guid>{name}</guid>\
+                     <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>{persons}\
+                     <itunes:duration>{seconds}</itunes:duration>\
+                     <enclosure url=\"http://{host}/audio/{name}-{seconds}.wav\" length=\"1000\" type=\"audio/wav\"/></item>",
+                    escape(title)
                 );
-                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &page).await
-            } else if let Some(file) = path.strip_prefix("/audio/") {
-                let seconds = file.trim_end_matches(".wav").rsplit('-').next().and_then(|s| s.parse().ok());
-                let body = wav(seconds.unwrap_or(3));
-                tests::scripted::respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body)
-                    .await
-            } else {
-                respond(&mut stream, "404 Not Found", &[], "").await
-            };
-        }
+            }
+            feed.push_str("</channel></rss>");
+            respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
+        } else if let Some(name) = path.strip_prefix("/ep/") {
+            let page = format!(
+                "<!doctype html><html><head><title>{name}</title>\
+                 <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
+            );
+            respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &page).await
+        } else if let Some(file) = path.strip_prefix("/audio/") {
+            let seconds = file.trim_end_matches(".wav").rsplit('-').next().and_then(|s| s.parse().ok());
+            let body = wav(seconds.unwrap_or(3));
+            tests::scripted::respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body)
+                .await
+        } else {
+            respond(&mut stream, "404 Not Found", &[], "").await
+        };
     })
     .await
 }

@@ -39,6 +39,26 @@ where
     Ok(Listener { addr, task })
 }
 
+/// Listens like [`listen`] and hands every request that arrives, with the stream to answer it on and
+/// a clone of `state`, to `handler`; a connection that sends no request is closed unanswered.
+pub async fn serve_requests<S, F, Fut>(state: S, handler: F) -> Result<Listener>
+where
+    S: Clone + Send + Sync + 'static,
+    F: Fn(S, Request, BufReader<TcpStream>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let handler = std::sync::Arc::new(handler);
+    listen(move |stream| {
+        let (state, handler) = (state.clone(), handler.clone());
+        async move {
+            let mut stream = BufReader::new(stream);
+            let Ok(Some(request)) = read_request(&mut stream).await else { return };
+            handler(state, request, stream).await;
+        }
+    })
+    .await
+}
+
 /// One HTTP/1.1 request as a scripted service reads it: header names in lower case.
 pub struct Request {
     pub method: String,
@@ -46,6 +66,13 @@ pub struct Request {
     pub query: HashMap<String, String>,
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
+}
+
+impl Request {
+    /// The `Host` header: the address the request was sent to, empty when it names none.
+    pub fn host(&self) -> String {
+        self.headers.get("host").cloned().unwrap_or_default()
+    }
 }
 
 /// `a=1&b=2` (a query or a form body) as pairs, decoded.
@@ -230,31 +257,26 @@ pub fn wav(seconds: u32) -> Vec<u8> {
 /// resolver would for a public name whose records point inside a network.
 pub async fn resolver(records: Vec<(String, std::net::IpAddr)>) -> Result<Listener> {
     let records = std::sync::Arc::new(records);
-    listen(move |stream| {
-        let records = records.clone();
-        async move {
-            let mut stream = tokio::io::BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
-            let name = request.query.get("name").cloned().unwrap_or_default();
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            let (kind, code) = match request.query.get("type").map(String::as_str) {
-                Some("AAAA") => ("AAAA", 28),
-                _ => ("A", 1),
-            };
-            let held: Vec<&std::net::IpAddr> =
-                records.iter().filter(|(held, _)| *held == name).map(|(_, ip)| ip).collect();
-            let answers: Vec<serde_json::Value> = held
-                .iter()
-                .filter(|ip| ip.is_ipv6() == (kind == "AAAA"))
-                .map(|ip| serde_json::json!({"name": format!("{name}."), "type": code, "TTL": 60, "data": ip.to_string()}))
-                .collect();
-            let status = if held.is_empty() { 3 } else { 0 };
-            let body = serde_json::json!({
-                "Status": status, "TC": false, "RD": true, "RA": true, "AD": false, "CD": false,
-                "Question": [{"name": format!("{name}."), "type": code}], "Answer": answers,
-            });
-            let _ = respond(&mut stream, "200 OK", &[("Content-Type", "application/dns-json")], &body.to_string()).await;
-        }
+    serve_requests(records, |records, request, mut stream| async move {
+        let name = request.query.get("name").cloned().unwrap_or_default();
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        let (kind, code) = match request.query.get("type").map(String::as_str) {
+            Some("AAAA") => ("AAAA", 28),
+            _ => ("A", 1),
+        };
+        let held: Vec<&std::net::IpAddr> =
+            records.iter().filter(|(held, _)| *held == name).map(|(_, ip)| ip).collect();
+        let answers: Vec<serde_json::Value> = held
+            .iter()
+            .filter(|ip| ip.is_ipv6() == (kind == "AAAA"))
+            .map(|ip| serde_json::json!({"name": format!("{name}."), "type": code, "TTL": 60, "data": ip.to_string()}))
+            .collect();
+        let status = if held.is_empty() { 3 } else { 0 };
+        let body = serde_json::json!({
+            "Status": status, "TC": false, "RD": true, "RA": true, "AD": false, "CD": false,
+            "Question": [{"name": format!("{name}."), "type": code}], "Answer": answers,
+        });
+        let _ = respond(&mut stream, "200 OK", &[("Content-Type", "application/dns-json")], &body.to_string()).await;
     })
     .await
 }
@@ -288,138 +310,133 @@ pub async fn podcast_host() -> Result<Listener> {
                00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
     let srt = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n\n\
                2\n00:00:05,500 --> 00:00:09,000\nNobody expected the union to hold.\n";
-    listen(move |stream| {
-        let (feed, vtt, srt) = (feed.clone(), vtt.to_string(), srt.to_string());
-        async move {
-            let mut stream = tokio::io::BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
-            // The same feed with its episodes' pages on this host, for asking by a page.
-            let host = request.headers.get("host").cloned().unwrap_or_default();
-            let own_feed = feed
-                .replace("https://ledger.example.org/episodes/", &format!("http://{host}/self/episodes/"));
-            let _ = match request.path.as_str() {
-                // A conditional GET that names this version is answered 304 (and counted).
-                "/self/feed.xml"
-                    if request.headers.get("if-none-match").map(String::as_str) == Some(FEED_ETAG) =>
-                {
-                    FEED_NOT_MODIFIED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    respond(&mut stream, "304 Not Modified", &[("ETag", FEED_ETAG)], "").await
-                }
-                "/self/feed.xml" => {
-                    let headers = [("Content-Type", "application/rss+xml"), ("ETag", FEED_ETAG)];
-                    respond(&mut stream, "200 OK", &headers, &own_feed).await
-                }
-                path if path.starts_with("/self/episodes/") => {
-                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
-                }
-                // A show with no episodes yet.
-                "/quiet/feed.xml" => {
-                    let body = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Quiet hour</title>\
-                                <link>https://quiet.example.org/</link><description>Soon.</description></channel></rss>";
-                    let headers = [("Content-Type", "application/rss+xml"), ("ETag", "\"quiet\"")];
-                    respond(&mut stream, "200 OK", &headers, body).await
-                }
-                // The same show as `/self/`, its licence written in lower case as some feeds write it,
-                // and its WebVTT without voice tags: every voice under one label.
-                "/mono/feed.xml" => {
-                    let body = feed
-                        .replace("https://ledger.example.org/episodes/", &format!("http://{host}/mono/episodes/"))
-                        .replace("<podcast:license>CC-BY-4.0</podcast:license>", "<podcast:license>cc-by-4.0</podcast:license>")
-                        .replace("/t/42.vtt", "/t/mono.vtt");
-                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
-                }
-                path if path.starts_with("/mono/episodes/") => {
-                    let page = r#"<!doctype html><html><head><title>Budget day</title>
+    serve_requests((feed, vtt.to_string(), srt.to_string()), move |(feed, vtt, srt), request, mut stream| async move {
+        // The same feed with its episodes' pages on this host, for asking by a page.
+        let host = request.host();
+        let own_feed = feed
+            .replace("https://ledger.example.org/episodes/", &format!("http://{host}/self/episodes/"));
+        let _ = match request.path.as_str() {
+            // A conditional GET that names this version is answered 304 (and counted).
+            "/self/feed.xml"
+                if request.headers.get("if-none-match").map(String::as_str) == Some(FEED_ETAG) =>
+            {
+                FEED_NOT_MODIFIED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                respond(&mut stream, "304 Not Modified", &[("ETag", FEED_ETAG)], "").await
+            }
+            "/self/feed.xml" => {
+                let headers = [("Content-Type", "application/rss+xml"), ("ETag", FEED_ETAG)];
+                respond(&mut stream, "200 OK", &headers, &own_feed).await
+            }
+            path if path.starts_with("/self/episodes/") => {
+                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+            }
+            // A show with no episodes yet.
+            "/quiet/feed.xml" => {
+                let body = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Quiet hour</title>\
+                            <link>https://quiet.example.org/</link><description>Soon.</description></channel></rss>";
+                let headers = [("Content-Type", "application/rss+xml"), ("ETag", "\"quiet\"")];
+                respond(&mut stream, "200 OK", &headers, body).await
+            }
+            // The same show as `/self/`, its licence written in lower case as some feeds write it,
+            // and its WebVTT without voice tags: every voice under one label.
+            "/mono/feed.xml" => {
+                let body = feed
+                    .replace("https://ledger.example.org/episodes/", &format!("http://{host}/mono/episodes/"))
+                    .replace("<podcast:license>CC-BY-4.0</podcast:license>", "<podcast:license>cc-by-4.0</podcast:license>")
+                    .replace("/t/42.vtt", "/t/mono.vtt");
+                respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
+            }
+            path if path.starts_with("/mono/episodes/") => {
+                let page = r#"<!doctype html><html><head><title>Budget day</title>
                         <link rel="alternate" type="application/rss+xml" href="/mono/feed.xml"></head></html>"#;
-                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
-                }
-                "/t/mono.vtt" => {
-                    let untagged = vtt.replace("<v Rosa Quint>", "").replace("<v Ines Varga>", "");
-                    respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &untagged).await
-                }
-                // A show whose feed grants no licence this site publishes under, its episode without a
-                // transcript: nothing may be bought for it.
-                "/closed/feed.xml" => {
-                    let body = format!(
-                        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Closed Circle</title>\
-                         <link>http://{host}/closed/</link><copyright>All rights reserved</copyright>\
-                         <item><title>Behind closed doors</title><link>http://{host}/closed/episodes/doors</link>\
-                         <guid>closed-1</guid><pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>\
-                         <enclosure url=\"http://{host}/audio/doors-600.wav\" length=\"4800044\" type=\"audio/wav\"/>\
-                         </item></channel></rss>"
-                    );
-                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
-                }
-                path if path.starts_with("/closed/episodes/") => {
-                    let page = r#"<!doctype html><html><head><title>Closed</title>
+                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+            }
+            "/t/mono.vtt" => {
+                let untagged = vtt.replace("<v Rosa Quint>", "").replace("<v Ines Varga>", "");
+                respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &untagged).await
+            }
+            // A show whose feed grants no licence this site publishes under, its episode without a
+            // transcript: nothing may be bought for it.
+            "/closed/feed.xml" => {
+                let body = format!(
+                    "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Closed Circle</title>\
+                     <link>http://{host}/closed/</link><copyright>All rights reserved</copyright>\
+                     <item><title>Behind closed doors</title><link>http://{host}/closed/episodes/doors</link>\
+                     <guid>closed-1</guid><pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>\
+                     <enclosure url=\"http://{host}/audio/doors-600.wav\" length=\"4800044\" type=\"audio/wav\"/>\
+                     </item></channel></rss>"
+                );
+                respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
+            }
+            path if path.starts_with("/closed/episodes/") => {
+                let page = r#"<!doctype html><html><head><title>Closed</title>
                         <link rel="alternate" type="application/rss+xml" href="/closed/feed.xml"></head></html>"#;
-                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
-                }
-                // A redirect to the address the test names (`?to=`), for a target that must be checked.
-                "/redirect" => {
-                    let to = request.query.get("to").cloned().unwrap_or_default();
-                    respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
-                }
-                "/tx/feed.xml" => {
-                    let body = untranscribed_feed(&host);
-                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
-                }
-                path if path.starts_with("/tx/episodes/") => {
-                    let page = r#"<!doctype html><html><head><title>Harbour diary</title>
+                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+            }
+            // A redirect to the address the test names (`?to=`), for a target that must be checked.
+            "/redirect" => {
+                let to = request.query.get("to").cloned().unwrap_or_default();
+                respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
+            }
+            "/tx/feed.xml" => {
+                let body = untranscribed_feed(&host);
+                respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &body).await
+            }
+            path if path.starts_with("/tx/episodes/") => {
+                let page = r#"<!doctype html><html><head><title>Harbour diary</title>
                         <link rel="alternate" type="application/rss+xml" href="/tx/feed.xml"></head></html>"#;
-                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
-                }
-                path if path.starts_with("/audio/") && path.ends_with(".wav") && !path.contains("gone") => {
-                    let (name, seconds) = path["/audio/".len()..].trim_end_matches(".wav").rsplit_once('-').unzip();
-                    let seconds: Option<u32> = seconds.and_then(|s| s.parse().ok());
-                    let body = wav(seconds.unwrap_or(3) * truly_longer(name.unwrap_or_default()));
-                    respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body).await
-                }
-                path if path.starts_with("/audio/") && path.ends_with(".m4a") => {
-                    let (name, seconds) = path["/audio/".len()..].trim_end_matches(".m4a").rsplit_once('-').unzip();
-                    let seconds = seconds.and_then(|s| s.parse::<u32>().ok()).unwrap_or(3);
-                    let seconds = seconds * truly_longer(name.unwrap_or_default());
-                    let (body, from, total) = m4a_range(seconds, request.headers.get("range").map(String::as_str));
-                    let range = format!("bytes {from}-{}/{total}", from + body.len() as u64 - 1);
-                    let headers = [("Content-Type", "audio/mp4"), ("Content-Range", range.as_str())];
-                    respond_bytes(&mut stream, "206 Partial Content", &headers, &body).await
-                }
-                "/audio/99.mp3" => {
-                    respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await
-                }
-                // A page over the 2 MiB a page may be.
-                "/big" => {
-                    let big = "<p>a</p>".repeat(300_000);
-                    respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &big).await
-                }
-                // A share link to an episode's page, as newsletters and apps give them.
-                path if path.starts_with("/tx/share/") => {
-                    let to = format!("/tx/episodes/{}", &path["/tx/share/".len()..]);
-                    respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
-                }
-                // Redirects without end: /loop/1 → /loop/2 → …
-                path if path.starts_with("/loop/") => {
-                    let n: u32 = path["/loop/".len()..].parse().unwrap_or(0);
-                    let to = format!("/loop/{}", n + 1);
-                    respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
-                }
-                "/show" => {
-                    respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
-                }
-                "/feed.xml" => {
-                    respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
-                }
-                "/t/42.vtt" => respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await,
-                "/t/41.srt" => {
-                    respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt).await
-                }
-                "/t/inside.vtt" => {
-                    let to = [("Location", "http://169.254.169.254/latest/meta-data/")];
-                    respond(&mut stream, "302 Found", &to, "").await
-                }
-                _ => respond(&mut stream, "404 Not Found", &[], "").await,
-            };
-        }
+                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], page).await
+            }
+            path if path.starts_with("/audio/") && path.ends_with(".wav") && !path.contains("gone") => {
+                let (name, seconds) = path["/audio/".len()..].trim_end_matches(".wav").rsplit_once('-').unzip();
+                let seconds: Option<u32> = seconds.and_then(|s| s.parse().ok());
+                let body = wav(seconds.unwrap_or(3) * truly_longer(name.unwrap_or_default()));
+                respond_bytes(&mut stream, "200 OK", &[("Content-Type", "audio/wav")], &body).await
+            }
+            path if path.starts_with("/audio/") && path.ends_with(".m4a") => {
+                let (name, seconds) = path["/audio/".len()..].trim_end_matches(".m4a").rsplit_once('-').unzip();
+                let seconds = seconds.and_then(|s| s.parse::<u32>().ok()).unwrap_or(3);
+                let seconds = seconds * truly_longer(name.unwrap_or_default());
+                let (body, from, total) = m4a_range(seconds, request.headers.get("range").map(String::as_str));
+                let range = format!("bytes {from}-{}/{total}", from + body.len() as u64 - 1);
+                let headers = [("Content-Type", "audio/mp4"), ("Content-Range", range.as_str())];
+                respond_bytes(&mut stream, "206 Partial Content", &headers, &body).await
+            }
+            "/audio/99.mp3" => {
+                respond(&mut stream, "200 OK", &[("Content-Type", "audio/mpeg")], "ID3").await
+            }
+            // A page over the 2 MiB a page may be.
+            "/big" => {
+                let big = "<p>a</p>".repeat(300_000);
+                respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &big).await
+            }
+            // A share link to an episode's page, as newsletters and apps give them.
+            path if path.starts_with("/tx/share/") => {
+                let to = format!("/tx/episodes/{}", &path["/tx/share/".len()..]);
+                respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
+            }
+            // Redirects without end: /loop/1 → /loop/2 → …
+            path if path.starts_with("/loop/") => {
+                let n: u32 = path["/loop/".len()..].parse().unwrap_or(0);
+                let to = format!("/loop/{}", n + 1);
+                respond(&mut stream, "302 Found", &[("Location", to.as_str())], "").await
+            }
+            "/show" => {
+                respond(&mut stream, "301 Moved Permanently", &[("Location", "/feed.xml")], "").await
+            }
+            "/feed.xml" => {
+                respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
+            }
+            "/t/42.vtt" => respond(&mut stream, "200 OK", &[("Content-Type", "text/vtt")], &vtt).await,
+            "/t/41.srt" => {
+                respond(&mut stream, "200 OK", &[("Content-Type", "application/x-subrip")], &srt).await
+            }
+            "/t/inside.vtt" => {
+                let to = [("Location", "http://169.254.169.254/latest/meta-data/")];
+                respond(&mut stream, "302 Found", &to, "").await
+            }
+            _ => respond(&mut stream, "404 Not Found", &[], "").await,
+        };
     })
     .await
 }

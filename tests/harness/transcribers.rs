@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use tokio::io::BufReader;
 use tokio::net::TcpStream;
 
-use crate::scripted::{Listener, listen, read_request, respond};
+use crate::scripted::{Listener, respond, serve_requests};
 
 /// The key the Worker is given for either service.
 pub const KEY: &str = "scripted-transcription-key";
@@ -224,11 +224,9 @@ pub async fn assemblyai_saying(scripts: Scripts) -> Result<Transcriber> {
     let jobs: Jobs = Arc::default();
     let counter = Arc::new(AtomicUsize::new(0));
     let log = events.clone();
-    let listener = listen(move |stream| {
-        let (events, jobs, counter, scripts) = (log.clone(), jobs.clone(), counter.clone(), scripts.clone());
-        async move {
-            let mut stream = BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
+    let listener = serve_requests(
+        (log, jobs, counter, scripts),
+        |(events, jobs, counter, scripts), request, mut stream| async move {
             if request.headers.get("authorization").map(String::as_str) != Some(KEY) {
                 let body = json!({ "error": "Authentication error, API token missing/invalid" }).to_string();
                 json_answer(&mut stream, "401 Unauthorized", &body).await;
@@ -289,8 +287,8 @@ pub async fn assemblyai_saying(scripts: Scripts) -> Result<Transcriber> {
                 return;
             }
             json_answer(&mut stream, "404 Not Found", r#"{"error":"Not found"}"#).await;
-        }
-    })
+        },
+    )
     .await?;
     Ok(Transcriber { listener, events })
 }
@@ -327,46 +325,40 @@ pub async fn deepgram() -> Result<Transcriber> {
     let events: Arc<Mutex<Vec<String>>> = Arc::default();
     let counter = Arc::new(AtomicUsize::new(0));
     let log = events.clone();
-    let listener = listen(move |stream| {
-        let (events, counter) = (log.clone(), counter.clone());
-        async move {
-            let mut stream = BufReader::new(stream);
-            let Ok(Some(request)) = read_request(&mut stream).await else { return };
-            if request.headers.get("authorization").map(String::as_str) != Some(&format!("Token {KEY}")) {
-                let body =
-                    json!({ "err_code": "INVALID_AUTH", "err_msg": "Invalid credentials." }).to_string();
-                json_answer(&mut stream, "401 Unauthorized", &body).await;
-                return;
-            }
-            if request.method != "POST" || request.path != "/v1/listen" {
-                json_answer(&mut stream, "404 Not Found", r#"{"err_msg":"Not found"}"#).await;
-                return;
-            }
-            let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
-            let audio = body["url"].as_str().unwrap_or_default().to_string();
-            let (seconds, error) = measure(&audio).await;
-            if let Some(error) = error {
-                let body = json!({ "err_code": "REMOTE_CONTENT_ERROR", "err_msg": error }).to_string();
-                json_answer(&mut stream, "400 Bad Request", &body).await;
-                return;
-            }
-            let id = format!("dg-{}", counter.fetch_add(1, Ordering::SeqCst));
-            events.lock().unwrap().push(format!("submitted {id} {audio}"));
-            let name = name_of(&audio);
-            // `early`: the callback comes before the submission's answer.
-            if name == "early"
-                && let Some(callback) = request.query.get("callback")
-            {
-                call_back(callback, None, &deepgram_result(&id, &name, seconds), &events).await;
-            }
-            json_answer(&mut stream, "200 OK", &json!({ "request_id": id }).to_string()).await;
-            let quiet = matches!(name.as_str(), "quiet" | "early");
-            let (Some(callback), false) = (request.query.get("callback").cloned(), quiet) else { return };
-            tokio::time::sleep(Duration::from_millis(600)).await;
-            let result = deepgram_result(&id, &name, seconds);
-            for _ in 0..if name == "twice" { 2 } else { 1 } {
-                call_back(&callback, None, &result, &events).await;
-            }
+    let listener = serve_requests((log, counter), |(events, counter), request, mut stream| async move {
+        if request.headers.get("authorization").map(String::as_str) != Some(&format!("Token {KEY}")) {
+            let body = json!({ "err_code": "INVALID_AUTH", "err_msg": "Invalid credentials." }).to_string();
+            json_answer(&mut stream, "401 Unauthorized", &body).await;
+            return;
+        }
+        if request.method != "POST" || request.path != "/v1/listen" {
+            json_answer(&mut stream, "404 Not Found", r#"{"err_msg":"Not found"}"#).await;
+            return;
+        }
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        let audio = body["url"].as_str().unwrap_or_default().to_string();
+        let (seconds, error) = measure(&audio).await;
+        if let Some(error) = error {
+            let body = json!({ "err_code": "REMOTE_CONTENT_ERROR", "err_msg": error }).to_string();
+            json_answer(&mut stream, "400 Bad Request", &body).await;
+            return;
+        }
+        let id = format!("dg-{}", counter.fetch_add(1, Ordering::SeqCst));
+        events.lock().unwrap().push(format!("submitted {id} {audio}"));
+        let name = name_of(&audio);
+        // `early`: the callback comes before the submission's answer.
+        if name == "early"
+            && let Some(callback) = request.query.get("callback")
+        {
+            call_back(callback, None, &deepgram_result(&id, &name, seconds), &events).await;
+        }
+        json_answer(&mut stream, "200 OK", &json!({ "request_id": id }).to_string()).await;
+        let quiet = matches!(name.as_str(), "quiet" | "early");
+        let (Some(callback), false) = (request.query.get("callback").cloned(), quiet) else { return };
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let result = deepgram_result(&id, &name, seconds);
+        for _ in 0..if name == "twice" { 2 } else { 1 } {
+            call_back(&callback, None, &result, &events).await;
         }
     })
     .await?;
