@@ -715,6 +715,17 @@ fn walk_count(dir: &Path, wanted: impl Fn(&Path) -> bool) -> usize {
     tree(dir).keys().filter(|rel| wanted(&dir.join(rel))).count()
 }
 
+/// Asserts that `builder check` finds no problem in the content folder `content`.
+fn assert_content_checks(content: &str) {
+    let output = run(&["check", "--content", content]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// A content folder under tests/.work with no recipes and no shows yet.
 fn empty_content(name: &str) -> PathBuf {
     let content = root().join("tests/.work").join(name);
@@ -795,13 +806,7 @@ fn import_feed_brings_a_shows_episodes_with_publisher_transcripts_and_fetches_no
     assert_eq!(rail["segments"][1]["text"], "Nobody expected the union to hold.");
 
     // What it wrote is valid content, and a second run imports nothing again.
-    let output = run(&["check", "--content", &content_arg]);
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_content_checks(&content_arg);
     let before = tree(&content);
     let output = import(&dev);
     let said = String::from_utf8_lossy(&output.stderr);
@@ -853,13 +858,7 @@ fn import_makes_a_complete_episode_and_a_reviewed_transcripts_voices_are_its_edi
     let names = read("names.json");
     assert_eq!(names["labels"]["Ben Okafor"]["human"]["name"], "Ben Okafor", "{names}");
     assert_eq!(names["labels"]["Eli Cohen"]["human"]["by"], "the transcript's editors", "{names}");
-    let output = run(&["check", "--content", &content_arg]);
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_content_checks(&content_arg);
 }
 
 #[test]
@@ -926,13 +925,7 @@ fn import_episode_finds_an_episode_by_its_page_or_its_audio_and_says_what_an_unk
         "{said}"
     );
 
-    let output = run(&["check", "--content", &content_arg]);
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_content_checks(&content_arg);
 }
 
 /// A content folder of shows alone needed an empty `recipes/`; one that holds neither is most likely
