@@ -135,16 +135,7 @@ fn invented_name(rng: &mut Rng, hebrew: bool) -> String {
 
 /// The roster of a corpus episode from its speakers in order of first turn: the first is the host.
 pub fn roster(people: &[String]) -> Vec<domain::quotes::transcript::Person> {
-    use domain::quotes::transcript::{Person, Role};
-    people
-        .iter()
-        .enumerate()
-        .map(|(idx, name)| Person {
-            name: name.clone(),
-            role: if idx == 0 { Role::Host } else { Role::Guest },
-            no_voiceprint: false,
-        })
-        .collect()
+    domain::quotes::transcript::Person::roster(people)
 }
 
 /// The hand-written recipes under `content/recipes`, parsed.

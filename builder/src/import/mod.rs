@@ -15,8 +15,8 @@ use domain::quotes::transcript::identify::is_anonymous_label;
 use domain::quotes::transcript::import::{Format, changelog_source_url, import};
 use domain::quotes::transcript::names::{HumanDecision, LabelVotes};
 use domain::quotes::transcript::{
-    Episode, Names, Person, Role, Run, RunKind, Show, is_valid_pipeline, normalise_source_url,
-    validate_episode, validate_run,
+    Episode, Names, Person, Run, RunKind, Show, is_valid_pipeline, normalise_source_url, validate_episode,
+    validate_run,
 };
 use rayon::prelude::*;
 
@@ -283,15 +283,7 @@ fn write_changelog_records(
         title,
         source_url,
         published,
-        roster: speakers
-            .iter()
-            .enumerate()
-            .map(|(idx, name)| Person {
-                name: name.clone(),
-                role: if idx == 0 { Role::Host } else { Role::Guest },
-                no_voiceprint: false,
-            })
-            .collect(),
+        roster: Person::roster(&speakers),
         canonical_run: None,
         licence: Some(CHANGELOG_LICENCE.into()),
         attribution: Some(CHANGELOG_ATTRIBUTION.into()),

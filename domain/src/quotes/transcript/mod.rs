@@ -87,6 +87,22 @@ pub struct Person {
     pub no_voiceprint: bool,
 }
 
+impl Person {
+    /// The roster of an episode from its speakers' names in order of first turn: the first hosts,
+    /// the others visit.
+    pub fn roster(names: &[String]) -> Vec<Person> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(idx, name)| Person {
+                name: name.clone(),
+                role: if idx == 0 { Role::Host } else { Role::Guest },
+                no_voiceprint: false,
+            })
+            .collect()
+    }
+}
+
 /// `content/shows/<show>/<episode>/episode.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
