@@ -278,72 +278,62 @@ fn era_of(
     headers: &Headers,
 ) -> Result<Era, Box<Step>> {
     let stateless = Era::Stateless;
+    // The error that refuses this request, in `era`.
+    let refuse = |era: &Era, code: i64, message: String, data: Option<Value>| -> Result<Era, Box<Step>> {
+        Err(Box::new(fail(id.clone(), era, code, message, data)))
+    };
     let meta = params.get("_meta").and_then(Value::as_object);
     let meta_version = meta.and_then(|meta| meta.get(META_VERSION));
     let Some(meta_version) = meta_version else {
         let header = headers.protocol_version.as_deref().unwrap_or(DEFAULT_HEADER_VERSION);
         if STATELESS_VERSIONS.contains(&header) && method != "server/discover" {
-            return Err(Box::new(fail(
-                id.clone(),
+            return refuse(
                 &stateless,
                 INVALID_PARAMS,
                 format!(
                     "Invalid params: protocol {header} needs `_meta` with `{META_VERSION}` and `{META_CAPABILITIES}`"
                 ),
                 None,
-            )));
+            );
         }
         if !STATELESS_VERSIONS.contains(&header) && !HANDSHAKE_VERSIONS.contains(&header) {
-            return Err(Box::new(fail(
-                id.clone(),
+            return refuse(
                 &Era::Handshake,
                 INVALID_REQUEST,
                 format!("Unsupported MCP-Protocol-Version `{header}`"),
                 Some(json!({ "supported": supported_versions() })),
-            )));
+            );
         }
         return Ok(Era::Handshake);
     };
     let requested = meta_version.as_str().unwrap_or_default();
-    if let Some(header) = &headers.protocol_version
-        && header != requested
-    {
-        return Err(Box::new(fail(
-            id.clone(),
-            &stateless,
-            HEADER_MISMATCH,
-            format!("Header mismatch: MCP-Protocol-Version is `{header}` but `_meta` says `{requested}`"),
-            None,
-        )));
-    }
-    if let Some(header) = &headers.method
-        && header != method
-    {
-        return Err(Box::new(fail(
-            id.clone(),
-            &stateless,
-            HEADER_MISMATCH,
-            format!("Header mismatch: Mcp-Method is `{header}` but the body's method is `{method}`"),
-            None,
-        )));
+    // A header that repeats the body must say what the body says.
+    for (name, header, body, says) in [
+        ("MCP-Protocol-Version", &headers.protocol_version, requested, "`_meta` says"),
+        ("Mcp-Method", &headers.method, method, "the body's method is"),
+    ] {
+        if let Some(header) = header
+            && header != body
+        {
+            let message = format!("Header mismatch: {name} is `{header}` but {says} `{body}`");
+            return refuse(&stateless, HEADER_MISMATCH, message, None);
+        }
     }
     if !STATELESS_VERSIONS.contains(&requested) {
-        return Err(Box::new(fail(
-            id.clone(),
+        return refuse(
             &stateless,
             UNSUPPORTED_PROTOCOL_VERSION,
             format!("Unsupported protocol version `{requested}`"),
             Some(json!({ "supported": STATELESS_VERSIONS, "requested": requested })),
-        )));
+        );
     }
     if !meta.is_some_and(|meta| meta.get(META_CAPABILITIES).is_some_and(Value::is_object)) {
-        return Err(Box::new(fail(
-            id.clone(),
+        return refuse(
             &stateless,
             INVALID_PARAMS,
             format!("Invalid params: `_meta` must carry `{META_CAPABILITIES}` (an object)"),
             None,
-        )));
+        );
     }
     Ok(Era::Stateless)
 }
