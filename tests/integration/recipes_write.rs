@@ -60,6 +60,12 @@ impl Api {
             .await
     }
 
+    /// A create whose body is `body` as it stands, sent as `content_type`.
+    pub async fn create_raw(&self, content_type: &str, body: impl Into<reqwest::Body>) -> Result<Answer> {
+        let request = self.client.post(format!("{}/api/recipes", self.base)).bearer_auth(&self.key);
+        self.send(request.header("Content-Type", content_type).body(body)).await
+    }
+
     /// A create carrying `Idempotency-Key: key` (a structured-field string), sent again when the
     /// connection it went out on was closed under it, as `get` is: the key makes a send after the
     /// first answer what the first made, if it reached the Worker, so no recipe is made twice. While
@@ -285,29 +291,14 @@ pub async fn fork_makes_my_copy_and_a_fork_of_a_fork_keeps_the_chain(w: Arc<Work
 
 pub async fn bad_input_is_a_problem_naming_what_is_wrong(w: Arc<Worker>) -> Result<()> {
     let api = Api::new(&w, &key_for(&w, "careless").await?);
-    let url = w.url("/api/recipes");
-    let wrong_type = api
-        .send(api.client.post(&url).bearer_auth(&api.key).header("Content-Type", "text/plain").body("{}"))
-        .await?;
+    let wrong_type = api.create_raw("text/plain", "{}").await?;
     problem(&wrong_type, 415)?;
 
     let huge = json!({"padding": "x".repeat(300 * 1024)}).to_string();
-    let too_large = api
-        .send(
-            api.client.post(&url).bearer_auth(&api.key).header("Content-Type", "application/json").body(huge),
-        )
-        .await?;
+    let too_large = api.create_raw("application/json", huge).await?;
     problem(&too_large, 413)?;
 
-    let malformed = api
-        .send(
-            api.client
-                .post(&url)
-                .bearer_auth(&api.key)
-                .header("Content-Type", "application/json")
-                .body("{\"emoji\": "),
-        )
-        .await?;
+    let malformed = api.create_raw("application/json", "{\"emoji\": ").await?;
     problem(&malformed, 400)?;
 
     let mut bad = recipe("Bad salad");
@@ -781,19 +772,10 @@ pub async fn duplicate_keys_charsets_tiny_quantities_and_bearer_case_are_handled
     w: Arc<Worker>,
 ) -> Result<()> {
     let api = Api::new(&w, &key_for(&w, "robust").await?);
-    let url = w.url("/api/recipes");
     let doc = recipe("Duplicate Salad").to_string();
     let twice = doc.replacen("\"gf\":1", "\"gf\":0,\"gf\":1", 1);
     ensure!(twice != doc, "the document names gf");
-    let duplicate = api
-        .send(
-            api.client
-                .post(&url)
-                .bearer_auth(&api.key)
-                .header("Content-Type", "application/json")
-                .body(twice),
-        )
-        .await?;
+    let duplicate = api.create_raw("application/json", twice).await?;
     problem(&duplicate, 400)?;
     ensure!(
         duplicate.body["detail"].as_str().unwrap_or_default().contains("duplicate key `gf`"),
@@ -801,25 +783,9 @@ pub async fn duplicate_keys_charsets_tiny_quantities_and_bearer_case_are_handled
         duplicate.body
     );
 
-    let latin1 = api
-        .send(
-            api.client
-                .post(&url)
-                .bearer_auth(&api.key)
-                .header("Content-Type", "application/json; charset=latin1")
-                .body(doc.clone()),
-        )
-        .await?;
+    let latin1 = api.create_raw("application/json; charset=latin1", doc.clone()).await?;
     problem(&latin1, 415)?;
-    let utf8 = api
-        .send(
-            api.client
-                .post(&url)
-                .bearer_auth(&api.key)
-                .header("Content-Type", "application/json; charset=UTF-8")
-                .body(doc.clone()),
-        )
-        .await?;
+    let utf8 = api.create_raw("application/json; charset=UTF-8", doc.clone()).await?;
     ensure!(utf8.status == 201, "{}", utf8.text);
 
     for q in [json!(5e-324), json!(0.001), json!(1e6)] {
