@@ -27,16 +27,7 @@ fn doc(title: &str, ingredients: &[&str], flags: u8) -> Value {
 }
 
 fn report(what: &str, mut times: Vec<Duration>) {
-    times.sort();
-    let pick = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!(
-        "{what}: n={} p50={:.1} ms p99={:.1} ms max={:.1} ms",
-        times.len(),
-        ms(pick(0.50)),
-        ms(pick(0.99)),
-        ms(*times.last().unwrap())
-    );
+    println!("{what}: {}", tests::latency_summary(&mut times));
 }
 
 #[tokio::main]

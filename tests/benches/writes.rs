@@ -39,17 +39,8 @@ async fn gathered(
 }
 
 fn report(what: &str, mut times: Vec<Duration>, wall: Duration) {
-    times.sort();
-    let pick = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!(
-        "{what}: n={} p50={:.1} ms p99={:.1} ms max={:.1} ms throughput={:.0}/s",
-        times.len(),
-        ms(pick(0.50)),
-        ms(pick(0.99)),
-        ms(*times.last().unwrap()),
-        times.len() as f64 / wall.as_secs_f64()
-    );
+    let summary = tests::latency_summary(&mut times);
+    println!("{what}: {summary} throughput={:.0}/s", times.len() as f64 / wall.as_secs_f64());
 }
 
 #[tokio::main]

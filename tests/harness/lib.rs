@@ -31,6 +31,21 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the repo").to_path_buf()
 }
 
+/// What a benchmark says of request times: how many, the median, the 99th percentile and the
+/// slowest (`n=… p50=… ms p99=… ms max=… ms`). Sorts `times`.
+pub fn latency_summary(times: &mut [Duration]) -> String {
+    times.sort();
+    let pick = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    format!(
+        "n={} p50={:.1} ms p99={:.1} ms max={:.1} ms",
+        times.len(),
+        ms(pick(0.50)),
+        ms(pick(0.99)),
+        ms(*times.last().unwrap())
+    )
+}
+
 static BUILD: Once = Once::new();
 
 /// Builds content and worker once per test run unless `COMMONPLACE_SKIP_BUILD=1` (the test script
