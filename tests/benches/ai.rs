@@ -13,7 +13,7 @@ use anyhow::{Result, ensure};
 use futures::future::join_all;
 use serde_json::{Value, json};
 use tests::kitchen::key_for;
-use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
+use tests::openai::{Reply, ScriptedAi};
 use tests::{Config, Worker};
 
 fn doc(title: &str, ingredients: &[&str], flags: u8) -> Value {
@@ -36,18 +36,8 @@ async fn main() -> Result<()> {
         |name: &str, default: usize| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     let (n_writes, n_versions) = (env("BENCH_AI_WRITES", 300), env("BENCH_AI_VERSIONS", 10));
     let ai = ScriptedAi::start().await?;
-    let vars = [
-        ("AI_BASE_URL", ai.base.as_str()),
-        ("AI_MODEL", MODEL),
-        ("AI_API_KEY", API_KEY),
-        ("AI_PER_HOUR", "1000000"),
-        ("WRITES_PER_MINUTE", "1000000"),
-    ];
-    let worker = Worker::start_with(Config {
-        vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        ..Config::default()
-    })
-    .await?;
+    let vars = ai.worker_vars(&[("AI_PER_HOUR", "1000000"), ("WRITES_PER_MINUTE", "1000000")]);
+    let worker = Worker::start_with(Config { vars, ..Config::default() }).await?;
     let key = key_for(&worker, "ai-bencher").await?;
     let client = reqwest::Client::new();
     ai.on("[bench]", vec![Reply::Json(doc("Bench Toast", &["gluten-free bread", "olive oil"], 1))]);

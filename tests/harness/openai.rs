@@ -73,6 +73,12 @@ impl ScriptedAi {
         Ok(ScriptedAi { base: format!("http://{}/v1", server.addr), shared, _server: server })
     }
 
+    /// The Worker's variables that point its AI at this service, then `more`.
+    pub fn worker_vars(&self, more: &[(&str, &str)]) -> Vec<(String, String)> {
+        let ai = [("AI_BASE_URL", self.base.as_str()), ("AI_MODEL", MODEL), ("AI_API_KEY", API_KEY)];
+        ai.iter().chain(more).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
     /// Requests whose first user message contains `needle` get `replies`, one per call, the last
     /// repeating.
     pub fn on(&self, needle: &str, replies: Vec<Reply>) {

@@ -9,7 +9,7 @@ use anyhow::{Result, ensure};
 use futures::future::join_all;
 use serde_json::{Value, json};
 use tests::kitchen::{Kitchen, key_for};
-use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
+use tests::openai::{MODEL, Reply, ScriptedAi};
 use tests::{Config, Worker};
 
 use crate::recipes_write::{Answer, Api, recipe};
@@ -23,14 +23,8 @@ struct AiSite {
 impl AiSite {
     async fn start() -> Result<AiSite> {
         let ai = ScriptedAi::start().await?;
-        let vars = [
-            ("AI_BASE_URL", ai.base.as_str()),
-            ("AI_MODEL", MODEL),
-            ("AI_API_KEY", API_KEY),
-            ("AI_TIMEOUT_MS", "1500"),
-        ];
         let worker = Worker::start_with(Config {
-            vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            vars: ai.worker_vars(&[("AI_TIMEOUT_MS", "1500")]),
             ..Config::default()
         })
         .await?;
