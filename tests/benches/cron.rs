@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use tests::Worker;
-use tests::scripted::{Listener, respond, serve_requests};
+use tests::scripted::{Listener, podcast_feed, respond, serve_requests};
 
 /// What the scripted host saw.
 #[derive(Default)]
@@ -44,21 +44,19 @@ async fn feed_host(changed: usize, seen: Arc<Seen>) -> Result<Listener> {
                 let _ = respond(&mut stream, "304 Not Modified", &[("ETag", etag)], "").await;
                 return;
             }
-            let mut feed = format!(
-                "<?xml version=\"1.0\"?><rss version=\"2.0\" \
-                 xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
-                 <title>Show {n}</title><link>http://{host}/f/{n}/</link>\
+            let mut channel = format!(
+                "<title>Show {n}</title><link>http://{host}/f/{n}/</link>\
                  <podcast:license>CC-BY-4.0</podcast:license>"
             );
             if news {
                 let _ = write!(
-                    feed,
+                    channel,
                     "<item><title>News {n}</title><link>http://{host}/f/{n}/ep</link><guid>news-{n}</guid>\
                      <pubDate>Mon, 23 Nov 2026 06:00:00 +0000</pubDate>\
                      <podcast:transcript url=\"/f/{n}/t.vtt\" type=\"text/vtt\"/></item>"
                 );
             }
-            feed.push_str("</channel></rss>");
+            let feed = podcast_feed("", &channel);
             let headers = [("Content-Type", "application/rss+xml"), ("ETag", etag)];
             let _ = respond(&mut stream, "200 OK", &headers, &feed).await;
         } else if path.ends_with("/t.vtt") {

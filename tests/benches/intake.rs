@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
 use tests::kitchen::key_for;
-use tests::scripted::{Listener, respond, serve_requests};
+use tests::scripted::{Listener, page_naming_feed, podcast_feed, respond, serve_requests};
 use tests::{Config, Worker};
 
 /// A one-hour transcript: 720 cues of five seconds, two voices taking turns every four cues.
@@ -45,26 +45,20 @@ async fn publisher(episodes: usize) -> Result<Listener> {
         let host = request.host();
         let path = request.path.as_str();
         let _ = if path == "/feed.xml" {
-            let mut feed = String::from(
-                "<?xml version=\"1.0\"?><rss version=\"2.0\" \
-                 xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
-                 <title>The Bench Ledger</title><podcast:license>CC-BY-4.0</podcast:license>",
-            );
+            let mut channel =
+                String::from("<title>The Bench Ledger</title><podcast:license>CC-BY-4.0</podcast:license>");
             for n in 0..transcripts.len() {
                 let _ = write!(
-                    feed,
+                    channel,
                     "<item><title>Episode {n}</title><link>http://{host}/ep/{n}</link><guid>bench-{n}</guid>\
                      <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>\
                      <podcast:transcript url=\"/t/{n}.vtt\" type=\"text/vtt\"/></item>"
                 );
             }
-            feed.push_str("</channel></rss>");
+            let feed = podcast_feed("", &channel);
             respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
         } else if let Some(n) = path.strip_prefix("/ep/") {
-            let page = format!(
-                "<!doctype html><html><head><title>Episode {n}</title>\
-                 <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
-            );
+            let page = page_naming_feed(&format!("Episode {n}"));
             respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &page).await
         } else if let Some(n) = path.strip_prefix("/t/").and_then(|t| t.strip_suffix(".vtt")) {
             let vtt = n.parse::<usize>().ok().and_then(|n| transcripts.get(n)).cloned().unwrap_or_default();

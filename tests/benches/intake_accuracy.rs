@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use tests::corpus::Rng;
 use tests::kitchen::key_for;
 use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
-use tests::scripted::{Listener, respond, serve_requests, wav};
+use tests::scripted::{Listener, page_naming_feed, podcast_feed, respond, serve_requests, wav};
 use tests::transcribers::{self, KEY, Said};
 use tests::{Config, Worker};
 
@@ -115,11 +115,8 @@ async fn publisher(episodes: &[Episode]) -> Result<Listener> {
         let host = request.host();
         let path = request.path.as_str();
         let _ = if path == "/feed.xml" {
-            let mut feed = String::from(
-                "<?xml version=\"1.0\"?><rss version=\"2.0\" \
-                 xmlns:podcast=\"https://podcastindex.org/namespace/1.0\" \
-                 xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
-                 <title>Corpus Hour</title><link>http://corpus.example/</link>\
+            let mut channel = String::from(
+                "<title>Corpus Hour</title><link>http://corpus.example/</link>\
                  <podcast:license>CC-BY-SA-4.0</podcast:license>",
             );
             for (name, title, people, seconds) in items.iter() {
@@ -129,7 +126,7 @@ async fn publisher(episodes: &[Episode]) -> Result<Listener> {
                     let _ = write!(persons, "<podcast:person role=\"{role}\">{}</podcast:person>", escape(person));
                 }
                 let _ = write!(
-                    feed,
+                    channel,
                     "<item><title>{}</title><link>http://{host}/ep/{name}</link><guid>{name}</guid>\
                      <pubDate>Mon, 02 Nov 2026 06:00:00 +0000</pubDate>{persons}\
                      <itunes:duration>{seconds}</itunes:duration>\
@@ -137,13 +134,10 @@ async fn publisher(episodes: &[Episode]) -> Result<Listener> {
                     escape(title)
                 );
             }
-            feed.push_str("</channel></rss>");
+            let feed = podcast_feed(" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"", &channel);
             respond(&mut stream, "200 OK", &[("Content-Type", "application/rss+xml")], &feed).await
         } else if let Some(name) = path.strip_prefix("/ep/") {
-            let page = format!(
-                "<!doctype html><html><head><title>{name}</title>\
-                 <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
-            );
+            let page = page_naming_feed(name);
             respond(&mut stream, "200 OK", &[("Content-Type", "text/html")], &page).await
         } else if let Some(file) = path.strip_prefix("/audio/") {
             let seconds = file.trim_end_matches(".wav").rsplit('-').next().and_then(|s| s.parse().ok());

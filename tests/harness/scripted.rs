@@ -59,6 +59,23 @@ where
     .await
 }
 
+/// A podcast's RSS feed with the Podcasting 2.0 namespace (and `namespaces` besides, each with its
+/// leading space) around `channel`: the channel's own elements and its items.
+pub fn podcast_feed(namespaces: &str, channel: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+         xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"{namespaces}><channel>{channel}</channel></rss>"
+    )
+}
+
+/// An episode's page on a publisher's site, titled `title`, that names the show's feed (`/feed.xml`).
+pub fn page_naming_feed(title: &str) -> String {
+    format!(
+        "<!doctype html><html><head><title>{title}</title>\
+         <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
+    )
+}
+
 /// One HTTP/1.1 request as a scripted service reads it: header names in lower case.
 pub struct Request {
     pub method: String,
