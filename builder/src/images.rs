@@ -1,4 +1,4 @@
-//! Recipe images: the cards of `domain::recipes::card` drawn to PNG, and a content photo checked and copied.
+//! Recipe images: the cards of `domain::recipes::card` drawn to PNG, and a content photo checked.
 //!
 //! resvg draws the SVG with fonts compiled into the builder (`builder/fonts/`, see its README), so a
 //! card is the same on every machine and the build reads no system font. The font database is

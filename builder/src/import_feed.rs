@@ -2,7 +2,8 @@
 //! into the content repo — `show.json`, and for each episode whose feed item carries a publisher
 //! transcript (`<podcast:transcript>`: WebVTT, Podcasting 2.0 JSON or SRT), its `episode.json`, the
 //! transcript as a run (`runs/publisher-<format>.json`) and its `names.json` (the identification
-//! sources, run at once: a WebVTT voice tag is the publisher's own naming of a speaker).
+//! sources, run at once: a WebVTT voice tag is the publisher's own naming of a speaker). Also
+//! `builder import-episode`: one episode by its address, through `domain`'s intake step machine.
 //!
 //! Every address is fetched as untrusted (`domain::site::outbound`): the feed, each redirect and each
 //! transcript, each name resolved and checked before a connection, within the size and time bounds of

@@ -1,4 +1,6 @@
-//! `builder`: compiles the content repo into `dist/` — static JSON, search index, pages, open data.
+//! `builder`: compiles the content repo into `dist/` — static JSON, search index, pages, open data —
+//! and fills the content repo: imports of transcripts, feeds, episodes and recipes, speaker
+//! identification, and the API's change feeds synced into git.
 //!
 //! `main` parses arguments and hands them to [`run`]; every command is a module. Errors are printed as a
 //! chain; content problems are printed one per line as `file:line:col: field: reason`, or as GitHub

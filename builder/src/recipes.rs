@@ -1,5 +1,6 @@
-//! Recipe files on their way into the site: validated with every problem located, rendered, and
-//! their card and terms taken, a chunk at a time in parallel.
+//! Recipe files on their way into the site: validated with every problem located, written as
+//! `r/<slug>.json` with their images (a photo checked and copied, else their cards drawn), and their
+//! card and terms taken, a chunk at a time in parallel.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,7 +18,7 @@ use crate::output::Out;
 use crate::source::{ContentFile, Entry, Reader, Source};
 use crate::{history, images};
 
-/// Recipes read, validated and rendered together; bounds the memory a build holds at once.
+/// Recipes read, validated and written together; bounds the memory a build holds at once.
 const CHUNK: usize = 4096;
 
 /// A recipe that passed validation.

@@ -4,7 +4,7 @@
 //! The builder (native) and the edge (wasm32 Worker) both call into this crate, so a search or a
 //! validation answers the same way wherever it runs.
 //!
-//! Central types: [`recipes::recipe::Recipe`] (the seed's recipe document), [`recipes::recipe::Published`] (with the
+//! Central types: [`recipes::recipe::Recipe`] (the recipe document), [`recipes::recipe::Published`] (with the
 //! server-set fields), [`recipes::search::Manifest`] and [`recipes::search::search`] (the sharded static search index).
 //! The alternative we rejected was a search engine library such as tantivy: its index wants a
 //! filesystem and its wasm build is several MiB, while ours must answer from a few static files.

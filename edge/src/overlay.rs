@@ -4,7 +4,7 @@
 //! (`domain::recipes::write::overlay_is_live`), and the built file answers again.
 //!
 //! A public read does not ask D1 about a recipe that nothing waits for there: each isolate keeps the
-//! set of slugs with a live overlay row ([`crate::live::recipes::Waiting`]), learnt from the change feed
+//! set of slugs with a live overlay row ([`crate::waiting::Waiting`]), learnt from the change feed
 //! and kept by the view of what is newer than the build ([`crate::live`], whose freshness rule this
 //! follows). A read of any other slug costs no D1 query at all.
 //!

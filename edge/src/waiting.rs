@@ -16,10 +16,12 @@ use domain::recipes::search::overlay::Entry;
 pub struct Waiting {
     pub versions: HashMap<String, u64>,
     pub seq: u64,
-    /// Every term of `overlay_dict` up to `term_id`, while there are at most `overlay::MAX_DICTIONARY_TERMS`.
+    /// Every term of `overlay_dict` up to `term_id`, while there are at most
+    /// `crate::live::recipes::MAX_DICTIONARY_TERMS`.
     pub terms: BTreeSet<String>,
     pub term_id: u64,
-    /// The dictionary grew past `overlay::MAX_DICTIONARY_TERMS`: searches look terms up in D1 instead.
+    /// The dictionary grew past `crate::live::recipes::MAX_DICTIONARY_TERMS`: searches look terms up
+    /// in D1 instead.
     pub terms_in_d1: bool,
 }
 

@@ -1,4 +1,4 @@
-//! The quote operations' inputs and answers (seed 001): attribution, phrase search, transcripts,
+//! The quote operations' inputs and answers: attribution, phrase search, transcripts,
 //! speaker statistics, the episode list, and episodes asked for by their address.
 
 pub use crate::quotes::intake::JobState;

@@ -1,6 +1,7 @@
-//! The quote service's pages (minijinja, rendered by the Worker): check a quote (`/quotes`), an
-//! episode (`/episodes/{id}`) and two of its runs compared, a show, phrase search (`/search`) and the
-//! editors' review queue (`/kitchen/review`).
+//! The quote service's pages (minijinja): check a quote (`/quotes`), an episode (`/episodes/{id}`)
+//! and two of its runs compared, a show, phrase search (`/search`) and the editors' review queue
+//! (`/kitchen/review`). The Worker renders them; the build renders each episode's page and its first
+//! comparison ahead ([`built_episode_page`], [`built_compare_page`]).
 //!
 //! Every page works without JavaScript: forms are GET forms whose answer is a shareable address
 //! (the review form posts), times are links. The one script (`player.html`, admitted by hash like

@@ -1,8 +1,8 @@
 //! HTML pages (minijinja): one per recipe with every language it has, a home page, a 404 page.
 //!
-//! Shared by the builder (every built page) and the Worker (pages of recipes in the D1 overlay, before
-//! the next build), so a recipe's page is the same whichever of them renders it. Templates are compiled
-//! in (`domain/templates/`, `crate::pages`); rendering is pure. Behind the `pages` feature, so only
+//! The Worker renders every recipe page, from the recipe's current document (built, or in the D1
+//! overlay); the builder renders the home and 404 pages. Templates are compiled in
+//! (`domain/templates/`, `crate::pages`); rendering is pure. Behind the `pages` feature, so only
 //! those two pay for minijinja.
 //!
 //! Each language's section carries its own `lang` and `dir`, so Hebrew reads right to left beside

@@ -3,15 +3,14 @@
 //! step machine (`domain::quotes::intake::Intake`) with [`fetch`], names the voices, publishes the
 //! episode with the build's own function (`domain::quotes::transcript::publish`) and stores what
 //! the build would write for it in the `INTAKE` bucket, then marks the job `ready` in D1. The quote
-//! routes read an episode's files through [`episode_file`]: the build's when it has them, else the
-//! intake's, so a build that publishes the episode takes over without a seam.
+//! routes read an episode's files through [`crate::live::episodes::episode_file`]: the build's when
+//! it has them, else the intake's, so a build that publishes the episode takes over without a seam.
 //!
-//! Every address is untrusted: `domain::site::outbound` checks it and each redirect (followed here
-//! by hand), each answer is bounded in bytes and time by its kind. Names are resolved by
-//! Cloudflare's network, which does not route to private addresses; the check here refuses the
-//! addresses and names that say so outright. Loopback `host:port` pairs are allowed only in a
-//! development run (`ENVIRONMENT=dev`, `FETCH_ALLOW_LOOPBACK`), which is how the tests reach their
-//! scripted hosts.
+//! Every address is untrusted: [`fetch`] has `domain::site::outbound` check it and each redirect
+//! (followed by hand), bounds each answer in bytes and time by its kind, and resolves each name by
+//! DNS-over-HTTPS before it fetches; Cloudflare's network does not route to private addresses
+//! besides. Loopback `host:port` pairs are allowed only in a development run (`ENVIRONMENT=dev`,
+//! `FETCH_ALLOW_LOOPBACK`), which is how the tests reach their scripted hosts.
 
 use domain::quotes::intake::{self, Content, Intake, Step};
 use domain::quotes::transcript::publish::Built;

@@ -1,7 +1,8 @@
 //! What cooks expect: a recipe scaled to the table and in the cook's units
 //! (`/r/{slug}.json?servings=N&units=metric|us`), and a recipe as Cooklang (`/r/{slug}.cook?lang=xx`).
-//! The router reads each one's typed input (`domain::api::RecipeView`, `RecipeCooklang`); these read
-//! the recipe's current document (overlay or build) and call `domain::recipes::cooking`.
+//! The router reads each one's typed input (`domain::api::RecipeView`,
+//! `domain::api::RecipeCooklang`); these read the recipe's current document (overlay or build) and
+//! call `domain::recipes::cooking`.
 
 use domain::api::CooklangAsked;
 use domain::recipes::cooking::{self, Adjusted, Request as CookRequest};

@@ -1,4 +1,4 @@
-//! Quote routes (seed 001): attribution, shows, episodes, transcripts, speaker statistics, phrase search.
+//! Quote routes: attribution, shows, episodes, transcripts, speaker statistics, phrase search.
 //!
 //! Everything is read from static files the builder wrote (`episodes/<id>/transcript.json`,
 //! `episodes.json`, `quotes/…`); each handler takes its parsed input (`domain::api`), calls `domain`,

@@ -1,5 +1,6 @@
-//! Episodes taken in by their address: the jobs of `intake_jobs` and the episodes of
-//! `intake_episodes` (`migrations/0008_intake.sql`).
+//! Episodes taken in by their address: the jobs of `intake_jobs`, the episodes of `intake_episodes`
+//! and the feeds the cron follows (`followed_feeds`: `migrations/0008_intake.sql`), and the
+//! transcriptions bought for them (`intake_transcriptions`: `0009_…`, `0010_…`).
 
 use serde::{Deserialize, Serialize};
 use worker::D1Database;

@@ -1,5 +1,6 @@
 //! Speaker names set by editors: the rows of `speaker_decisions`
 //! (`migrations/0003_speaker_decisions.sql`), each one decision; the newest of a label is in force.
+//! Also the id of this database's feed (`feed_identity`: `migrations/0011_feed_identity.sql`).
 
 use domain::quotes::transcript::names::SpeakerChange;
 use serde::Deserialize;
