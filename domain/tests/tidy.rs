@@ -877,6 +877,272 @@ fn a_module_without_a_doc_line_is_refused() {
     );
 }
 
+/// The first paragraph of a file's `//!` doc: its opening `//!` lines up to the first blank one,
+/// each without its `//!`, and the number of lines it takes.
+fn first_doc_paragraph(text: &str) -> (Vec<&str>, usize) {
+    let mut lines = Vec::new();
+    let mut taken = 0;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if lines.is_empty() && trimmed.is_empty() {
+            taken += 1;
+            continue;
+        }
+        let Some(doc) = trimmed.strip_prefix("//!") else { break };
+        if doc.trim().is_empty() {
+            break;
+        }
+        lines.push(doc.trim());
+        taken += 1;
+    }
+    (lines, taken)
+}
+
+/// The words of a text that could be Rust identifiers, wherever they stand (code, comments,
+/// literals).
+fn identifiers(text: &str) -> std::collections::BTreeSet<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+        .collect()
+}
+
+/// The segments of a code span that reads as a Rust name or path (`foo`, `Foo::bar`, `foo()`,
+/// `tools!`), or `None` for anything else (a file path, a command, a header, a number, a keyword).
+fn rust_path(span: &str) -> Option<Vec<&str>> {
+    let span = span.strip_suffix("()").or_else(|| span.strip_suffix('!')).unwrap_or(span);
+    let segments: Vec<&str> = span.split("::").collect();
+    let is_ident = |s: &str| {
+        s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if !segments.iter().all(|s| is_ident(s)) {
+        return None;
+    }
+    if segments.len() == 1 && matches!(span, "true" | "false" | "self" | "super" | "crate" | "Self") {
+        return None;
+    }
+    Some(segments)
+}
+
+/// The names of the crates the manifests among `files` build and depend on, with `std`, `core` and
+/// `alloc`; and for each crate of the workspace, the folder its modules live in.
+fn crates_of(files: &[(PathBuf, String)]) -> (Vec<String>, Vec<(String, PathBuf)>) {
+    let mut crates = vec!["std".to_string(), "core".to_string(), "alloc".to_string()];
+    let mut roots = Vec::new();
+    for (path, text) in files.iter().filter(|(path, _)| path.ends_with("Cargo.toml")) {
+        let manifest: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let dir = path.parent().unwrap_or(Path::new(""));
+        if let Some(name) = manifest.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()) {
+            let lib = manifest.get("lib").and_then(|l| l.get("path")).and_then(|p| p.as_str());
+            let root = lib.map_or(dir.join("src"), |lib| dir.join(lib).parent().unwrap().to_path_buf());
+            roots.push((name.replace('-', "_"), root));
+            crates.push(name.replace('-', "_"));
+        }
+        let mut tables: Vec<&toml::Table> = Vec::new();
+        for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            tables.extend(manifest.get(key).and_then(|t| t.as_table()));
+            let workspace = manifest.get("workspace").and_then(|w| w.get(key));
+            tables.extend(workspace.and_then(|t| t.as_table()));
+        }
+        for target in manifest.get("target").and_then(|t| t.as_table()).into_iter().flat_map(|t| t.values()) {
+            for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+                tables.extend(target.get(key).and_then(|t| t.as_table()));
+            }
+        }
+        for table in tables {
+            for (name, spec) in table {
+                let package = spec.get("package").and_then(|p| p.as_str());
+                crates.extend([name, package.unwrap_or(name)].map(|n| n.replace('-', "_")));
+            }
+        }
+    }
+    (crates, roots)
+}
+
+/// The module names below a crate's folder: every folder, and every file but `mod.rs`, `lib.rs`
+/// and `main.rs`, by its stem.
+fn module_names(files: &[(PathBuf, String)], root: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for (path, _) in files.iter().filter(|(path, _)| path.starts_with(root)) {
+        let below = path.strip_prefix(root).unwrap();
+        for part in below.with_extension("").iter() {
+            let part = part.to_string_lossy();
+            if !matches!(&*part, "mod" | "lib" | "main") {
+                names.push(part.into_owned());
+            }
+        }
+    }
+    names
+}
+
+/// A module's first line is the map a newcomer reads; a name there that the module does not hold
+/// sends them the wrong way. So every code span of each module's first `//!` paragraph that reads
+/// as a Rust name or path (`foo`, `Foo`, `foo::Bar`, `Foo::bar`, `foo()`, `tools!`; not a file path,
+/// a command, a header or a literal) must be one a reader can find, each told once:
+///
+/// - its last segment is a word of the module's own text outside that paragraph (code, comments,
+///   literals: a binding or a column named in a string is found where it is named); or
+/// - it is one plain word, all lower case (`admin`, a role; `podcast`, a namespace) or all upper
+///   case (`INTAKE`, a binding; `AI_API_KEY`, a setting), and a word of any file of the workspace:
+///   such a name is a value or a setting, read in one module and named in many; or
+/// - it names a crate: a member of the workspace or a dependency of one (the manifests among the
+///   files say which), or `std`; or a module of the file's own crate (a file or folder below its
+///   `src`); or
+/// - it is a path into a crate of the workspace (`crate::…`, `domain::…`, or through one of the
+///   crate's top-level modules), and its last segment is a module of that crate or a word of the
+///   module the path leads to, or of the files below it (a re-export by glob); or
+/// - it is a path into a dependency, which this check does not read.
+fn unfindable_doc_names(files: &[(PathBuf, String)]) -> Vec<String> {
+    let (crates, roots) = crates_of(files);
+    let root_of = |path: &Path| {
+        roots.iter().filter(|(_, root)| path.starts_with(root)).max_by_key(|(_, root)| root.as_os_str().len())
+    };
+    let mut problems = Vec::new();
+    for (path, text) in files.iter().filter(|(path, _)| path.extension().is_some_and(|e| e == "rs")) {
+        let (paragraph, taken) = first_doc_paragraph(text);
+        let rest: String = text.lines().skip(taken).collect::<Vec<_>>().join("\n");
+        let own = identifiers(&rest);
+        let joined = paragraph.join(" ");
+        let mut seen = std::collections::BTreeSet::new();
+        let spans = joined.split('`').skip(1).step_by(2).filter(|span| seen.insert(*span));
+        let own_crate = root_of(path);
+        let own_modules = own_crate.map(|(_, root)| module_names(files, root)).unwrap_or_default();
+        for span in spans {
+            let Some(segments) = rust_path(span) else { continue };
+            let last = *segments.last().unwrap();
+            if own.contains(last)
+                || (segments.len() == 1 && crates.iter().any(|c| c == last))
+                || own_modules.iter().any(|m| m == last)
+            {
+                continue;
+            }
+            let word = segments.len() == 1
+                && !span.ends_with(')')
+                && (last.chars().all(|c| c.is_ascii_lowercase())
+                    || last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'));
+            if word && files.iter().any(|(_, text)| identifiers(text).contains(last)) {
+                continue;
+            }
+            let first = segments[0];
+            let workspace = match first {
+                "crate" => own_crate.map(|(_, root)| (root, &segments[1..])),
+                _ if own_modules.iter().any(|m| m == first) => {
+                    own_crate.map(|(_, root)| (root, &segments[..]))
+                }
+                _ => roots.iter().find(|(name, _)| name == first).map(|(_, root)| (root, &segments[1..])),
+            };
+            let found = match workspace {
+                Some((root, rest)) => {
+                    // The deepest module the path names, then the words of its files.
+                    let mut dir = root.clone();
+                    for segment in rest {
+                        if !files.iter().any(|(p, _)| {
+                            p.starts_with(dir.join(segment)) || *p == dir.join(format!("{segment}.rs"))
+                        }) {
+                            break;
+                        }
+                        dir = dir.join(segment);
+                    }
+                    module_names(files, root).iter().any(|m| m == last)
+                        || files
+                            .iter()
+                            .filter(|(p, _)| p.starts_with(&dir) || *p == dir.with_extension("rs"))
+                            .any(|(_, text)| identifiers(text).contains(last))
+                }
+                None => segments.len() > 1 && crates.iter().any(|c| c == first),
+            };
+            if !found {
+                problems.push(format!("{}: `{span}`", path.display()));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_module_doc_names_what_a_reader_can_find() {
+    let mut files = Vec::new();
+    for manifest in
+        ["Cargo.toml", "domain/Cargo.toml", "builder/Cargo.toml", "edge/Cargo.toml", "tests/Cargo.toml"]
+    {
+        files.push((PathBuf::from(manifest), std::fs::read_to_string(repo().join(manifest)).unwrap()));
+    }
+    for krate in ["domain/src", "builder/src", "edge/src", "tests/harness"] {
+        for path in rust_files(&repo().join(krate)) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            files.push((path.strip_prefix(repo()).unwrap().to_path_buf(), text));
+        }
+    }
+    let problems = unfindable_doc_names(&files);
+    assert!(
+        problems.is_empty(),
+        "names in a module's first doc paragraph that the module does not hold:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Broken samples: a function the module does not have, a method its type lost, a path into a module
+/// of the crate that does not hold the name, a path into another crate of the workspace that leads
+/// nowhere, a name found only in the paragraph itself (told once however often it stands there).
+/// The good module names its own items, a word in one of its literals, crates, a module of its
+/// crate, paths that resolve, settings and roles read elsewhere, and spans that are no Rust names
+/// (routes, files, numbers, commands, headers); a name in a later paragraph is not read.
+#[test]
+fn a_module_doc_naming_what_the_module_lacks_is_refused() {
+    let files = sample_files(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"domain\", \"edge\"]\n[workspace.dependencies]\nserde = \"1\"\n",
+        ),
+        ("domain/Cargo.toml", "[package]\nname = \"domain\"\n[dependencies]\nrust-stemmers = \"1\"\n"),
+        (
+            "edge/Cargo.toml",
+            "[package]\nname = \"edge\"\n[dependencies]\ndomain = { path = \"../domain\" }\n",
+        ),
+        ("domain/src/lib.rs", "//! The core.\npub mod search;\npub mod site;\n"),
+        (
+            "domain/src/search.rs",
+            "//! The index, read by `Index::lookup()`.\n\
+             pub struct Index;\n\
+             impl Index {\n    pub fn find() {}\n}\n",
+        ),
+        ("domain/src/site/mod.rs", "//! Policy.\npub mod layout;\n"),
+        ("domain/src/site/layout.rs", "//! Where files live.\npub struct Root;\n"),
+        ("edge/src/pages.rs", "//! Recipe pages, rendered by `render_recipe`.\npub fn page() {}\n"),
+        (
+            "edge/src/routes/feed.rs",
+            "//! The change feed, read through `crate::store::changes::page_of`.\n\
+             pub fn feed() {}\n",
+        ),
+        ("edge/src/store/changes.rs", "//! Its rows.\npub fn rows() {}\n// The editor or admin role.\n"),
+        (
+            "edge/src/assets.rs",
+            "//! Built files, found through `domain::site::layout::Directory` and `Cache`, a `Cache`.\n\
+             pub fn serve() {}\n",
+        ),
+        (
+            "edge/src/lib.rs",
+            "//! The Worker: `serve()` over `domain::site::layout::Root` (`domain`, `serde::Serialize`,\n\
+             //! `rust_stemmers`), a `store` of `changes`, `SITE_HOSTS` and the `admin` role;\n\
+             //! `GET /api/changes`, `dist/`, `lib.rs`, `404`, `true`, `builder build --git`,\n\
+             //! `Content-Security-Policy`.\n\
+             //!\n\
+             //! `Nowhere` is in the second paragraph.\n\
+             pub fn serve() {\n    let hosts = \"SITE_HOSTS\";\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        unfindable_doc_names(&files),
+        [
+            "domain/src/search.rs: `Index::lookup()`",
+            "edge/src/pages.rs: `render_recipe`",
+            "edge/src/routes/feed.rs: `crate::store::changes::page_of`",
+            "edge/src/assets.rs: `domain::site::layout::Directory`",
+            "edge/src/assets.rs: `Cache`",
+        ]
+    );
+}
+
 /// No import cycle between modules: in each of the three crates, sibling modules (with everything
 /// below them) use each other in one direction only, so each can be read, and moved, before the ones
 /// that use it. A module and its own parent may use each other (a parent declares and re-exports its
