@@ -16,11 +16,13 @@ CONTENT=${CONTENT:-content}
 OUT=${OUT:-dist}
 
 if [ "${1:-}" != worker ]; then
-  cargo build --quiet --release -p builder
+  # The `local` profile: release code without the whole-program link step (Cargo.toml), so a change
+  # rebuilds in seconds; deploys build `release` (scripts/deploy.sh).
+  cargo build --quiet --profile local -p builder
   if [ -d "$CONTENT/.git" ] && [ "$CONTENT" != content ]; then
-    ./target/release/builder build --git "$CONTENT" --rev HEAD --out "$OUT"
+    ./target/local/builder build --git "$CONTENT" --rev HEAD --out "$OUT"
   else
-    ./target/release/builder build --content "$CONTENT" --out "$OUT"
+    ./target/local/builder build --content "$CONTENT" --out "$OUT"
   fi
   if [ -n "${COMMONPLACE_R2_STATE:-}" ]; then
     bash scripts/r2-local.sh "$OUT" "$COMMONPLACE_R2_STATE"

@@ -8,13 +8,15 @@ use std::process::{Command, Output};
 use tests::{corpus, root};
 
 fn builder() -> PathBuf {
-    let release = root().join("target/release/builder");
-    if !release.exists() {
-        let status =
-            Command::new("cargo").args(["build", "--quiet", "--release", "-p", "builder"]).status().unwrap();
+    let built = tests::builder_bin();
+    if !built.exists() {
+        let status = Command::new("cargo")
+            .args(["build", "--quiet", "--profile", "local", "-p", "builder"])
+            .status()
+            .unwrap();
         assert!(status.success());
     }
-    release
+    built
 }
 
 fn run(args: &[&str]) -> Output {

@@ -31,6 +31,12 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the repo").to_path_buf()
 }
 
+/// The builder the tests run: the one `scripts/build.sh` makes, in the `local` profile (release code
+/// without the whole-program link step; deploys and benchmarks build `release`).
+pub fn builder_bin() -> PathBuf {
+    root().join("target/local/builder")
+}
+
 /// What a benchmark says of request times: how many, the median, the 99th percentile and the
 /// slowest (`n=… p50=… ms p99=… ms max=… ms`). Sorts `times`.
 pub fn latency_summary(times: &mut [Duration]) -> String {
@@ -423,7 +429,7 @@ fn unsafe_free_parent_death_signal(cmd: &mut Command) {
 /// allowed to fetch the loopback pair `allowed` (a scripted feed host's).
 pub async fn worker_on_content(content: &Path, allowed: &str, settings: &[(&str, &str)]) -> Result<Worker> {
     let out = content.with_file_name("dist");
-    let built = Command::new(root().join("target/release/builder"))
+    let built = Command::new(builder_bin())
         .args(["build", "--content", &content.to_string_lossy(), "--out", &out.to_string_lossy()])
         .current_dir(root())
         .output()?;

@@ -30,7 +30,7 @@ pub async fn pasted_platform_addresses_find_the_published_episode(_shared: Arc<W
     let work = tests::root().join(format!("tests/.work/addresses-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     let out = work.join("dist");
-    let built = tokio::process::Command::new(tests::root().join("target/release/builder"))
+    let built = tokio::process::Command::new(tests::builder_bin())
         .args(["build", "--content", "tests/data/two-licences", "--out", out.to_str().unwrap()])
         .current_dir(tests::root())
         .output()

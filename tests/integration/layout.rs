@@ -85,7 +85,7 @@ pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version
     let (repo, out) = (work.join("repo"), work.join("dist"));
     tests::corpus::write_git_repo(&tests::root(), &repo, 300, 5)?;
     let build = || -> Result<()> {
-        let built = std::process::Command::new(tests::root().join("target/release/builder"))
+        let built = std::process::Command::new(tests::builder_bin())
             .args(["build", "--git", repo.to_str().unwrap(), "--rev", "HEAD", "--out", out.to_str().unwrap()])
             .output()?;
         ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
@@ -205,7 +205,7 @@ fn timestamp() -> String {
 /// Runs `builder build --content <content> --out <out>` as a contributor does in another terminal,
 /// with nothing after it.
 async fn build_by_hand(content: &Path, out: &Path) -> Result<String> {
-    let built = tokio::process::Command::new(tests::root().join("target/release/builder"))
+    let built = tokio::process::Command::new(tests::builder_bin())
         .args(["build", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .output()
         .await?;

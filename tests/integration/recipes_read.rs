@@ -271,7 +271,7 @@ pub async fn a_dump_in_parts_still_reads_as_one_file(_: Arc<Worker>) -> Result<(
     std::fs::create_dir_all(&work)?;
     let (repo, dist) = (work.join("repo"), work.join("dist"));
     tests::corpus::write_git_repo(&tests::root(), &repo, 2100, 11)?;
-    let built = std::process::Command::new(tests::root().join("target/release/builder"))
+    let built = std::process::Command::new(tests::builder_bin())
         .args(["build", "--git", repo.to_str().unwrap(), "--rev", "HEAD", "--out", dist.to_str().unwrap()])
         .output()?;
     ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));

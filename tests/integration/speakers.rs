@@ -93,7 +93,7 @@ pub async fn speaker_names_need_a_key_and_the_editor_role(w: Arc<Worker>) -> Res
 }
 
 fn builder(args: &[&str]) -> Result<String> {
-    let bin = tests::root().join("target/release/builder");
+    let bin = tests::builder_bin();
     let output =
         Command::new(&bin).args(args).output().with_context(|| format!("running {}", bin.display()))?;
     ensure!(output.status.success(), "builder {args:?}: {}", String::from_utf8_lossy(&output.stderr));

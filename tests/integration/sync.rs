@@ -13,7 +13,7 @@ use tests::kitchen::key_for;
 use crate::recipes_write::{Api, recipe};
 
 pub fn builder(args: &[&str]) -> Result<String> {
-    let bin = tests::root().join("target/release/builder");
+    let bin = tests::builder_bin();
     let output =
         Command::new(&bin).args(args).output().with_context(|| format!("running {}", bin.display()))?;
     ensure!(output.status.success(), "builder {args:?}: {}", String::from_utf8_lossy(&output.stderr));
