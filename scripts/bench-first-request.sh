@@ -15,23 +15,8 @@ PORT=${PORT:-8831}
 WORK=$(realpath -m tests/.work/first-request)
 rm -rf "$WORK" && mkdir -p "$WORK/ours" "$WORK/bare/public" "$WORK/bare-wasm/public"
 [ -f edge/build/worker/shim.mjs ] && [ -d dist.assets ] || { echo "run bash scripts/build.sh first" >&2; exit 1; }
-cat > "$WORK/ours/wrangler.toml" <<TOML
-name = "commonplace-first-request"
-main = "$PWD/edge/build/worker/shim.mjs"
-compatibility_date = "2025-09-01"
-[assets]
-directory = "$PWD/dist.assets"
-binding = "ASSETS"
-run_worker_first = true
-[[r2_buckets]]
-binding = "PACKS"
-bucket_name = "commonplace-packs"
-[[d1_databases]]
-binding = "DB"
-database_name = "commonplace"
-database_id = "7e2b5f0a-0c0d-4c3e-9a51-0000c0ffee00"
-migrations_dir = "$PWD/migrations"
-TOML
+source scripts/dev-local-lib.sh
+bench_wrangler_toml "$WORK/ours" commonplace-first-request "$PWD/dist.assets"
 cat > "$WORK/bare/worker.js" <<'JS'
 export default {
   async fetch(request) {
@@ -40,15 +25,8 @@ export default {
 };
 JS
 echo ok > "$WORK/bare/public/ok.txt"
-cat > "$WORK/bare/wrangler.toml" <<'TOML'
-name = "bare-first-request"
-main = "worker.js"
-compatibility_date = "2025-09-01"
-[assets]
-directory = "public"
-binding = "ASSETS"
-run_worker_first = true
-TOML
+printf '%s\n' 'name = "bare-first-request"' 'main = "worker.js"' 'compatibility_date = "2025-09-01"' \
+  '[assets]' 'directory = "public"' 'binding = "ASSETS"' 'run_worker_first = true' > "$WORK/bare/wrangler.toml"
 cp edge/build/index_bg.wasm "$WORK/bare-wasm/module.wasm"
 echo ok > "$WORK/bare-wasm/public/ok.txt"
 cat > "$WORK/bare-wasm/worker.js" <<'JS'

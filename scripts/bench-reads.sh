@@ -30,25 +30,8 @@ CONNECTIONS=${CONNECTIONS:-4}
 THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 ))
 WORK=$(realpath -m tests/.work/reads)
 rm -rf "$WORK" && mkdir -p "$WORK"
-cat > "$WORK/wrangler.toml" <<TOML
-name = "commonplace-bench"
-main = "$PWD/edge/build/worker/shim.mjs"
-compatibility_date = "2025-09-01"
-[assets]
-directory = "$OUT.assets"
-binding = "ASSETS"
-run_worker_first = true
-html_handling = "auto-trailing-slash"
-not_found_handling = "none"
-[[r2_buckets]]
-binding = "PACKS"
-bucket_name = "commonplace-packs"
-[[d1_databases]]
-binding = "DB"
-database_name = "commonplace"
-database_id = "7e2b5f0a-0c0d-4c3e-9a51-0000c0ffee00"
-migrations_dir = "$PWD/migrations"
-TOML
+source scripts/dev-local-lib.sh
+bench_wrangler_toml "$WORK" commonplace-bench "$OUT.assets"
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 WRANGLER="$PWD/node_modules/.bin/wrangler"
 started=$(date +%s)
@@ -63,7 +46,6 @@ SESSION=bench-editor-session
    INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_s) SELECT '$(printf %s "$SESSION" | sha256sum | cut -d' ' -f1)', id, 'bench', '2026-01-01T00:00:00Z', 4102444800 FROM accounts WHERE handle = 'bench-editor';" >/dev/null)
 export COOKIE="cp_session=$SESSION"
 started=$(date +%s)
-source scripts/dev-local-lib.sh
 dev_local "$WORK" "$PORT" /llms.txt
 echo "worker ready after $(( $(date +%s) - started )) s on $(find "$OUT.assets" -type f | wc -l) static files"
 

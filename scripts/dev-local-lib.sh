@@ -25,3 +25,28 @@ dev_local() {
     fi
   done
 }
+
+# For the bench scripts: a wrangler.toml for our Worker (edge/build) serving ASSETS (a build's static
+# assets) with the production bindings a read needs (PACKS, DB), written to DIR/wrangler.toml.
+#   bench_wrangler_toml DIR NAME ASSETS
+bench_wrangler_toml() {
+  cat > "$1/wrangler.toml" <<TOML
+name = "$2"
+main = "$PWD/edge/build/worker/shim.mjs"
+compatibility_date = "2025-09-01"
+[assets]
+directory = "$3"
+binding = "ASSETS"
+run_worker_first = true
+html_handling = "auto-trailing-slash"
+not_found_handling = "none"
+[[r2_buckets]]
+binding = "PACKS"
+bucket_name = "commonplace-packs"
+[[d1_databases]]
+binding = "DB"
+database_name = "commonplace"
+database_id = "7e2b5f0a-0c0d-4c3e-9a51-0000c0ffee00"
+migrations_dir = "$PWD/migrations"
+TOML
+}
