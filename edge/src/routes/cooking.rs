@@ -60,8 +60,14 @@ pub async fn recipe_cook(
     )
 }
 
-/// The recipe `slug` as `request` asks for it.
-async fn adjusted(req: &Request, env: &Env, slug: &str, request: CookRequest) -> Result<Adjusted, ApiError> {
+/// The recipe `slug` as `request` asks for it: what `GET /r/{slug}.json` with `servings` or `units`
+/// and the `get_recipe` tool answer.
+pub(crate) async fn adjusted(
+    req: &Request,
+    env: &Env,
+    slug: &str,
+    request: CookRequest,
+) -> Result<Adjusted, ApiError> {
     let (published, _) = overlay::current_document(req, env, slug).await?;
     Ok(cooking::adjust(&published, request))
 }

@@ -13,9 +13,9 @@ use serde_json::Value;
 use worker::{Env, Request, Response};
 
 use crate::error::ApiError;
-use crate::routes::{ai, diet, intake, quotes, recipes, writes};
+use crate::routes::{ai, cooking, diet, intake, quotes, recipes, writes};
 use crate::store::KeyOwner;
-use crate::{auth, http, overlay, store};
+use crate::{auth, http};
 
 const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 const INSTANCE: &str = "/mcp";
@@ -139,11 +139,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
     match input {
         ToolInput::SearchRecipes(query) => structured(recipes::search_page(env, query, &live).await?),
         ToolInput::GetRecipe(RecipeAsked { slug, request }) => {
-            let db = store::db(env)?;
-            let (published, _) = overlay::current(env, &db, slug)
-                .await?
-                .ok_or_else(|| ApiError::NotFound(format!("no recipe `{slug}`")))?;
-            structured(domain::recipes::cooking::adjust(&published, *request))
+            structured(cooking::adjusted(req, env, slug, *request).await?)
         }
         ToolInput::CreateRecipe(recipe) => {
             let caller = writer(req, env).await?;
