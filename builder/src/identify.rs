@@ -352,7 +352,6 @@ async fn ask(client: &reqwest::Client, ai: &AiConfig, body: serde_json::Value) -
     Ok(text)
 }
 
-mod separate;
 #[cfg(test)]
 mod tests;
 pub mod voices;

@@ -2,6 +2,7 @@
 //! [`crate::voice`]'s encoder and written into the run (`speaker_embeddings`, with the model and the
 //! seconds of speech used). No audio is kept: the file is fetched into a scratch file under the
 //! outbound rules ([`crate::fetch`]), only the stretches chosen are decoded, and the file is removed.
+//! Which stretches, and how the voices of a run are told apart, are `domain`'s ([`hearing`]).
 //!
 //! A run that already carries embeddings (of this model, or exported by its pipeline with another)
 //! is left as it is, so a re-run fetches nothing. A label that may hold several voices
@@ -11,21 +12,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use domain::quotes::transcript::hearing::{self, MIN_SPEECH_S, MIN_TURN_S, chosen_turns};
 use domain::quotes::transcript::names::holds_several_voices;
-use domain::quotes::transcript::{Episode, Run, Segment, SpeakerEmbeddings};
+use domain::quotes::transcript::{Episode, Run, SpeakerEmbeddings};
 use domain::site::outbound::{Allowance, Fetched};
 
-use super::separate;
 use crate::fetch::Fetcher;
 use crate::voice::{self, Encoder, MODEL, SAMPLE_RATE};
-
-/// The most clean speech embedded per label: past a minute the embedding barely moves, and the cost
-/// stays bounded on a three-hour episode.
-pub const MAX_SPEECH_S: f64 = 60.0;
-/// A turn shorter than this is skipped: a word or two says more about the line than the voice.
-pub const MIN_TURN_S: f64 = 1.5;
-/// A label with less clean speech than this gets no embedding (and the source abstains saying so).
-pub const MIN_SPEECH_S: f64 = 4.0;
 
 /// What embedding did for one episode.
 #[derive(Debug, Default)]
@@ -72,7 +65,7 @@ impl Voices {
     }
 
     /// Gives each run of the episode without embeddings one per label it can, separates the voices of
-    /// each run that holds several under one label ([`separate`]), and writes the changed and new
+    /// each run that holds several under one label ([`hearing`]), and writes the changed and new
     /// runs into `dir/runs/`.
     pub fn embed(&self, dir: &Path, episode: &Episode, runs: &mut Vec<Run>) -> Result<Heard> {
         let mut heard = Heard::default();
@@ -81,7 +74,7 @@ impl Voices {
             .filter(|&idx| runs[idx].segments.iter().any(|s| !holds_several_voices(&s.speaker)))
             .collect();
         let separating: Vec<usize> =
-            (0..runs.len()).filter(|&idx| separate::wants_separating(&runs[idx], runs)).collect();
+            (0..runs.len()).filter(|&idx| hearing::wants_separating(&runs[idx], runs)).collect();
         if wanting.is_empty() && separating.is_empty() {
             return Ok(heard);
         }
@@ -118,7 +111,7 @@ impl Voices {
             }
         }
         let cues: Vec<Vec<(usize, f64, f64)>> =
-            separating.iter().map(|&idx| separate::cues(&runs[idx])).collect();
+            separating.iter().map(|&idx| hearing::cues(&runs[idx])).collect();
         let mut turn_spans: Vec<(f64, f64)> =
             chosen.iter().flat_map(|t| t.values().flatten().copied()).collect();
         let mut cue_spans: Vec<(f64, f64)> =
@@ -224,12 +217,13 @@ impl Voices {
                 .filter(|other| other.pipeline != run.pipeline)
                 .flat_map(|other| other.segments.iter().map(|s| s.speaker.clone()))
                 .collect();
-            let new = separate::separated(
+            let new = hearing::separated(
                 run,
                 &by_segment,
                 &own,
                 &taken,
                 &time::OffsetDateTime::now_utc().date().to_string(),
+                MODEL,
             );
             let voices = new.speaker_embeddings.as_ref().map_or(0, |e| e.labels.len());
             heard.separated.push(format!(
@@ -282,70 +276,4 @@ fn write_run(dir: &Path, run: &Run) -> Result<()> {
     let mut text = serde_json::to_string_pretty(run)?;
     text.push('\n');
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
-}
-
-/// Per label, the stretches its embedding is made from: its clean turns — [`MIN_TURN_S`] or longer,
-/// overlapping no other label's turn — longest first, until [`MAX_SPEECH_S`] (the last one cut
-/// short). A label with less than [`MIN_SPEECH_S`] of such speech, or one that may hold several
-/// voices, has none.
-pub fn chosen_turns(segments: &[Segment]) -> BTreeMap<String, Vec<(f64, f64)>> {
-    let mut overlapped = vec![false; segments.len()];
-    for (i, a) in segments.iter().enumerate() {
-        for (j, b) in segments.iter().enumerate().skip(i + 1) {
-            if b.start_s >= a.end_s {
-                break;
-            }
-            if b.speaker != a.speaker {
-                overlapped[i] = true;
-                overlapped[j] = true;
-            }
-        }
-    }
-    let mut clean: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for (segment, _) in segments.iter().zip(&overlapped).filter(|(_, overlapped)| !**overlapped) {
-        if segment.end_s - segment.start_s >= MIN_TURN_S && !holds_several_voices(&segment.speaker) {
-            clean.entry(segment.speaker.clone()).or_default().push((segment.start_s, segment.end_s));
-        }
-    }
-    clean
-        .into_iter()
-        .filter_map(|(label, mut turns)| {
-            turns.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)).then(a.0.total_cmp(&b.0)));
-            let mut kept = Vec::new();
-            let mut total = 0.0;
-            for (start, end) in turns {
-                if total >= MAX_SPEECH_S {
-                    break;
-                }
-                let end = end.min(start + MAX_SPEECH_S - total);
-                total += end - start;
-                kept.push((start, end));
-            }
-            kept.sort_by(|a, b| a.0.total_cmp(&b.0));
-            (total >= MIN_SPEECH_S).then_some((label, kept))
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_label_is_heard_from_its_longest_clean_turns_up_to_a_minute() {
-        let segments = vec![
-            Segment::said("A", 0.0, 40.0, "a long turn"),
-            Segment::said("B", 39.0, 45.0, "overlaps A's end, so neither is clean"),
-            Segment::said("A", 45.0, 46.0, "too short"),
-            Segment::said("A", 46.0, 76.0, "thirty seconds"),
-            Segment::said("B", 76.0, 78.0, "two"),
-            Segment::said("A+B", 78.0, 90.0, "both at once"),
-            Segment::said("A", 90.0, 125.0, "thirty-five"),
-        ];
-        let chosen = chosen_turns(&segments);
-        // A: 35 s + 30 s would pass the minute, so the second turn is cut to 25 s.
-        assert_eq!(chosen["A"], vec![(46.0, 71.0), (90.0, 125.0)]);
-        // B's clean speech (2 s) is under the minimum; A+B is never embedded.
-        assert_eq!(chosen.keys().collect::<Vec<_>>(), ["A"]);
-    }
 }

@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod export;
+pub mod hearing;
 pub mod identify;
 pub mod import;
 pub mod llm;

@@ -1,3 +1,8 @@
+//! What of a run is heard to tell its voices, and the voices told apart: each label's clean turns
+//! ([`chosen_turns`]), and for a run that holds several voices under one label, its turns grouped into
+//! voices ([`group`]) and a run of separated voices made of them ([`separated`]). The builder fetches,
+//! decodes and embeds (`builder identify`); everything here is pure.
+//!
 //! Separating the voices a transcript does not: a publisher's WebVTT without voice tags arrives as
 //! one label holding every voice (`UNKNOWN`), and a service's label can hold two (`A+B`). Each such
 //! turn of a run is embedded on its own, the turns are grouped into voices by how alike they sound
@@ -9,18 +14,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use domain::quotes::transcript::names::holds_several_voices;
-use domain::quotes::transcript::{
-    Run, RunKind, SEPARATED, SpeakerEmbeddings, is_separated, is_valid_pipeline,
+use crate::quotes::transcript::names::holds_several_voices;
+use crate::quotes::transcript::voice::unit;
+use crate::quotes::transcript::{
+    Run, RunKind, SEPARATED, Segment, SpeakerEmbeddings, is_separated, is_valid_pipeline,
 };
-
-use crate::voice::MODEL;
 
 /// A turn shorter than this is not embedded on its own: it takes the voice of the turn before it.
 pub const MIN_CUE_S: f64 = 1.0;
 
 /// Two turns whose embeddings are at least this alike are one voice (how it was chosen: the
-/// module docs of `domain::quotes::transcript::voice` and BENCHMARKS.md, "Voices").
+/// module docs of [`super::voice`] and BENCHMARKS.md, "Voices").
 pub const SAME_VOICE: f32 = 0.80;
 
 /// Whether `run` needs separating: it has a label of several voices, is not itself a separation,
@@ -54,13 +58,15 @@ pub fn cues(run: &Run) -> Vec<(usize, f64, f64)> {
 
 /// The run of separated voices made from `run`, given the embedding of each cue that holds speech
 /// (segment index → (embedding, seconds)) and the embeddings of the run's own clean labels; `taken`
-/// holds the labels other runs of the episode use, which a new voice's label must not repeat.
+/// holds the labels other runs of the episode use, which a new voice's label must not repeat; `model`
+/// names the encoder that made the embeddings.
 pub fn separated(
     run: &Run,
     heard: &BTreeMap<usize, (Vec<f32>, f64)>,
     own: &BTreeMap<String, Vec<f32>>,
     taken: &BTreeSet<String>,
     created: &str,
+    model: &str,
 ) -> Run {
     let items: Vec<(&Vec<f32>, f64)> = heard.values().map(|(v, s)| (v, *s)).collect();
     let groups = group(&items, SAME_VOICE);
@@ -76,7 +82,7 @@ pub fn separated(
         if label_of_group.contains_key(group_id) {
             continue;
         }
-        let centroid = unit(&centroids[group_id]);
+        let centroid = unit_or_zero(&centroids[group_id]);
         let own_label = own
             .iter()
             .map(|(label, vector)| (cosine(&centroid, vector), label))
@@ -121,7 +127,7 @@ pub fn separated(
     let mut labels = BTreeMap::new();
     let mut seconds = BTreeMap::new();
     for (group_id, label) in &label_of_group {
-        labels.insert(label.clone(), unit(&centroids[group_id]));
+        labels.insert(label.clone(), unit_or_zero(&centroids[group_id]));
         let heard_s: f64 =
             groups.iter().zip(&items).filter(|(g, _)| *g == group_id).map(|(_, (_, s))| s).sum();
         seconds.insert(label.clone(), (heard_s * 10.0).round() / 10.0);
@@ -139,7 +145,7 @@ pub fn separated(
         imported_from: None,
         segments,
         speaker_embeddings: (!labels.is_empty()).then(|| SpeakerEmbeddings {
-            model: MODEL.into(),
+            model: model.into(),
             labels,
             seconds,
         }),
@@ -165,7 +171,7 @@ pub fn group(items: &[(&Vec<f32>, f64)], same: f32) -> Vec<usize> {
         let best = sums
             .iter()
             .enumerate()
-            .map(|(g, sum)| (g, cosine(&unit(sum), vector)))
+            .map(|(g, sum)| (g, cosine(sum, vector)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let g = match best {
             Some((g, c)) if c >= same => g,
@@ -179,7 +185,7 @@ pub fn group(items: &[(&Vec<f32>, f64)], same: f32) -> Vec<usize> {
     }
     loop {
         for _ in 0..5 {
-            let means: Vec<Vec<f32>> = sums.iter().map(|s| unit(s)).collect();
+            let means: Vec<Vec<f32>> = sums.iter().map(|s| unit_or_zero(s)).collect();
             for (idx, (vector, _)) in items.iter().enumerate() {
                 assigned[idx] = nearest(&means, vector);
             }
@@ -188,7 +194,7 @@ pub fn group(items: &[(&Vec<f32>, f64)], same: f32) -> Vec<usize> {
                 add(&mut sums[assigned[idx]], vector, *seconds);
             }
         }
-        let means: Vec<Vec<f32>> = sums.iter().map(|s| unit(s)).collect();
+        let means: Vec<Vec<f32>> = sums.iter().map(|s| unit_or_zero(s)).collect();
         let live: Vec<usize> = (0..means.len()).filter(|g| assigned.contains(g)).collect();
         let closest = live
             .iter()
@@ -225,23 +231,72 @@ fn nearest(means: &[Vec<f32>], vector: &[f32]) -> usize {
     scored.map(|(g, m)| (g, cosine(m, vector))).max_by(|a, b| a.1.total_cmp(&b.1)).map_or(0, |(g, _)| g)
 }
 
-fn unit(v: &[f32]) -> Vec<f32> {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 { v.iter().map(|x| x / norm).collect() } else { v.to_vec() }
+/// `v` scaled to length one (a zero vector stays zero).
+fn unit_or_zero(v: &[f32]) -> Vec<f32> {
+    unit(v).unwrap_or_else(|| v.to_vec())
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (na, nb) = (a.iter().map(|x| x * x).sum::<f32>().sqrt(), b.iter().map(|x| x * x).sum::<f32>().sqrt());
-    if na == 0.0 || nb == 0.0 {
-        return 0.0;
+    match (unit(a), unit(b)) {
+        (Some(a), Some(b)) => a.iter().zip(&b).map(|(x, y)| x * y).sum(),
+        _ => 0.0,
     }
-    a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() / (na * nb)
+}
+
+/// The most clean speech embedded per label: past a minute the embedding barely moves, and the cost
+/// stays bounded on a three-hour episode.
+pub const MAX_SPEECH_S: f64 = 60.0;
+/// A turn shorter than this is skipped: a word or two says more about the line than the voice.
+pub const MIN_TURN_S: f64 = 1.5;
+/// A label with less clean speech than this gets no embedding (and the source abstains saying so).
+pub const MIN_SPEECH_S: f64 = 4.0;
+
+/// Per label, the stretches its embedding is made from: its clean turns — [`MIN_TURN_S`] or longer,
+/// overlapping no other label's turn — longest first, until [`MAX_SPEECH_S`] (the last one cut
+/// short). A label with less than [`MIN_SPEECH_S`] of such speech, or one that may hold several
+/// voices, has none.
+pub fn chosen_turns(segments: &[Segment]) -> BTreeMap<String, Vec<(f64, f64)>> {
+    let mut overlapped = vec![false; segments.len()];
+    for (i, a) in segments.iter().enumerate() {
+        for (j, b) in segments.iter().enumerate().skip(i + 1) {
+            if b.start_s >= a.end_s {
+                break;
+            }
+            if b.speaker != a.speaker {
+                overlapped[i] = true;
+                overlapped[j] = true;
+            }
+        }
+    }
+    let mut clean: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for (segment, _) in segments.iter().zip(&overlapped).filter(|(_, overlapped)| !**overlapped) {
+        if segment.end_s - segment.start_s >= MIN_TURN_S && !holds_several_voices(&segment.speaker) {
+            clean.entry(segment.speaker.clone()).or_default().push((segment.start_s, segment.end_s));
+        }
+    }
+    clean
+        .into_iter()
+        .filter_map(|(label, mut turns)| {
+            turns.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)).then(a.0.total_cmp(&b.0)));
+            let mut kept = Vec::new();
+            let mut total = 0.0;
+            for (start, end) in turns {
+                if total >= MAX_SPEECH_S {
+                    break;
+                }
+                let end = end.min(start + MAX_SPEECH_S - total);
+                total += end - start;
+                kept.push((start, end));
+            }
+            kept.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (total >= MIN_SPEECH_S).then_some((label, kept))
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::quotes::transcript::Segment;
 
     #[test]
     fn turns_are_grouped_by_how_alike_they_sound_and_a_short_one_follows_its_neighbour() {
@@ -268,7 +323,7 @@ mod tests {
         let heard: BTreeMap<usize, (Vec<f32>, f64)> =
             [(1, (a, 3.5)), (2, (b, 4.0)), (4, (a2, 3.6)), (5, (b2, 4.0))].into_iter().collect();
         let taken: BTreeSet<String> = ["Voice 1".to_string()].into_iter().collect();
-        let made = separated(&run, &heard, &BTreeMap::new(), &taken, "2025-02-01");
+        let made = separated(&run, &heard, &BTreeMap::new(), &taken, "2025-02-01", "m");
         assert_eq!(made.pipeline, "publisher-webvtt+voices");
         assert_eq!(made.created, "2025-02-01");
         let labels: Vec<&str> = made.segments.iter().map(|s| s.speaker.as_str()).collect();
@@ -300,9 +355,27 @@ mod tests {
             speaker_names: None,
         };
         let heard: BTreeMap<usize, (Vec<f32>, f64)> = [(1, (vec![0.1, 0.99], 3.0))].into_iter().collect();
-        let made = separated(&run, &heard, &own, &BTreeSet::new(), "2025-01-01");
+        let made = separated(&run, &heard, &own, &BTreeSet::new(), "2025-01-01", "m");
         let labels: Vec<&str> = made.segments.iter().map(|s| s.speaker.as_str()).collect();
         assert_eq!(labels, ["A", "B", "B"]);
         assert_eq!(made.speaker_embeddings.unwrap().labels.keys().collect::<Vec<_>>(), ["A", "B"]);
+    }
+
+    #[test]
+    fn a_label_is_heard_from_its_longest_clean_turns_up_to_a_minute() {
+        let segments = vec![
+            Segment::said("A", 0.0, 40.0, "a long turn"),
+            Segment::said("B", 39.0, 45.0, "overlaps A's end, so neither is clean"),
+            Segment::said("A", 45.0, 46.0, "too short"),
+            Segment::said("A", 46.0, 76.0, "thirty seconds"),
+            Segment::said("B", 76.0, 78.0, "two"),
+            Segment::said("A+B", 78.0, 90.0, "both at once"),
+            Segment::said("A", 90.0, 125.0, "thirty-five"),
+        ];
+        let chosen = chosen_turns(&segments);
+        // A: 35 s + 30 s would pass the minute, so the second turn is cut to 25 s.
+        assert_eq!(chosen["A"], vec![(46.0, 71.0), (90.0, 125.0)]);
+        // B's clean speech (2 s) is under the minimum; A+B is never embedded.
+        assert_eq!(chosen.keys().collect::<Vec<_>>(), ["A"]);
     }
 }
