@@ -7,31 +7,9 @@ cd "$(dirname "$0")/.."
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 export PATH="$HOME/.cargo/bin:$PATH"
 
-WORKER_BUILD_VERSION=0.8.7
-
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
-fi
-
-# wasm-bindgen-cli must be exactly the wasm-bindgen version in Cargo.lock.
-bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-if [ -z "$bindgen_version" ]; then
-  say "resolving Cargo.lock"
-  cargo generate-lockfile
-  bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-fi
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_version" ]; then
-  say "installing wasm-bindgen-cli $bindgen_version (a few minutes, once)"
-  # Its lock file may pin a yanked crate; fall back to a fresh resolution then.
-  cargo install --quiet --locked --force wasm-bindgen-cli --version "$bindgen_version" \
-    || cargo install --quiet --force wasm-bindgen-cli --version "$bindgen_version"
-fi
-
-# `worker-build --version` prints the bare version.
-if [ "$(worker-build --version 2>/dev/null | awk '{print $NF}')" != "$WORKER_BUILD_VERSION" ]; then
-  say "installing worker-build $WORKER_BUILD_VERSION (a few minutes, once)"
-  cargo install --quiet --locked --force worker-build --version "$WORKER_BUILD_VERSION"
 fi
 
 # The speaker encoder's weights (`builder identify`'s voices, `builder embed-voice`).
