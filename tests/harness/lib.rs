@@ -34,7 +34,8 @@ pub fn root() -> PathBuf {
 /// The builder the tests run: the one `scripts/build.sh` makes, in the `local` profile (release code
 /// without the whole-program link step; deploys and benchmarks build `release`).
 pub fn builder_bin() -> PathBuf {
-    root().join("target/local/builder")
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    target.join("local/builder")
 }
 
 /// What a benchmark says of request times: how many, the median, the 99th percentile and the
