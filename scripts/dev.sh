@@ -8,6 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Compiled here, on the terminal, so a first run shows cargo's progress; wrangler's builds then find
+# everything compiled.
+bash scripts/build.sh compile
 export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 export CONTENT=${CONTENT:-content}
 source scripts/site-lib.sh
