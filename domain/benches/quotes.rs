@@ -4,7 +4,7 @@
 //! `cargo bench -p domain --bench quotes` prints:
 //! - attribution latency on a three-hour transcript (p50/p99, domain code only);
 //! - phrase search latency over the whole corpus (p50/p99, all index files in memory) and the bytes a
-//!   query needs to load;
+//!   query needs to load; the same for phrases of only the most frequent words (`common`);
 //! - attribution accuracy on quotes sampled from real paragraphs, verbatim and perturbed: found rate,
 //!   right-speaker rate, the share of `trust=high` answers that are wrong, and the start error of
 //!   estimated times against held-out anchors;
@@ -440,6 +440,157 @@ fn bench_phrase_search(corpus: &[Episode], rng: &mut Rng) -> (Index, HashMap<Str
     );
     (index, files)
 }
+
+/// Phrases made only of the corpus's [`COMMON_WORDS`] most frequent words, as people paste them ("at the
+/// end of the day", "one of the things"): runs of such words cut from random passages, 2–8 words, each
+/// asked once, 1 in 5 with its speaker; the first page of 10 hits with the exact total, as a cold
+/// reader reads it. Writes them for the peers (`common-queries.jsonl`) and as request paths
+/// (`tests/.work/phrase-common-queries.txt`).
+fn bench_common_phrases(corpus: &[Episode], index: &Index, files: &HashMap<String, Vec<u8>>) {
+    // A generator of its own: the same phrases whichever parts of the bench run.
+    let rng = &mut Rng(0x5eed_c033_0a57_0002);
+    let whole = WholeFiles(files);
+    let normalised = |text: &str| -> Vec<String> {
+        domain::quotes::quote::normalise::tokens(text).into_iter().map(|t| t.norm).collect()
+    };
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for episode in corpus {
+        for segment in &episode.canonical.segments {
+            for word in normalised(&segment.text) {
+                *counts.entry(word).or_default() += 1;
+            }
+        }
+    }
+    let mut by_count: Vec<(usize, String)> = counts.into_iter().map(|(word, n)| (n, word)).collect();
+    by_count.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let common: std::collections::HashSet<String> =
+        by_count.into_iter().take(COMMON_WORDS).map(|(_, word)| word).collect();
+
+    // The issue's examples first, each on a line of its own.
+    for q in STOCK_PHRASES {
+        let query = phrase::parse_query([("q", q), ("limit", "10")]).unwrap();
+        let mut have = HashMap::new();
+        let (answer, by_file, rounds) =
+            cold(index, &whole, &mut have, |index, parts| phrase::search(index, &query, parts));
+        let started = Instant::now();
+        phrase::search(index, &query, &whole).unwrap();
+        println!(
+            "  {q:?}: total {}, {:.3} ms, {:.1} KiB in {} ranged reads ({by_file:?}) and {rounds} rounds",
+            answer.total,
+            started.elapsed().as_secs_f64() * 1000.0,
+            have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0,
+            by_file.iter().sum::<usize>(),
+        );
+    }
+    let mut asked = std::collections::HashSet::new();
+    let (mut times, mut loaded, mut reads, mut n_rounds) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut slowest: Vec<(f64, String, u64)> = Vec::new();
+    let (mut paths, mut peer_queries) = (String::new(), String::new());
+    while asked.len() < COMMON_PHRASES {
+        let episode = &corpus[rng.below(corpus.len())];
+        let segment = &episode.canonical.segments[rng.below(episode.canonical.segments.len())];
+        let words = normalised(&segment.text);
+        // As many of each length: a run of at least `n` common words.
+        let n = 2 + rng.below(7);
+        let mut runs: Vec<&[String]> = Vec::new();
+        let mut from = 0;
+        for at in 0..=words.len() {
+            if at == words.len() || !common.contains(&words[at]) {
+                if at - from >= n {
+                    runs.push(&words[from..at]);
+                }
+                from = at + 1;
+            }
+        }
+        if runs.is_empty() {
+            continue;
+        }
+        let run = runs[rng.below(runs.len())];
+        let at = rng.below(run.len() - n + 1);
+        let q = run[at..at + n].join(" ");
+        let speaker = (asked.len() % 5 == 0).then(|| segment.speaker.clone());
+        if !asked.insert((q.clone(), speaker.clone())) {
+            continue;
+        }
+        let query = phrase::parse_query(
+            [("q", q.as_str()), ("limit", "10")]
+                .into_iter()
+                .chain(speaker.as_deref().map(|s| ("speaker", s))),
+        )
+        .unwrap();
+        paths.push_str(&format!("/api/search?q={}&limit=10", url_encode(&q)));
+        if let Some(speaker) = &speaker {
+            paths.push_str(&format!("&speaker={}", url_encode(speaker)));
+        }
+        paths.push('\n');
+        let mut have = HashMap::new();
+        let (answer, by_file, rounds) =
+            cold(index, &whole, &mut have, |index, parts| phrase::search(index, &query, parts));
+        loaded.push(have.values().map(Vec::len).sum::<usize>() as f64 / 1024.0);
+        reads.push(by_file.iter().sum::<usize>() as f64);
+        n_rounds.push(rounds as f64);
+        let started = Instant::now();
+        let timed = phrase::search(index, &query, &whole).unwrap();
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        times.push(ms);
+        assert_eq!(timed, answer, "a cold and a warm search answer the same");
+        slowest.push((
+            ms,
+            format!("{q:?}{}", speaker.as_deref().map(|s| format!(" ({s})")).unwrap_or_default()),
+            answer.total,
+        ));
+        peer_queries.push_str(
+            &serde_json::json!({
+                "q": q,
+                "speaker": speaker.as_deref().map(domain::quotes::quote::views::fold_name),
+                "total": answer.total,
+            })
+            .to_string(),
+        );
+        peer_queries.push('\n');
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    std::fs::write(root.join("tests/.work/phrase-common-queries.txt"), paths).unwrap();
+    std::fs::write(root.join("tests/.work/phrase-peers/common-queries.jsonl"), peer_queries).unwrap();
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ms, q, total) in slowest.iter().take(5) {
+        println!("  slowest: {q}, {ms:.3} ms, total {total}");
+    }
+    for list in [&mut times, &mut loaded, &mut reads, &mut n_rounds] {
+        list.sort_by(f64::total_cmp);
+    }
+    println!(
+        "common-word phrases: {} queries of 2-8 of the {COMMON_WORDS} most frequent words (1 in 5 with a speaker, \
+         top 10 with the total): {} ms; read per query {} KiB in {} ranged reads and {} rounds",
+        times.len(),
+        summary(&times, 3),
+        summary(&loaded, 1),
+        summary(&reads, 0),
+        summary(&n_rounds, 0),
+    );
+}
+
+/// The p50, p99 and max of `sorted`, to `decimals` places.
+fn summary(sorted: &[f64], decimals: usize) -> String {
+    let (p50, p99, max) = (percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last().unwrap());
+    format!("p50 {p50:.decimals$} / p99 {p99:.decimals$} / max {max:.decimals$}")
+}
+
+/// The common-word phrases are made of this many of the corpus's most frequent words.
+const COMMON_WORDS: usize = 200;
+/// Stock phrases of common words that people paste.
+const STOCK_PHRASES: [&str; 8] = [
+    "at the end of the day",
+    "one of the things",
+    "to be honest with you",
+    "i think it's one of the things that",
+    "and at the end of the day it's",
+    "i don't know if that's",
+    "that's a good question",
+    "you know what i mean",
+];
+/// How many common-word phrases the bench asks.
+const COMMON_PHRASES: usize = 400;
 
 /// Which index file `file` is: 0 the dictionary, 1 the bitmaps, 2 the passage blocks.
 fn file_kind(index: &Index, file: &str) -> usize {
@@ -905,13 +1056,18 @@ fn main() {
     if "attribution".contains(&filter) {
         bench_attribution_latency(&corpus, &mut rng);
     }
-    let phrase_index = ["search", "everywhere"]
+    let phrase_index = ["search", "common", "everywhere"]
         .iter()
         .any(|part| part.contains(&filter))
         .then(|| bench_phrase_search(&corpus, &mut rng));
     if "accuracy".contains(&filter) {
         bench_accuracy(&corpus, &mut rng);
         bench_start_error(&corpus, &mut rng);
+    }
+    if let Some((index, files)) = &phrase_index
+        && "common".contains(&filter)
+    {
+        bench_common_phrases(&corpus, index, files);
     }
     if let Some((index, files)) = &phrase_index
         && "everywhere".contains(&filter)
