@@ -1,7 +1,7 @@
 //! Writing the phrase index: passages in corpus order, then the gram lattice, the dictionary
 //! buckets, the bitmaps, the passage blocks and the tables.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use roaring::RoaringBitmap;
@@ -28,10 +28,6 @@ pub struct BuiltIndex {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexFull(pub String);
 
-/// Word ids are packed [`ID_BITS`] to a gram key, so a gram of up to [`MAX_GRAM`] words is one `u128`.
-const ID_BITS: u32 = 24;
-pub const MAX_GRAM: usize = 5;
-
 /// Collects canonical transcripts in passage order and writes the index files.
 #[derive(Debug)]
 pub struct IndexBuilder {
@@ -53,7 +49,7 @@ impl Default for IndexBuilder {
 
 impl IndexBuilder {
     pub fn new(config: Config) -> IndexBuilder {
-        assert!((1..=MAX_GRAM).contains(&config.max_gram), "max_gram is 1 to {MAX_GRAM}");
+        assert!(config.max_gram >= 1, "max_gram is at least 1");
         IndexBuilder {
             config,
             vocab: HashMap::new(),
@@ -87,13 +83,13 @@ impl IndexBuilder {
                     ids.push(match self.vocab.get(token.norm.as_str()) {
                         Some(id) => *id,
                         None => {
-                            let id = self.words.len() as u32;
-                            if id >= 1 << ID_BITS {
-                                return Err(IndexFull(format!(
-                                    "more than {} distinct words",
-                                    1u32 << ID_BITS
-                                )));
-                            }
+                            // `NOT_FREQUENT` is no word's number.
+                            let id = u32::try_from(self.words.len())
+                                .ok()
+                                .filter(|&id| id != NOT_FREQUENT)
+                                .ok_or_else(|| {
+                                    IndexFull(format!("more than {NOT_FREQUENT} distinct words"))
+                                })?;
                             self.vocab.insert(token.norm.clone(), id);
                             self.words.push(token.norm.clone());
                             id
@@ -158,41 +154,61 @@ impl IndexBuilder {
                 by_word[id as usize].add(passage as u32, before, after);
             }
         }
-        let mut frequent_below: GramSet = GramSet::default();
+        let mut below = Frequent::default();
+        let mut word_rank = vec![NOT_FREQUENT; self.words.len()];
         for (id, postings) in by_word.into_iter().enumerate() {
             if postings.passages.len() as u32 >= frequent {
-                frequent_below.insert(gram_key(&[id as u32]));
+                word_rank[id] = below.add(self.words[id].clone(), id as u32);
             }
             entries.push((self.words[id].clone(), postings));
         }
+        // Each passage's frequent grams of the level below, by where they start.
+        let mut at_below: Vec<Vec<u32>> = self
+            .passage_words
+            .iter()
+            .map(|ids| ids.iter().map(|&id| word_rank[id as usize]).collect())
+            .collect();
 
-        // Level n: the grams whose two grams of n - 1 words are both frequent.
+        // Level n: the grams whose two grams of n - 1 words are both frequent, each known by that pair.
         for n in 2..=self.config.max_gram {
+            if below.keys.is_empty() {
+                break;
+            }
             let mut level: GramMap<Postings> = GramMap::default();
-            for (passage, ids) in self.passage_words.iter().enumerate() {
-                for (at, window) in ids.windows(n).enumerate() {
-                    if !frequent_below.contains(&gram_key(&window[..n - 1]))
-                        || !frequent_below.contains(&gram_key(&window[1..]))
-                    {
+            for (passage, (ids, ranks)) in self.passage_words.iter().zip(&at_below).enumerate() {
+                for (at, pair) in ranks.windows(2).enumerate() {
+                    if pair[0] == NOT_FREQUENT || pair[1] == NOT_FREQUENT {
                         continue;
                     }
                     let (before, after) = sides(ids, at, n);
-                    level.entry(gram_key(window)).or_default().add(passage as u32, before, after);
+                    level.entry(pair_key(pair[0], pair[1])).or_default().add(passage as u32, before, after);
                 }
             }
             // In key order, so the same corpus always writes the same bytes.
-            let mut level: Vec<(u128, Postings)> = level.into_iter().collect();
+            let mut level: Vec<(u64, Postings)> = level.into_iter().collect();
             level.sort_unstable_by_key(|(key, _)| *key);
-            let mut next_frequent = GramSet::default();
+            let mut next = Frequent::default();
+            let mut rank_of: GramMap<u32> = GramMap::default();
             for (key, postings) in level {
+                let (prefix, suffix) = ((key >> 32) as usize, key as u32 as usize);
+                let last_word = below.last_words[suffix];
+                let name = format!("{} {}", below.keys[prefix], self.words[last_word as usize]);
                 if postings.passages.len() as u32 >= frequent {
-                    next_frequent.insert(key);
+                    rank_of.insert(key, next.add(name.clone(), last_word));
                 }
-                let words: Vec<&str> =
-                    unpack(key, n).iter().map(|&id| self.words[id as usize].as_str()).collect();
-                entries.push((words.join(" "), postings));
+                entries.push((name, postings));
             }
-            frequent_below = next_frequent;
+            for ranks in &mut at_below {
+                let found: Vec<u32> = ranks
+                    .windows(2)
+                    .map(|pair| match pair[0] == NOT_FREQUENT || pair[1] == NOT_FREQUENT {
+                        true => NOT_FREQUENT,
+                        false => rank_of.get(&pair_key(pair[0], pair[1])).copied().unwrap_or(NOT_FREQUENT),
+                    })
+                    .collect();
+                *ranks = found;
+            }
+            below = next;
         }
         let n_grams = entries.len();
         for (name, passages) in self.speakers {
@@ -383,24 +399,37 @@ impl Hasher for GramHasher {
             self.0 = (self.0.rotate_left(5) ^ u64::from(*byte)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
     }
-    fn write_u128(&mut self, key: u128) {
-        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-        self.0 = (folded ^ (folded >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    fn write_u64(&mut self, key: u64) {
+        self.0 = (key ^ (key >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
     fn finish(&self) -> u64 {
         self.0 ^ (self.0 >> 29)
     }
 }
 
-type GramMap<V> = HashMap<u128, V, BuildHasherDefault<GramHasher>>;
-type GramSet = HashSet<u128, BuildHasherDefault<GramHasher>>;
+type GramMap<V> = HashMap<u64, V, BuildHasherDefault<GramHasher>>;
 
-/// A gram's word ids packed into one number (a leading 1 bit per word keeps lengths apart).
-fn gram_key(ids: &[u32]) -> u128 {
-    ids.iter().fold(0u128, |key, &id| key << (ID_BITS + 1) | 1 << ID_BITS | u128::from(id))
+/// A level's frequent grams, numbered in key order: a gram of the next level is known by the numbers
+/// of its two grams one word shorter, whatever its length.
+#[derive(Default)]
+struct Frequent {
+    keys: Vec<String>,
+    /// Each one's last word, as a vocabulary id.
+    last_words: Vec<u32>,
 }
 
-fn unpack(key: u128, n: usize) -> Vec<u32> {
-    let mask = (1u128 << ID_BITS) - 1;
-    (0..n).rev().map(|k| ((key >> (k as u32 * (ID_BITS + 1))) & mask) as u32).collect()
+impl Frequent {
+    fn add(&mut self, key: String, last_word: u32) -> u32 {
+        self.keys.push(key);
+        self.last_words.push(last_word);
+        self.keys.len() as u32 - 1
+    }
+}
+
+/// No frequent gram starts here.
+const NOT_FREQUENT: u32 = u32::MAX;
+
+/// A gram's key: the numbers of its two frequent grams one word shorter.
+fn pair_key(prefix: u32, suffix: u32) -> u64 {
+    u64::from(prefix) << 32 | u64::from(suffix)
 }
