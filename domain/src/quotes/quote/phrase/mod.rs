@@ -11,10 +11,18 @@
 //! passages are the candidates, and reading their text checks each one. A rare entry lists its
 //! passages inline; a frequent one points to a roaring bitmap, which is at most one bit per
 //! passage of the corpus, and lists its first [`format::FIRST_PAGE`] passages, a search's first
-//! page. A query of common words ("we went to the") thus reads one bucket (and one bitmap for a
-//! later page), never a position list of "the", and no query reads more than a few dozen small parts:
-//! dictionary buckets, bitmaps, and blocks of [`Config::passages_per_block`] passages (see
-//! [`format`]). A longer phrase is looked up by its rare grams, or its grams of `max_gram` words.
+//! page. A query of common words ("we went to the", "at the end of the day") thus reads one bucket
+//! (and one bitmap for a later page), never a position list of "the", and no query reads more than a
+//! few dozen small parts: dictionary buckets, bitmaps, and blocks of [`Config::passages_per_block`]
+//! passages (see [`format`]). A longer phrase is looked up by its rare grams, or its grams of
+//! `max_gram` words.
+//!
+//! `max_gram` is 8, though a phrase of rare words is narrowed by its grams of one or two: the lattice
+//! goes on past five words only along chains of frequent grams, which stock phrases of common words
+//! are, and which cost the Changelog corpus 0.3 % more index. With a lattice of five words, "at the
+//! end of the day" is no entry, and its exact total means checking every passage that holds both of
+//! its grams of five words: 664 block reads (BENCHMARKS.md). A gram is known in the build by the
+//! numbers of its two frequent grams one word shorter, so its length has no bound but `max_gram`.
 //!
 //! A reader holds in memory a filter of the frequent grams ([`format::FrequentGrams`], 336 KiB
 //! for the Changelog corpus), so it knows before reading which grams of a phrase have entries
@@ -68,7 +76,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { max_gram: 5, frequent: 32, bucket_bytes: 2048, passages_per_block: 8 }
+        Config { max_gram: 8, frequent: 32, bucket_bytes: 2048, passages_per_block: 8 }
     }
 }
 
