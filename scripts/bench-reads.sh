@@ -17,7 +17,8 @@
 # attribute-anywhere-fresh (default: all but the fresh ones that the build has data for; a fresh kind
 # never repeats a request, so it measures reads that no cache answers), a fresh kind with "-by-total"
 # (phrase-fresh-by-total: one request at a time, p50 by how many places hold the phrase),
-# phrase-fresh-limit5 (fresh phrase queries of its own, with pages of 5 hits instead of 10), or files of
+# phrase-fresh-limit5 (fresh phrase queries of its own, with pages of 5 hits instead of 10),
+# phrase-common-fresh (fresh phrases of only the 200 most frequent words, 2-8 of them), or files of
 # request paths, one per line: the recipe search bench's queries (tests/.work/bench-queries.txt) or
 # the phrase bench's (tests/.work/phrase-queries.txt).
 set -euo pipefail
@@ -102,10 +103,40 @@ def fresh_queries(rng):
     rng.shuffle(anywhere)
     return phrase, anywhere
 fresh_phrase, fresh_anywhere = fresh_queries(rng)
+# Phrases of common words only ("at the end of the day"), as people paste them: runs of 2-8 of the
+# build's 200 most frequent words, as many of each length, from eight segments of every episode.
+def plain(word):
+    return word.lower().strip(".,!?;:\"()[]-—…")
+counts = {}
+for segments in long_segments:
+    for words in segments:
+        for word in words:
+            counts[plain(word)] = counts.get(plain(word), 0) + 1
+common = set(sorted((w for w in counts if w), key=lambda w: (-counts[w], w))[:200])
+def common_queries(rng):
+    asked = set()
+    for segments in long_segments:
+        for words in rng.sample(segments, min(8, len(segments))):
+            n, runs, run = rng.randint(2, 8), [], []
+            for word in words + [None]:
+                if word is not None and plain(word) in common:
+                    run.append(word)
+                    continue
+                if len(run) >= n:
+                    runs.append(run)
+                run = []
+            if runs:
+                run = rng.choice(runs)
+                start = rng.randrange(0, len(run) - n + 1)
+                asked.add("/api/search?" + urllib.parse.urlencode({"q": " ".join(run[start:start + n])}))
+    asked = sorted(asked)
+    rng.shuffle(asked)
+    return asked
 # Pages of 5 instead of 10, on queries drawn apart from the others (so a run of both kinds does not
 # answer one from pieces the other left in the cache).
 limit5 = [path + "&limit=5" for path in fresh_queries(random.Random(5))[0]]
-for kind, paths in (("phrase-fresh", fresh_phrase), ("phrase-fresh-limit5", limit5), ("attribute-anywhere-fresh", fresh_anywhere)):
+common_fresh = common_queries(random.Random(7))
+for kind, paths in (("phrase-fresh", fresh_phrase), ("phrase-fresh-limit5", limit5), ("phrase-common-fresh", common_fresh), ("attribute-anywhere-fresh", fresh_anywhere)):
     write(f"{kind}.warm", paths[:WARM_QUERIES])
     write(kind, paths[WARM_QUERIES:])
 write("attribute", attribute)
