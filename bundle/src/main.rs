@@ -79,6 +79,9 @@ fn run(args: &Args) -> Result<()> {
         .module(true)?
         .out_name("index")
         .typescript(false)
+        // The function names are 0.6 MB no one reads in production (`strip`, which would drop them in
+        // cargo, drops the section of wasm features wasm-bindgen reads too).
+        .remove_name_section(true)
         .reset_state_function(true)
         .force_enable_abort_handler(true)
         .generate(&staging)
