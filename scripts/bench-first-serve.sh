@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# How long a newcomer waits for the first page (BENCHMARKS.md, "First serve"): a clone of this
+# repository's HEAD in a scratch folder, with an empty home (so an empty cargo registry, npm and pip
+# cache, no node_modules and no cached speaker weights) and an empty target folder, runs
+# `bash scripts/dev.sh` as the README says; the clock stops at the first answer of
+# http://127.0.0.1:$PORT/. The machine's Rust toolchain (RUSTUP_HOME, with its wasm32 target) is kept,
+# as a new machine of this kind has it. Each line the scripts print is stamped with the seconds since
+# the start, so the steps' times are the differences between the `==>` lines. Then, with THEN_TEST=1,
+# the server stops and `bash scripts/test.sh` runs in the same clone, as a newcomer's next command.
+#   [THEN_TEST=1] bash scripts/bench-first-serve.sh
+# Leave the machine otherwise idle: the figure is wall time on two cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT=${PORT:-8841}
+WORK=$(realpath -m tests/.work/first-serve)
+# The clone sits beside this checkout, so the tests find ../shared/corpora as they do here.
+REPO=$(realpath -m ../commonplace-first-serve)
+rm -rf "$WORK" "$REPO" && mkdir -p "$WORK/home"
+git clone --quiet --no-hardlinks . "$REPO"
+log=$WORK/serve.log
+
+export RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
+rustup_bin=$(dirname "$(command -v rustup)")
+start=$(date +%s.%N)
+# Runs a command in the clone as a newcomer would, each line of its output stamped.
+as_newcomer() {
+  (
+    cd "$REPO"
+    export HOME=$WORK/home CARGO_HOME=$WORK/home/.cargo PATH="$rustup_bin:/usr/local/bin:/usr/bin:/bin"
+    unset CARGO_TARGET_DIR
+    exec "$@"
+  ) 2>&1 | awk -v start="$(date +%s.%N)" '{ "date +%s.%N" | getline now; close("date +%s.%N"); printf "%7.1f  %s\n", now - start, $0; fflush() }'
+}
+stop_serving() {
+  pkill -f "wrangler dev.*--port $PORT" 2>/dev/null || true
+  pkill -f "workerd.*$REPO" 2>/dev/null || true
+}
+as_newcomer env PORT="$PORT" bash scripts/dev.sh > "$log" &
+serve=$!
+trap stop_serving EXIT
+
+until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null; do
+  kill -0 $serve 2>/dev/null || { echo "dev.sh stopped before serving:" >&2; tail -n 30 "$log" >&2; exit 1; }
+  sleep 1
+done
+served=$(date +%s.%N)
+echo "first page after $(awk -v a="$start" -v b="$served" 'BEGIN { printf "%.0f", b - a }') s; the steps:"
+grep -E '==>|Compiling (builder|edge|bundle) |Finished|Ready on|serving ' "$log" || true
+du -sh "$WORK/home/.cargo/registry" "$REPO/target" "$REPO/node_modules" 2>/dev/null || true
+stop_serving
+wait $serve 2>/dev/null || true
+if [ "${THEN_TEST:-}" = 1 ]; then
+  as_newcomer bash scripts/test.sh > "$WORK/test.log" || { echo "test.sh failed:" >&2; tail -n 40 "$WORK/test.log" >&2; exit 1; }
+  echo "then bash scripts/test.sh passed; its steps:"
+  grep -E '^ *[0-9.]+  == \[' "$WORK/test.log"
+  tail -n 1 "$WORK/test.log"
+fi
