@@ -266,3 +266,24 @@ fn an_id_beyond_64_bit_integers_is_echoed_as_sent() {
     assert_eq!(raw_id(br#"{"method":"id","id":"x"}"#).as_deref(), Some(r#""x""#));
     assert_eq!(raw_id(br#"{"method":"ping"}"#), None);
 }
+
+/// A tool runs its route's operation: its description names that route, and it needs a key exactly
+/// when the route does.
+#[test]
+fn every_tool_names_the_route_whose_operation_it_runs() {
+    use crate::api::routes::ROUTES;
+    // Path parameters are named for a person in a description (`{id}`), for the code in the table.
+    let unnamed = |text: &str| {
+        text.split('{')
+            .map(|part| part.split_once('}').map_or(part, |(_, rest)| rest))
+            .collect::<Vec<_>>()
+            .join("{}")
+    };
+    for spec in crate::mcp::TOOLS {
+        let route =
+            ROUTES.iter().find(|route| route.op == spec.op).expect("every tool's operation has a route");
+        let said = format!("Same as {} {}", route.method.name(), unnamed(route.path));
+        assert!(unnamed(spec.description).contains(&said), "{} does not say {said}", spec.name);
+        assert_eq!(route.key, spec.access == Access::Write, "{}", spec.name);
+    }
+}

@@ -1,10 +1,12 @@
-//! The tool table of `/mcp`: each tool's name, description and behaviour hints, and the operation
-//! input (`crate::api`) its arguments deserialise into. One entry in [`tools!`] below declares a
-//! tool: its place in `tools/list`, its [`ToolInput`] variant and its schemas all come from it.
+//! The tool table of `/mcp`: each tool's name, description and behaviour hints, the route's operation
+//! ([`Op`]) it runs, and the operation input (`crate::api`) its arguments deserialise into. One entry
+//! in [`tools!`] below declares a tool: its place in `tools/list`, its [`ToolInput`] variant (named
+//! as its operation) and its schemas all come from it.
 
 use serde_json::{Value, json};
 
 use crate::Diagnostic;
+use crate::api::routes::Op;
 use crate::api::{self, from_json};
 #[cfg(feature = "schema")]
 use crate::quotes::quote::{Attribution, phrase, views};
@@ -21,6 +23,8 @@ pub enum Access {
 /// One tool of the table: its name, description and honest behaviour hints (MCP `ToolAnnotations`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolSpec {
+    /// The operation the tool runs: the one its HTTP route runs.
+    pub op: Op,
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
@@ -32,8 +36,9 @@ pub struct ToolSpec {
     pub open_world: bool,
 }
 
-const fn read(name: &'static str, title: &'static str, description: &'static str) -> ToolSpec {
+const fn read(op: Op, name: &'static str, title: &'static str, description: &'static str) -> ToolSpec {
     ToolSpec {
+        op,
         name,
         title,
         description,
@@ -57,12 +62,14 @@ struct WriteHints {
 }
 
 const fn write(
+    op: Op,
     name: &'static str,
     title: &'static str,
     description: &'static str,
     WriteHints { destructive, idempotent, open_world }: WriteHints,
 ) -> ToolSpec {
     ToolSpec {
+        op,
         name,
         title,
         description,
@@ -74,13 +81,15 @@ const fn write(
     }
 }
 
-/// Declares the tools: `Variant(Input => Output) = spec`, in `tools/list` order.
+/// Declares the tools: `Op(Input => Output) = read(…)` or `write(…)`, in `tools/list` order. `Op` is
+/// the [`Op`] variant the tool runs, and names its [`ToolInput`] variant too.
 macro_rules! tools {
-    ($($variant:ident($input:ty => $output:ty) = $spec:expr,)*) => {
+    ($($variant:ident($input:ty => $output:ty) = $kind:ident($($spec:tt)*),)*) => {
         /// Every tool, in the order `tools/list` shows them (deterministic, so clients can cache the list).
-        pub const TOOLS: &[ToolSpec] = &[$($spec),*];
+        pub const TOOLS: &[ToolSpec] = &[$($kind(Op::$variant, $($spec)*)),*];
 
-        /// A tool call's arguments, read and checked by the input of the tool's operation.
+        /// A tool call's arguments, read and checked by the input of the tool's operation; a variant
+        /// is named as the [`Op`] it runs.
         #[derive(Debug, Clone, PartialEq)]
         pub enum ToolInput {
             $($variant(<$input as api::Input>::Valid),)*
@@ -121,7 +130,7 @@ tools! {
          Portuguese, handles Hebrew prefixes and tolerates one typo. Filters are ANDed. Same as GET /api/recipes. \
          Returns one page of cards and `next_cursor` for the next page.",
     ),
-    GetRecipe(api::RecipeView => crate::recipes::cooking::Adjusted) = read(
+    RecipeJson(api::RecipeView => crate::recipes::cooking::Adjusted) = read(
         "get_recipe",
         "Get a recipe",
         "Read one recipe by slug with all its languages and the server-set fields (owner, version, \
@@ -145,7 +154,7 @@ tools! {
          update_recipe. Needs an API key. Each call makes a new copy. Same as POST /api/r/{slug}/fork.",
         WriteHints { destructive: false, idempotent: false, open_world: false },
     ),
-    UpdateRecipe(api::UpdateRecipe => Published) = write(
+    ChangeRecipe(api::UpdateRecipe => Published) = write(
         "update_recipe",
         "Change your recipe",
         "Replace the document of one of your own recipes with a new version; `note` says what changed. Send \
@@ -153,14 +162,14 @@ tools! {
          Someone else's recipe: fork_recipe first. Same as PUT /api/r/{slug}.",
         WriteHints { destructive: true, idempotent: false, open_world: false },
     ),
-    AiWriteRecipe(api::AiWrite => Published) = write(
+    AiWrite(api::AiWrite => Published) = write(
         "ai_write_recipe",
         "Write a recipe with AI",
         "Ask the site's AI to write a new recipe from a prompt, in one language; it is stored as yours (CC0). \
          Needs an API key; limited to 20 AI calls an hour per account. Same as POST /api/ai/write.",
         WriteHints { destructive: false, idempotent: false, open_world: true },
     ),
-    AiChangeRecipe(api::AiChange => Published) = write(
+    AiChange(api::AiChange => Published) = write(
         "ai_change_recipe",
         "Change a recipe with AI",
         "Ask the site's AI to change a recipe as the prompt says. Your own recipe is changed in place; \
@@ -168,7 +177,7 @@ tools! {
          /api/r/{slug}/ai.",
         WriteHints { destructive: true, idempotent: false, open_world: true },
     ),
-    MakeDietVersion(api::DietVersion => Published) = write(
+    DietVersion(api::DietVersion => Published) = write(
         "make_diet_version",
         "Make a diet version",
         "Get the shared gluten-free (`gf`), vegan, or gluten-free vegan (`both`) version of a recipe. It is \
@@ -176,7 +185,7 @@ tools! {
          the same recipe. Needs an API key. Same as POST /api/r/{slug}/variant/{kind}.",
         WriteHints { destructive: false, idempotent: true, open_world: true },
     ),
-    AttributeQuote(api::QuoteAttribution => Attribution) = read(
+    Attribute(api::QuoteAttribution => Attribution) = read(
         "attribute_quote",
         "Attribute a quote",
         "Find who said a quote and when. Give the quote, and the episode's source URL (any spelling) if you \
@@ -187,26 +196,26 @@ tools! {
          `high` only for a verbatim match inside one person's speech with a confident or human-set name, \
          held in exactly one place; otherwise check it. Same as GET /api/attribute.",
     ),
-    SearchTranscripts(api::TranscriptSearch => phrase::Answer) = read(
+    PhraseSearch(api::TranscriptSearch => phrase::Answer) = read(
         "search_transcripts",
         "Search transcripts",
         "Phrase search over every published transcript, each hit with its speaker and times. `speaker` \
          alone lists everything that person said. Same as GET /api/search.",
     ),
-    GetTranscript(api::TranscriptQuery => views::TranscriptView) = read(
+    Transcript(api::TranscriptQuery => views::TranscriptView) = read(
         "get_transcript",
         "Get a transcript",
         "The canonical transcript of an episode, optionally narrowed to one speaker and a time window \
          (turns overlapping the window are clipped); the filters are echoed. Same as GET \
          /api/episodes/{id}/transcript.",
     ),
-    SpeakerStats(api::SpeakerStats => views::SpeakersView) = read(
+    Speakers(api::SpeakerStats => views::SpeakersView) = read(
         "speaker_stats",
         "Speaker statistics",
         "Seconds spoken, share of speech time, segment count, first and last appearance per speaker of an \
          episode, optionally within a time window. Same as GET /api/episodes/{id}/speakers.",
     ),
-    ListEpisodes(api::EpisodeList => api::EpisodePage) = read(
+    Episodes(api::EpisodeList => api::EpisodePage) = read(
         "list_episodes",
         "List episodes",
         "Published podcast episodes with their ids, source URLs and licences, optionally of one show, one \

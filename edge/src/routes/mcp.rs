@@ -114,10 +114,11 @@ fn refused(tool: &mcp::ToolSpec, slug: Option<&str>, err: &ApiError) -> ToolOutc
 /// The recipe a tool call is about, for the next-step message of a refusal.
 fn slug_of(input: &ToolInput) -> Option<&str> {
     match input {
-        ToolInput::GetRecipe(RecipeAsked { slug, .. }) | ToolInput::ForkRecipe(slug) => Some(slug),
-        ToolInput::UpdateRecipe(update) => Some(&update.slug),
-        ToolInput::AiChangeRecipe(AiChangeAsked { slug, .. })
-        | ToolInput::MakeDietVersion(DietAsked { slug, .. }) => Some(slug),
+        ToolInput::RecipeJson(RecipeAsked { slug, .. }) | ToolInput::ForkRecipe(slug) => Some(slug),
+        ToolInput::ChangeRecipe(update) => Some(&update.slug),
+        ToolInput::AiChange(AiChangeAsked { slug, .. }) | ToolInput::DietVersion(DietAsked { slug, .. }) => {
+            Some(slug)
+        }
         _ => None,
     }
 }
@@ -138,7 +139,7 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
     let live = crate::live::Live::of(req, env).await?;
     match input {
         ToolInput::SearchRecipes(query) => structured(recipes::search_page(env, query, &live).await?),
-        ToolInput::GetRecipe(RecipeAsked { slug, request }) => {
+        ToolInput::RecipeJson(RecipeAsked { slug, request }) => {
             structured(cooking::adjusted(req, env, slug, *request).await?)
         }
         ToolInput::CreateRecipe(recipe) => {
@@ -149,29 +150,29 @@ async fn run(req: &Request, env: &Env, input: &ToolInput) -> Result<Value, ApiEr
             let caller = writer(req, env).await?;
             structured(writes::fork_recipe(env, &caller, slug).await?)
         }
-        ToolInput::UpdateRecipe(update) => {
+        ToolInput::ChangeRecipe(update) => {
             let caller = writer(req, env).await?;
             let if_match = update.version.map(domain::recipes::write::IfMatch::version);
             let body = update.body.clone();
             structured(writes::change_recipe(env, &caller, &update.slug, body, if_match.as_ref()).await?)
         }
-        ToolInput::AiWriteRecipe(request) => {
+        ToolInput::AiWrite(request) => {
             let caller = auth::caller(req, env).await?;
             structured(ai::ai_write(env, &caller, request).await?.published)
         }
-        ToolInput::AiChangeRecipe(AiChangeAsked { slug, request }) => {
+        ToolInput::AiChange(AiChangeAsked { slug, request }) => {
             let caller = auth::caller(req, env).await?;
             structured(ai::ai_change(env, &caller, slug, request).await?.published)
         }
-        ToolInput::MakeDietVersion(DietAsked { slug, kind }) => {
+        ToolInput::DietVersion(DietAsked { slug, kind }) => {
             let caller = auth::caller(req, env).await?;
             structured(diet::diet_version(env, &caller, slug, kind.code()).await?.published)
         }
-        ToolInput::AttributeQuote(input) => structured(quotes::attribution(env, input, &live).await?),
-        ToolInput::SearchTranscripts(query) => structured(quotes::phrase_search(env, query, &live).await?),
-        ToolInput::GetTranscript(input) => structured(quotes::transcript_view(env, input, &live).await?),
-        ToolInput::SpeakerStats(input) => structured(quotes::speakers_view(env, input, &live).await?),
-        ToolInput::ListEpisodes(input) => structured(quotes::episode_page(env, input.clone()).await?),
+        ToolInput::Attribute(input) => structured(quotes::attribution(env, input, &live).await?),
+        ToolInput::PhraseSearch(query) => structured(quotes::phrase_search(env, query, &live).await?),
+        ToolInput::Transcript(input) => structured(quotes::transcript_view(env, input, &live).await?),
+        ToolInput::Speakers(input) => structured(quotes::speakers_view(env, input, &live).await?),
+        ToolInput::Episodes(input) => structured(quotes::episode_page(env, input.clone()).await?),
         ToolInput::RequestEpisode(address) => {
             let caller = writer(req, env).await?;
             structured(intake::request_episode(env, &caller, address).await?)
