@@ -256,6 +256,11 @@ const fn get(
     }
 }
 
+/// `route`, answering 304 as well when `If-None-Match` names the current ETag.
+const fn cached(route: Route) -> Route {
+    Route { also: NOT_MODIFIED, ..route }
+}
+
 /// A built file served as it is.
 const fn file(path: &'static str, summary: &'static str, answer: Answer) -> Route {
     Route {
@@ -299,6 +304,18 @@ const fn form(op: Op, path: &'static str, summary: &'static str, fields: &'stati
     }
 }
 
+/// A form post of a person's browser, answered with a redirect; refused, it is answered with the
+/// pages `refused` lists, never problem+json.
+const fn form_refused_as_pages(
+    op: Op,
+    path: &'static str,
+    summary: &'static str,
+    fields: &'static [&'static str],
+    refused: &'static [(u16, Answer, &'static str)],
+) -> Route {
+    Route { also: refused, errors: &[], ..form(op, path, summary, fields) }
+}
+
 /// Every route, in the order the router tries them.
 pub const ROUTES: &[Route] = &[
     read(
@@ -322,60 +339,48 @@ pub const ROUTES: &[Route] = &[
         errors: WRITE_ERRORS,
         example: "curl -si -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' --data @recipe.json {base}/api/recipes",
     },
-    Route {
-        op: Op::RecipeJson,
-        method: Method::Get,
-        path: "/r/{slug}.json",
-        summary: "One recipe, all languages, with the server-set fields; scaled and converted on request",
-        key: false,
-        takes: Takes::Query,
-        ok: (200, Answer::Json("AdjustedRecipe")),
-        also: NOT_MODIFIED,
-        errors: &[400, 404],
-        example: "curl -s '{base}/r/hummus.json?servings=8&units=us'",
-    },
+    cached(get(
+        Op::RecipeJson,
+        "/r/{slug}.json",
+        "One recipe, all languages, with the server-set fields; scaled and converted on request",
+        Takes::Query,
+        Answer::Json("AdjustedRecipe"),
+        &[400, 404],
+        "curl -s '{base}/r/hummus.json?servings=8&units=us'",
+    )),
     // The cards come before the page, whose `{slug}` would take any name.
-    Route {
-        op: Op::RecipeCard,
-        method: Method::Get,
-        path: "/r/{card}.svg",
-        summary: "A recipe's card (`{slug}.16x9`, `.4x3` or `.1x1`), drawn from its current document: for recipes written through the API",
-        key: false,
-        takes: Takes::Nothing,
-        ok: (200, Answer::Image("image/svg+xml")),
-        also: NOT_MODIFIED,
-        errors: &[404],
-        example: "curl -s {base}/r/hummus.16x9.svg",
-    },
+    cached(get(
+        Op::RecipeCard,
+        "/r/{card}.svg",
+        "A recipe's card (`{slug}.16x9`, `.4x3` or `.1x1`), drawn from its current document: for recipes written through the API",
+        Takes::Nothing,
+        Answer::Image("image/svg+xml"),
+        &[404],
+        "curl -s {base}/r/hummus.16x9.svg",
+    )),
     file(
         "/r/{card}.png",
         "A built recipe's card (`{slug}.16x9`, `.4x3` or `.1x1`), drawn by the build",
         Answer::Image("image/png"),
     ),
-    Route {
-        op: Op::RecipeCooklang,
-        method: Method::Get,
-        path: "/r/{slug}.cook",
-        summary: "One language of a recipe as Cooklang, metadata in front matter; scaled and converted on request",
-        key: false,
-        takes: Takes::Query,
-        ok: (200, Answer::Text),
-        also: NOT_MODIFIED,
-        errors: &[400, 404],
-        example: "curl -s '{base}/r/hummus.cook?lang=pt'",
-    },
-    Route {
-        op: Op::RecipePage,
-        method: Method::Get,
-        path: "/r/{slug}",
-        summary: "The recipe page (HTML, right-to-left for Hebrew), with a servings control and cook mode",
-        key: false,
-        takes: Takes::Query,
-        ok: (200, Answer::Html),
-        also: NOT_MODIFIED,
-        errors: &[400, 404],
-        example: "curl -s {base}/r/hummus",
-    },
+    cached(get(
+        Op::RecipeCooklang,
+        "/r/{slug}.cook",
+        "One language of a recipe as Cooklang, metadata in front matter; scaled and converted on request",
+        Takes::Query,
+        Answer::Text,
+        &[400, 404],
+        "curl -s '{base}/r/hummus.cook?lang=pt'",
+    )),
+    cached(get(
+        Op::RecipePage,
+        "/r/{slug}",
+        "The recipe page (HTML, right-to-left for Hebrew), with a servings control and cook mode",
+        Takes::Query,
+        Answer::Html,
+        &[400, 404],
+        "curl -s {base}/r/hummus",
+    )),
     Route {
         op: Op::ChangeRecipe,
         method: Method::Put,
@@ -713,17 +718,14 @@ pub const ROUTES: &[Route] = &[
         errors: &[400, 403, 413, 429],
         example: "",
     },
-    Route {
-        op: Op::KitchenRequestEpisode,
-        method: Method::Post,
-        path: "/kitchen/episodes",
-        summary: "Asks for the episode at an address, through the same intake as `POST /api/episodes` (a \
-                  redirect to the quote page that waits for it, or to the kitchen)",
-        key: false,
-        takes: Takes::Form(&["source_url", "quote"]),
-        ok: (303, Answer::Redirect),
-        // Refused, a person's browser gets a page saying why.
-        also: &[
+    // Refused, a person's browser gets a page saying why.
+    form_refused_as_pages(
+        Op::KitchenRequestEpisode,
+        "/kitchen/episodes",
+        "Asks for the episode at an address, through the same intake as `POST /api/episodes` (a \
+         redirect to the quote page that waits for it, or to the kitchen)",
+        &["source_url", "quote"],
+        &[
             (200, Answer::Html, "the kitchen page, saying where the job stands (no quote to go back to)"),
             (400, Answer::Html, "the form does not parse"),
             (403, Answer::Html, "no session, or a stale CSRF token"),
@@ -731,9 +733,7 @@ pub const ROUTES: &[Route] = &[
             (422, Answer::Html, "the kitchen page, saying why the address is refused, the address kept"),
             (429, Answer::Html, "too many writes, or past the day's transcription budget"),
         ],
-        errors: &[],
-        example: "",
-    },
+    ),
     page(
         Op::QuotesPage,
         "/quotes",
@@ -786,17 +786,14 @@ pub const ROUTES: &[Route] = &[
         errors: &[400, 403],
         example: "open {base}/kitchen/review",
     },
-    Route {
-        op: Op::ReviewDecide,
-        method: Method::Post,
-        path: "/kitchen/review",
-        summary: "An editor names a speaker from the review queue: the same decision, checks and record as PUT /api/episodes/{id}/speakers/{label}",
-        key: false,
-        takes: Takes::Form(&["episode", "label", "name", "confirm", "note"]),
-        ok: (303, Answer::Redirect),
-        // Refused, the editor gets a page: the queue again with the problem at its entry and what was
-        // typed kept, or, without a session, the problem in words.
-        also: &[
+    // Refused, the editor gets a page: the queue again with the problem at its entry and what was
+    // typed kept, or, without a session, the problem in words.
+    form_refused_as_pages(
+        Op::ReviewDecide,
+        "/kitchen/review",
+        "An editor names a speaker from the review queue: the same decision, checks and record as PUT /api/episodes/{id}/speakers/{label}",
+        &["episode", "label", "name", "confirm", "note"],
+        &[
             (400, Answer::Html, "the form does not parse"),
             (403, Answer::Html, "no session, a stale CSRF token, or not an editor"),
             (404, Answer::Html, "no such episode or label: the queue, saying so"),
@@ -804,9 +801,7 @@ pub const ROUTES: &[Route] = &[
             (422, Answer::Html, "the name is refused: the queue, with what was typed"),
             (429, Answer::Html, "too many decisions: the queue, with what was typed"),
         ],
-        errors: &[],
-        example: "",
-    },
+    ),
     file("/", "The home page (HTML)", Answer::Html),
     file("/openapi.json", "This description of the HTTP API (OpenAPI 3.1)", Answer::Json("Object")),
     file("/llms.txt", "This service described for language models (llmstxt.org)", Answer::Text),
