@@ -22,11 +22,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use domain::quotes::intake::{TakenIn, TakenInPage};
-use domain::quotes::transcript::names::{BuiltDecisions, Names, SpeakerChange, SpeakerChangePage};
+use domain::quotes::intake::TakenIn;
+use domain::quotes::transcript::names::{BuiltDecisions, Names, SpeakerChange};
 use domain::quotes::transcript::{Episode, episode_id, normalise_source_url};
 use domain::recipes::recipe::{Recipe, ServerFields};
-use domain::recipes::write::{Change, ChangePage};
+use domain::recipes::write::Change;
 use serde::{Deserialize, Serialize};
 
 pub const STATE_FILE: &str = ".sync-state";
@@ -80,39 +80,24 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
         Err(err) => return Err(err).with_context(|| format!("reading {state_rel}")),
     };
 
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let client = reqwest::Client::builder().user_agent("commonplace-builder-sync").build()?;
-    let mut since = state.last_seq;
+    let feeds = Feeds::new(api)?;
     let mut n_commits = 0;
-    loop {
-        let page: ChangePage = fetch_page(&runtime, &client, api, "changes", since)?;
+    let mut pages = feeds.pages::<Change>("changes", "feed", state.last_seq);
+    while let Some(page) = pages.next_page()? {
         for change in &page.items {
-            if change.seq <= since {
-                bail!("the feed went backwards: seq {} after {since}", change.seq);
-            }
             state.last_seq = change.seq;
             commit_change(&repo, &workdir, content, &state_rel, change, &state)?;
-            since = change.seq;
             n_commits += 1;
         }
-        match page.next_since {
-            Some(next) if !page.items.is_empty() => since = since.max(next),
-            _ => break,
-        }
     }
-    eprintln!("synced {n_commits} change(s) from {api}; last seq {since}");
+    eprintln!("synced {n_commits} change(s) from {api}; last seq {}", pages.since);
 
     // Episodes before the decisions about them.
-    let mut since = state.intake_last_seq;
     let mut n_episodes = 0;
     let mut held = episode_folders(&workdir, content)?;
-    loop {
-        let page: TakenInPage = fetch_page(&runtime, &client, api, "intake/episodes", since)?;
+    let mut pages = feeds.pages::<TakenIn>("intake/episodes", "intake feed", state.intake_last_seq);
+    while let Some(page) = pages.next_page()? {
         for item in &page.items {
-            if item.seq <= since {
-                bail!("the intake feed went backwards: seq {} after {since}", item.seq);
-            }
-            since = item.seq;
             if held.iter().any(|(id, _)| id == &item.episode) {
                 continue;
             }
@@ -121,17 +106,12 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
             held.push((item.episode.clone(), folder));
             n_episodes += 1;
         }
-        match page.next_since {
-            Some(next) if !page.items.is_empty() => since = since.max(next),
-            _ => break,
-        }
     }
-    eprintln!("synced {n_episodes} episode(s) taken in from {api}; last seq {since}");
+    eprintln!("synced {n_episodes} episode(s) taken in from {api}; last seq {}", pages.since);
 
-    let mut since = state.speaker_last_seq;
     let mut n_decisions = 0;
-    loop {
-        let page: SpeakerChangePage = fetch_page(&runtime, &client, api, "episodes/changes", since)?;
+    let mut pages = feeds.pages::<SpeakerChange>("episodes/changes", "speaker feed", state.speaker_last_seq);
+    while let Some(page) = pages.next_page()? {
         if let (Some(synced), Some(serving)) = (&state.speaker_feed, &page.feed)
             && synced != serving
         {
@@ -141,9 +121,6 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
             );
         }
         for change in &page.items {
-            if change.seq <= since {
-                bail!("the speaker feed went backwards: seq {} after {since}", change.seq);
-            }
             let Some((_, folder)) = held.iter().find(|(id, _)| id == &change.episode) else {
                 bail!(
                     "speaker decision {} names episode {}, which is not under {}",
@@ -155,15 +132,10 @@ pub fn sync(api: &str, repo_path: &Path, content_path: &str) -> Result<ExitCode>
             state.speaker_last_seq = change.seq;
             state.speaker_feed.clone_from(&page.feed);
             commit_decision(&repo, &workdir, &state_rel, folder, change, &state)?;
-            since = change.seq;
             n_decisions += 1;
         }
-        match page.next_since {
-            Some(next) if !page.items.is_empty() => since = since.max(next),
-            _ => break,
-        }
     }
-    eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {since}");
+    eprintln!("synced {n_decisions} speaker decision(s) from {api}; last seq {}", pages.since);
 
     Ok(ExitCode::SUCCESS)
 }
@@ -360,21 +332,96 @@ fn commit_files(
     Ok(())
 }
 
-/// One page of one of the Worker's feeds (`/api/{feed}`) after `since`.
-fn fetch_page<T: serde::de::DeserializeOwned>(
-    runtime: &tokio::runtime::Runtime,
-    client: &reqwest::Client,
-    api: &str,
-    feed: &str,
+/// The Worker's feeds (`/api/{feed}`), read with one client.
+struct Feeds {
+    api: String,
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+}
+
+/// A page of any of the feeds (`ChangePage`, `TakenInPage`, `SpeakerChangePage`): its items, where
+/// the next page starts, and the speaker feed's id.
+#[derive(Deserialize)]
+struct Page<T> {
+    items: Vec<T>,
+    next_since: Option<u64>,
+    #[serde(default)]
+    feed: Option<String>,
+}
+
+/// An item of a feed: its position.
+trait Seq {
+    fn seq(&self) -> u64;
+}
+
+impl Seq for Change {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl Seq for TakenIn {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl Seq for SpeakerChange {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl Feeds {
+    fn new(api: &str) -> Result<Feeds> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let client = reqwest::Client::builder().user_agent("commonplace-builder-sync").build()?;
+        Ok(Feeds { api: api.trim_end_matches('/').to_string(), runtime, client })
+    }
+
+    /// The pages of `feed` after `since`, to its end; `what` names the feed in a refusal.
+    fn pages<'a, T>(&'a self, feed: &'a str, what: &'a str, since: u64) -> Pages<'a, T> {
+        Pages { feeds: self, feed, what, since, done: false, item: std::marker::PhantomData }
+    }
+}
+
+/// Reads one feed a page at a time; `since` is the position reached.
+struct Pages<'a, T> {
+    feeds: &'a Feeds,
+    feed: &'a str,
+    what: &'a str,
     since: u64,
-) -> Result<T> {
-    let url = format!("{}/api/{feed}?since={since}&limit={PAGE}", api.trim_end_matches('/'));
-    runtime
-        .block_on(async {
-            let response = client.get(&url).send().await?.error_for_status()?;
-            response.json().await
-        })
-        .with_context(|| format!("fetching {url}"))
+    done: bool,
+    item: std::marker::PhantomData<T>,
+}
+
+impl<T: serde::de::DeserializeOwned + Seq> Pages<'_, T> {
+    /// The next page, or `None` after the last. A page whose positions do not go forward is refused
+    /// whole: a feed never goes backwards.
+    fn next_page(&mut self) -> Result<Option<Page<T>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let Feeds { api, runtime, client } = self.feeds;
+        let url = format!("{api}/api/{}?since={}&limit={PAGE}", self.feed, self.since);
+        let page: Page<T> = runtime
+            .block_on(async {
+                let response = client.get(&url).send().await?.error_for_status()?;
+                response.json().await
+            })
+            .with_context(|| format!("fetching {url}"))?;
+        for item in &page.items {
+            if item.seq() <= self.since {
+                bail!("the {} went backwards: seq {} after {}", self.what, item.seq(), self.since);
+            }
+            self.since = item.seq();
+        }
+        match page.next_since {
+            Some(next) if !page.items.is_empty() => self.since = self.since.max(next),
+            _ => self.done = true,
+        }
+        Ok(Some(page))
+    }
 }
 
 #[cfg(test)]
