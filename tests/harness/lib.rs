@@ -72,17 +72,20 @@ fn ensure_built() {
 
 /// Puts the packs of the build in `out` into the local R2 under `state`, as `scripts/dev.sh` does.
 fn fill_local_r2(out: &Path, state: &Path) -> Result<()> {
-    let output = Command::new("bash")
-        .arg("scripts/r2-local.sh")
-        .args([out, state])
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .output()
-        .context("running scripts/r2-local.sh")?;
-    if !output.status.success() {
-        bail!("filling the local R2 failed: {}", String::from_utf8_lossy(&output.stderr));
-    }
+    let mut fill = Command::new("bash");
+    fill.arg("scripts/r2-local.sh").args([out, state]).current_dir(root());
+    run(&mut fill, "filling the local R2 (scripts/r2-local.sh)")?;
     Ok(())
+}
+
+/// Runs `command` without input to its end; its output, or, when it fails, what it said on stderr
+/// with `what` it was.
+fn run(command: &mut Command, what: &str) -> Result<std::process::Output> {
+    let output = command.stdin(Stdio::null()).output().with_context(|| format!("running {what}"))?;
+    if !output.status.success() {
+        bail!("{what} failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(output)
 }
 
 /// The local state a new worker starts from: D1 with every migration applied and the sample build's
@@ -111,21 +114,16 @@ async fn starting_state() -> Result<PathBuf> {
 
 fn migrate(state: &Path) -> Result<()> {
     let state_arg = state.to_string_lossy().to_string();
-    let migrate = wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", &state_arg])
-        .stdin(Stdio::null())
-        .output()
-        .context("running wrangler d1 migrations apply")?;
-    if !migrate.status.success() {
-        bail!("migrations failed: {}", String::from_utf8_lossy(&migrate.stderr));
-    }
+    let mut migrate = wrangler(&["d1", "migrations", "apply", "DB", "--local", "--persist-to", &state_arg]);
+    run(&mut migrate, "wrangler d1 migrations apply")?;
     Ok(())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    let copied = Command::new("cp").arg("-a").arg(from).arg(to).stdin(Stdio::null()).output()?;
-    if !copied.status.success() {
-        bail!("cp -a {} {}: {}", from.display(), to.display(), String::from_utf8_lossy(&copied.stderr));
-    }
+    run(
+        Command::new("cp").arg("-a").arg(from).arg(to),
+        &format!("cp -a {} {}", from.display(), to.display()),
+    )?;
     Ok(())
 }
 
@@ -334,13 +332,10 @@ impl Worker {
     /// what has no route, such as giving an account the `editor` role.
     pub fn d1_execute(&self, sql: &str) -> Result<()> {
         let state = self.state.to_string_lossy().to_string();
-        let output = wrangler(&["d1", "execute", "DB", "--local", "--persist-to", &state, "--command", sql])
-            .stdin(Stdio::null())
-            .output()
-            .context("running wrangler d1 execute")?;
-        if !output.status.success() {
-            bail!("wrangler d1 execute failed: {}", String::from_utf8_lossy(&output.stderr));
-        }
+        run(
+            &mut wrangler(&["d1", "execute", "DB", "--local", "--persist-to", &state, "--command", sql]),
+            "wrangler d1 execute",
+        )?;
         Ok(())
     }
 }
@@ -350,14 +345,20 @@ impl Worker {
     /// --json` prints them.
     pub fn d1_query(&self, sql: &str) -> Result<Vec<serde_json::Value>> {
         let state = self.state.to_string_lossy().to_string();
-        let output =
-            wrangler(&["d1", "execute", "DB", "--local", "--persist-to", &state, "--json", "--command", sql])
-                .stdin(Stdio::null())
-                .output()
-                .context("running wrangler d1 execute")?;
-        if !output.status.success() {
-            bail!("wrangler d1 execute failed: {}", String::from_utf8_lossy(&output.stderr));
-        }
+        let output = run(
+            &mut wrangler(&[
+                "d1",
+                "execute",
+                "DB",
+                "--local",
+                "--persist-to",
+                &state,
+                "--json",
+                "--command",
+                sql,
+            ]),
+            "wrangler d1 execute",
+        )?;
         let answer: serde_json::Value = serde_json::from_slice(&output.stdout).with_context(|| {
             format!("wrangler d1 execute said {}", String::from_utf8_lossy(&output.stdout))
         })?;
@@ -430,13 +431,11 @@ fn unsafe_free_parent_death_signal(cmd: &mut Command) {
 /// allowed to fetch the loopback pair `allowed` (a scripted feed host's).
 pub async fn worker_on_content(content: &Path, allowed: &str, settings: &[(&str, &str)]) -> Result<Worker> {
     let out = content.with_file_name("dist");
-    let built = Command::new(builder_bin())
+    let mut build = Command::new(builder_bin());
+    build
         .args(["build", "--content", &content.to_string_lossy(), "--out", &out.to_string_lossy()])
-        .current_dir(root())
-        .output()?;
-    if !built.status.success() {
-        bail!("builder build: {}", String::from_utf8_lossy(&built.stderr));
-    }
+        .current_dir(root());
+    run(&mut build, "builder build")?;
     let mut vars = vec![("FETCH_ALLOW_LOOPBACK".to_string(), allowed.to_string())];
     vars.extend(settings.iter().map(|(name, value)| (name.to_string(), value.to_string())));
     Worker::start_with(Config { vars, out: Some(out), ..Config::default() }).await
