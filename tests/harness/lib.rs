@@ -38,6 +38,20 @@ pub fn builder_bin() -> PathBuf {
     target.join("local/builder")
 }
 
+/// Runs `tests/.venv/bin/<program>` (a consumer's checker that `scripts/setup.sh --test` installs)
+/// with `args`; unless it passes, fails with `what` and everything it said.
+pub async fn venv_check(program: &str, args: &[String], what: &str) -> Result<()> {
+    let program = root().join("tests/.venv/bin").join(program);
+    let output =
+        tokio::process::Command::new(&program).args(args).output().await.with_context(|| {
+            format!("running {} (scripts/setup.sh --test installs it)", program.display())
+        })?;
+    if !output.status.success() {
+        bail!("{what}{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(())
+}
+
 /// What a benchmark says of request times: how many, the median, the 99th percentile and the
 /// slowest (`n=… p50=… ms p99=… ms max=… ms`). Sorts `times`.
 pub fn latency_summary(times: &mut [Duration]) -> String {

@@ -123,23 +123,14 @@ pub async fn recipe_pages_qualify_for_google_recipe_rich_results(w: Arc<Worker>)
     ensure!(svg.headers()["content-type"] == "image/svg+xml", "{:?}", svg.headers());
     let svg = svg.text().await?;
     ensure!(svg.contains(">Rich") && svg.contains("Salad</text>"), "the drawn card names the recipe: {svg}");
-    let checker = tests::root().join("tests/validators/check_recipe_page.py");
-    let python = tests::root().join("tests/.venv/bin/python");
+    let checker = tests::root().join("tests/validators/check_recipe_page.py").to_string_lossy().to_string();
     for args in [
         vec!["--expect-cuisine".to_string(), w.url("/r/shakshuka"), w.url("/r/caldo-verde")],
         vec![w.url("/r/pancakes"), w.url("/r/malabi")],
         vec!["--expect-date".to_string(), w.url(&format!("/r/{slug}"))],
     ] {
-        let output =
-            tokio::process::Command::new(&python).arg(&checker).args(&args).output().await.with_context(
-                || format!("running {} (scripts/setup.sh --test installs it)", python.display()),
-            )?;
-        ensure!(
-            output.status.success(),
-            "extruct found problems:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let args: Vec<String> = std::iter::once(checker.clone()).chain(args).collect();
+        tests::venv_check("python", &args, "extruct found problems:\n").await?;
     }
     Ok(())
 }

@@ -337,19 +337,14 @@ pub async fn llms_txt_and_openapi_json_describe_both_services(w: Arc<Worker>) ->
     }
     let file = tests::root().join(format!("tests/.work/openapi-{}.json", std::process::id()));
     std::fs::write(&file, serde_json::to_vec(&spec)?)?;
-    let validator = tests::root().join("tests/.venv/bin/openapi-spec-validator");
-    let output =
-        tokio::process::Command::new(&validator).arg(&file).output().await.with_context(|| {
-            format!("running {} (scripts/setup.sh --test installs it)", validator.display())
-        })?;
+    let checked = tests::venv_check(
+        "openapi-spec-validator",
+        &[file.to_string_lossy().to_string()],
+        "openapi-spec-validator: ",
+    )
+    .await;
     let _ = std::fs::remove_file(&file);
-    ensure!(
-        output.status.success(),
-        "openapi-spec-validator: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(())
+    checked
 }
 
 /// The official MCP conformance suite's server scenarios that apply to this server. The suite's other
