@@ -26,14 +26,6 @@ fn remaining(answer: &Answer) -> Option<u32> {
     header.split(';').find_map(|part| part.strip_prefix("r=")).and_then(|r| r.parse().ok())
 }
 
-async fn answer(response: reqwest::Response) -> Result<Answer> {
-    let status = response.status();
-    let headers = response.headers().clone();
-    let text = response.text().await?;
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Ok(Answer { status, headers, body, text })
-}
-
 pub async fn writes_from_every_key_of_an_account_share_one_limit(w: Arc<Worker>) -> Result<()> {
     let kitchen = Kitchen::sign_in(&w, "three-keys").await?;
     let mut keys = Vec::new();
@@ -86,7 +78,7 @@ pub async fn a_key_past_the_cap_is_refused_until_one_is_revoked(w: Arc<Worker>) 
     let full = kitchen.page().await?;
     ensure!(full.contains(r#"id="key-cap""#) && !full.contains(r#"id="new-key-form""#), "{full}");
 
-    let refused = answer(kitchen.post("/kitchen/keys", &[("label", "one too many")]).await?).await?;
+    let refused = Answer::read(kitchen.post("/kitchen/keys", &[("label", "one too many")]).await?).await?;
     problem(&refused, 409, "too-many-keys")?;
     ensure!(refused.body["detail"].as_str().unwrap().contains("holds 20 live keys"), "{}", refused.body);
     ensure!(refused.headers["ratelimit-policy"] == "\"new-keys\";q=30;w=3600", "{:?}", refused.headers);
@@ -97,7 +89,7 @@ pub async fn a_key_past_the_cap_is_refused_until_one_is_revoked(w: Arc<Worker>) 
     let revoked = kitchen.post(&format!("/kitchen/keys/{id}/revoke"), &[]).await?;
     ensure!(revoked.status() == 303, "revoking answered {}", revoked.status());
     kitchen.new_key("a fresh one").await?;
-    let refused = answer(kitchen.post("/kitchen/keys", &[("label", "again too many")]).await?).await?;
+    let refused = Answer::read(kitchen.post("/kitchen/keys", &[("label", "again too many")]).await?).await?;
     problem(&refused, 409, "too-many-keys")?;
     Ok(())
 }
@@ -114,7 +106,7 @@ pub async fn sign_ins_from_one_address_are_limited(w: Arc<Worker>) -> Result<()>
     ensure!(last.is_some_and(|h| h.starts_with("\"sign-ins\";r=0;")), "the twentieth sign-in left quota");
     // The 21st, even of an account that exists, is refused; the account is not made. A sign-in is a
     // browser's form, so the refusal is a page (it was the raw problem JSON), with the limit's headers.
-    let refused = answer(Kitchen::try_sign_in(&w, "crowd-20", address).await?).await?;
+    let refused = Answer::read(Kitchen::try_sign_in(&w, "crowd-20", address).await?).await?;
     ensure!(refused.status.as_u16() == 429, "{}: {}", refused.status, refused.text);
     let content_type = refused.headers["content-type"].to_str()?;
     ensure!(content_type.starts_with("text/html"), "a page, not {content_type}: {}", refused.text);
@@ -125,7 +117,7 @@ pub async fn sign_ins_from_one_address_are_limited(w: Arc<Worker>) -> Result<()>
         refused.headers
     );
     ensure!(refused.headers["retry-after"].to_str()?.parse::<u64>()? <= 3600, "{:?}", refused.headers);
-    ensure!(answer(Kitchen::try_sign_in(&w, "crowd-1", address).await?).await?.status.as_u16() == 429);
+    ensure!(Answer::read(Kitchen::try_sign_in(&w, "crowd-1", address).await?).await?.status.as_u16() == 429);
     let made = w.d1_query("SELECT COUNT(*) AS n FROM accounts WHERE handle LIKE 'crowd-%'")?;
     ensure!(made[0]["n"] == 20, "{made:?}");
     // Another address signs in as usual; the sign-in page says the limit.
@@ -145,7 +137,7 @@ pub async fn new_keys_from_one_address_are_limited(w: Arc<Worker>) -> Result<()>
         first.new_key(&format!("one {n}")).await?;
         second.new_key(&format!("two {n}")).await?;
     }
-    let refused = answer(second.post("/kitchen/keys", &[("label", "the 31st")]).await?).await?;
+    let refused = Answer::read(second.post("/kitchen/keys", &[("label", "the 31st")]).await?).await?;
     problem(&refused, 429, "rate-limited")?;
     ensure!(
         refused.headers["ratelimit"].to_str()?.starts_with("\"new-keys\";r=0;t="),

@@ -27,21 +27,24 @@ pub struct Answer {
     pub text: String,
 }
 
+impl Answer {
+    /// A response read whole: its body as JSON, or `null` when it is none.
+    pub async fn read(response: reqwest::Response) -> Result<Answer> {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Ok(Answer { status, headers, body, text })
+    }
+}
+
 impl Api {
     pub fn new(w: &Worker, key: &str) -> Api {
         Api { base: w.base.clone(), key: key.to_string(), client: reqwest::Client::new() }
     }
 
     pub async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer> {
-        Self::read(request.send().await?).await
-    }
-
-    async fn read(response: reqwest::Response) -> Result<Answer> {
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await?;
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Ok(Answer { status, headers, body, text })
+        Answer::read(request.send().await?).await
     }
 
     /// A GET, sent again once when the kept-alive connection it went out on was closed under it (as
@@ -51,7 +54,7 @@ impl Api {
         let url = format!("{}{path}", self.base);
         match self.client.get(&url).send().await {
             Err(err) if err.is_request() || err.is_connect() => self.send(self.client.get(&url)).await,
-            sent => Self::read(sent?).await,
+            sent => Answer::read(sent?).await,
         }
     }
 
@@ -81,7 +84,7 @@ impl Api {
         };
         let mut answer = match request().send().await {
             Err(err) if err.is_request() || err.is_connect() => self.send(request()).await?,
-            sent => return Self::read(sent?).await,
+            sent => return Answer::read(sent?).await,
         };
         let asked_until = Instant::now() + Duration::from_secs(150);
         while answer.status == StatusCode::CONFLICT && Instant::now() < asked_until {
