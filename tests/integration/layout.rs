@@ -229,6 +229,17 @@ async fn served(w: &Worker, path: &str, ok: impl Fn(&str) -> bool) -> Result<()>
     }
 }
 
+/// A fresh copy of the sample content under `tests/.work/<name>/content`, built by hand into
+/// `dist` beside it: (the work folder, the content, the build).
+async fn sample_built_by_hand(name: &str) -> Result<(PathBuf, PathBuf, PathBuf)> {
+    let work = tests::root().join("tests/.work").join(name);
+    let _ = std::fs::remove_dir_all(&work);
+    let (content, out) = (work.join("content"), work.join("dist"));
+    copy_tree(&tests::root().join("content"), &content)?;
+    build_by_hand(&content, &out).await?;
+    Ok((work, content, out))
+}
+
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     for item in walkdir::WalkDir::new(from) {
         let item = item?;
@@ -248,11 +259,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 /// first one added recipe, then 2,100 more, which double the directory's shards and cut the dump
 /// into parts.
 pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Worker>) -> Result<()> {
-    let work = tests::root().join("tests/.work/build-beside");
-    let _ = std::fs::remove_dir_all(&work);
-    let (content, out) = (work.join("content"), work.join("dist"));
-    copy_tree(&tests::root().join("content"), &content)?;
-    build_by_hand(&content, &out).await?;
+    let (work, content, out) = sample_built_by_hand("build-beside").await?;
     let n_sample = std::fs::read_dir(content.join("recipes"))?.count();
     let static_paths = || -> Result<BTreeSet<PathBuf>> {
         let assets = PathBuf::from(format!("{}.assets", out.display()));
@@ -333,11 +340,7 @@ pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Wo
 /// the Worker on the last build, whole, instead of answering 500; once the packs are in, the new
 /// build is served.
 pub async fn a_root_naming_a_pack_r2_lacks_keeps_the_last_build_served(_: Arc<Worker>) -> Result<()> {
-    let work = tests::root().join("tests/.work/root-ahead-of-r2");
-    let _ = std::fs::remove_dir_all(&work);
-    let (content, out) = (work.join("content"), work.join("dist"));
-    copy_tree(&tests::root().join("content"), &content)?;
-    build_by_hand(&content, &out).await?;
+    let (work, content, out) = sample_built_by_hand("root-ahead-of-r2").await?;
     let w = Worker::start_with(tests::Config { out: Some(out.clone()), ..tests::Config::default() }).await?;
     let old_dump = reqwest::get(w.url("/recipes.jsonl")).await?.text().await?;
 
