@@ -25,6 +25,15 @@ fn slugs(answer: &Value) -> Vec<String> {
     answer["items"].as_array().unwrap().iter().map(|c| c["slug"].as_str().unwrap().to_string()).collect()
 }
 
+/// Each `q` finds its recipe first.
+async fn each_finds_first(w: &Worker, asked: &[(&str, &str)]) -> Result<()> {
+    for (q, slug) in asked {
+        let found = slugs(&search(w, &format!("q={q}")).await?);
+        ensure!(found.first().map(String::as_str) == Some(*slug), "{q}: {found:?}");
+    }
+    Ok(())
+}
+
 pub async fn search_ranks_title_matches_first(w: Arc<Worker>) -> Result<()> {
     let answer = search(&w, "q=hummus").await?;
     let found = slugs(&answer);
@@ -49,10 +58,8 @@ pub async fn search_ranks_title_matches_first(w: Arc<Worker>) -> Result<()> {
 }
 
 pub async fn search_folds_hebrew_niqqud_and_prefixes(w: Arc<Worker>) -> Result<()> {
-    for q in ["שקשוקה", "שַׁקְשׁוּקָה", "והשקשוקה"] {
-        let found = slugs(&search(&w, &format!("q={q}")).await?);
-        ensure!(found.first().map(String::as_str) == Some("shakshuka"), "{q}: {found:?}");
-    }
+    each_finds_first(&w, &[("שקשוקה", "shakshuka"), ("שַׁקְשׁוּקָה", "shakshuka"), ("והשקשוקה", "shakshuka")])
+        .await?;
     let found = slugs(&search(&w, "q=בטחינה").await?);
     ensure!(found.contains(&"tahini-sauce".to_string()), "prefix ב: {found:?}");
     Ok(())
@@ -61,10 +68,8 @@ pub async fn search_folds_hebrew_niqqud_and_prefixes(w: Arc<Worker>) -> Result<(
 /// `q=malabi`, `q=mujadara` and `q=kadurei` found nothing, though those recipes, titled only in
 /// Hebrew, are published under those slugs.
 pub async fn a_hebrew_only_recipe_is_found_by_its_latin_slug(w: Arc<Worker>) -> Result<()> {
-    for (q, slug) in [("malabi", "malabi"), ("mujadara", "mujadara"), ("kadurei", "kadurei-tmarim")] {
-        let found = slugs(&search(&w, &format!("q={q}")).await?);
-        ensure!(found.first().map(String::as_str) == Some(slug), "{q}: {found:?}");
-    }
+    each_finds_first(&w, &[("malabi", "malabi"), ("mujadara", "mujadara"), ("kadurei", "kadurei-tmarim")])
+        .await?;
     let found = slugs(&search(&w, "q=kadurei+tmarim").await?);
     ensure!(found == ["kadurei-tmarim"], "{found:?}");
     Ok(())
@@ -101,11 +106,11 @@ pub async fn search_folds_portuguese_accents_and_stems(w: Arc<Worker>) -> Result
 }
 
 pub async fn search_tolerates_one_typo(w: Arc<Worker>) -> Result<()> {
-    for (typo, slug) in [("shakshukka", "shakshuka"), ("guacamloe", "guacamole"), ("lemonadee", "lemonade")] {
-        let found = slugs(&search(&w, &format!("q={typo}")).await?);
-        ensure!(found.first().map(String::as_str) == Some(slug), "{typo}: {found:?}");
-    }
-    Ok(())
+    each_finds_first(
+        &w,
+        &[("shakshukka", "shakshuka"), ("guacamloe", "guacamole"), ("lemonadee", "lemonade")],
+    )
+    .await
 }
 
 pub async fn filters_are_anded(w: Arc<Worker>) -> Result<()> {
