@@ -101,6 +101,9 @@ fn unpooled() -> Result<reqwest::Client> {
     Ok(reqwest::Client::builder().pool_max_idle_per_host(0).build()?)
 }
 
+/// What is said in `budget-day`, the episode most of these tests ask for.
+const HARBOUR_QUOTE: &str = "the harbour vote was never about the harbour";
+
 fn query(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
@@ -113,8 +116,8 @@ pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answe
 ) -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/self/episodes/budget-day");
-    let quote = "the harbour vote was never about the harbour";
-    let check = site.worker.url(&format!("/quotes?quote={}&source_url={}", query(quote), query(&page)));
+    let check =
+        site.worker.url(&format!("/quotes?quote={}&source_url={}", query(HARBOUR_QUOTE), query(&page)));
     let browser = Browser::start().await?;
     browser.goto(&check).await?;
     let unknown = browser.text("#unknown").await?;
@@ -131,7 +134,7 @@ pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answe
     let filled = browser
         .execute("return [document.getElementById('episode-address').value, document.querySelector('#episode-form input[name=quote]').value];")
         .await?;
-    ensure!(filled == json!([page, quote]), "the form after signing in: {filled}");
+    ensure!(filled == json!([page, HARBOUR_QUOTE]), "the form after signing in: {filled}");
     browser.click("#episode-form button").await?;
 
     // Back on the quote page: coming, then answered.
@@ -191,9 +194,9 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
 ) -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/self/episodes/budget-day");
-    let quote = "the harbour vote was never about the harbour";
-    let (status, body) =
-        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
+    let (status, body) = site
+        .get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(HARBOUR_QUOTE)))
+        .await?;
     ensure!(status == 404, "an address nobody asked for is 404, not {status}: {body}");
     ensure!(
         body["detail"].as_str().is_some_and(|d| d.contains("POST /api/episodes")),
@@ -213,8 +216,9 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     ensure!(status == 200 && same["id"] == job["id"], "asked again, the same finished job: {status} {same}");
     ensure!(again.as_deref() == Some(location.as_str()), "…at the same Location");
 
-    let (status, attribution) =
-        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
+    let (status, attribution) = site
+        .get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(HARBOUR_QUOTE)))
+        .await?;
     ensure!(status == 200, "attributed by the page's address: {status} {attribution}");
     ensure!(attribution["found"] == true && attribution["exact"] == true, "{attribution}");
     ensure!(attribution["name"] == "Ines Varga", "the voice tag names her: {attribution}");
@@ -222,12 +226,12 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     ensure!(attribution["episode"]["licence"] == "CC-BY-4.0", "the feed's licence: {attribution}");
 
     // Before any build, phrase search and attribution over every episode find it too.
-    let (status, found) = site.get(&format!("/api/search?q={}", query(quote))).await?;
+    let (status, found) = site.get(&format!("/api/search?q={}", query(HARBOUR_QUOTE))).await?;
     let hit = found["hits"]
         .as_array()
         .and_then(|hits| hits.iter().find(|h| h["episode"]["id"] == episode.as_str()));
     ensure!(status == 200 && hit.is_some_and(|h| h["name"] == "Ines Varga"), "searched: {status} {found}");
-    let (status, everywhere) = site.get(&format!("/api/attribute?quote={}", query(quote))).await?;
+    let (status, everywhere) = site.get(&format!("/api/attribute?quote={}", query(HARBOUR_QUOTE))).await?;
     ensure!(status == 200 && everywhere["found"] == true, "attributed over every episode: {everywhere}");
     ensure!(
         everywhere["episode"]["id"] == episode.as_str() && everywhere["name"] == "Ines Varga",
@@ -873,9 +877,9 @@ pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Wo
     let why = problem["errors"][0]["reason"].as_str().unwrap_or_default();
     ensure!(why.contains("nobody separated") && why.contains("cannot be given one"), "{problem}");
 
-    let quote = "the harbour vote was never about the harbour";
-    let (status, answer) =
-        site.get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(quote))).await?;
+    let (status, answer) = site
+        .get(&format!("/api/attribute?source_url={}&quote={}", query(&page), query(HARBOUR_QUOTE)))
+        .await?;
     ensure!(status == 200 && answer["found"] == true && answer["verbatim"] == true, "{answer}");
     ensure!(answer["trust"] == "review", "several voices are never high: {answer}");
     ensure!(answer["review_reasons"].to_string().contains("may be several people"), "says why: {answer}");
