@@ -58,3 +58,13 @@ fn a_browser_is_refused_with_a_page_on_gets_outside_the_api_that_name_no_file() 
     assert_eq!(by_path(Method::Post, "/kitchen/review"), Some(false));
     assert_eq!(by_path(Method::Get, "/episodes/{file}.json"), Some(false));
 }
+
+#[cfg(feature = "schema")]
+#[test]
+fn every_route_taking_a_query_has_its_inputs_schema() {
+    let settings = schemars::generate::SchemaSettings::draft2020_12();
+    for route in ROUTES.iter().filter(|route| route.takes == Takes::Query) {
+        let schema = parameters_schema(route.op, &settings);
+        assert!(schema.is_some(), "{} {} takes a query but names no input", route.method.name(), route.path);
+    }
+}
