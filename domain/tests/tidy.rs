@@ -28,6 +28,11 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Fails a rule's test with every problem it found, one a line under `what`.
+fn assert_none(what: &str, problems: &[String]) {
+    assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
@@ -120,7 +125,7 @@ fn domain_clippy_rejects_io_clock_and_environment() {
     let text = std::fs::read_to_string(repo().join("domain/clippy.toml")).unwrap();
     let config: toml::Table = text.parse().expect("domain/clippy.toml is TOML");
     let problems = clippy_config_gaps(&config);
-    assert!(problems.is_empty(), "domain/clippy.toml:\n{}", problems.join("\n"));
+    assert_none("domain/clippy.toml", &problems);
 }
 
 /// A clippy configuration holding every entry above, one a line, each with a reason.
@@ -171,11 +176,7 @@ fn lint_turned_off(files: &[(PathBuf, String)]) -> Vec<String> {
 #[test]
 fn domain_library_never_allows_what_clippy_rejects() {
     let allowing = lint_turned_off(&uses::library_sources(&repo().join("domain/src"), "lib.rs"));
-    assert!(
-        allowing.is_empty(),
-        "domain's library allows a disallowed method or type in:\n{}",
-        allowing.join("\n")
-    );
+    assert_none("domain's library allows a disallowed method or type in", &allowing);
 }
 
 /// Broken samples: a function allowed to read the clock, a module expected to open files. A comment
@@ -281,7 +282,7 @@ fn impure_std(files: &[(PathBuf, String)]) -> Vec<String> {
 #[test]
 fn domain_library_names_only_pure_parts_of_std() {
     let problems = impure_std(&uses::library_sources(&repo().join("domain/src"), "lib.rs"));
-    assert!(problems.is_empty(), "domain names parts of std that reach the world:\n{}", problems.join("\n"));
+    assert_none("domain names parts of std that reach the world", &problems);
 }
 
 /// Broken samples: a file read, the clock and the environment read, reached by a path or a `use`
@@ -519,7 +520,7 @@ fn dependencies_off_the_list(metadata: &Value) -> Vec<String> {
 #[test]
 fn each_crate_depends_only_on_its_allowed_crates() {
     let problems = dependencies_off_the_list(&metadata());
-    assert!(problems.is_empty(), "dependencies:\n{}", problems.join("\n"));
+    assert_none("dependencies", &problems);
 }
 
 /// A workspace as `cargo metadata` reports it, which both dependency rules pass: the five crates,
@@ -684,7 +685,7 @@ fn worker_runtime_outside_edge(metadata: &Value) -> Vec<String> {
 #[test]
 fn only_edge_knows_the_worker_runtime() {
     let problems = worker_runtime_outside_edge(&metadata());
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_none("crates reaching the Worker runtime", &problems);
 }
 
 /// Broken samples: the builder depending on `worker` (as it must to write `worker::`), `domain` on a
@@ -750,7 +751,7 @@ fn sql_lives_under_edge_store() {
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs"), ("edge", "lib.rs")] {
         problems.extend(sql_outside_store(&library_sources_in_repo(krate, root)));
     }
-    assert!(problems.is_empty(), "SQL outside edge/src/store/:\n{}", problems.join("\n"));
+    assert_none("SQL outside edge/src/store/", &problems);
 }
 
 /// Broken samples: a query in the builder, an update in one of `edge`'s routes, a table created in
@@ -813,7 +814,7 @@ fn only_edge_sets_http_headers() {
     for (krate, root) in [("domain", "lib.rs"), ("builder", "main.rs")] {
         problems.extend(headers_outside_edge(&library_sources_in_repo(krate, root)));
     }
-    assert!(problems.is_empty(), "response headers set outside edge:\n{}", problems.join("\n"));
+    assert_none("response headers set outside edge", &problems);
 }
 
 /// Broken samples: the builder setting a header on a response, `domain` writing the platform's
@@ -860,7 +861,7 @@ fn every_module_opens_with_a_doc_line() {
             .collect();
         missing.extend(modules_without_a_doc_line(&files));
     }
-    assert!(missing.is_empty(), "modules without a //! line:\n{}", missing.join("\n"));
+    assert_none("modules without a //! line", &missing);
 }
 
 /// Broken samples: a module opening with code, one with an item's `///` doc, one with a plain
@@ -1076,11 +1077,7 @@ fn every_module_doc_names_what_a_reader_can_find() {
         }
     }
     let problems = unfindable_doc_names(&files);
-    assert!(
-        problems.is_empty(),
-        "names in a module's first doc paragraph that the module does not hold:\n{}",
-        problems.join("\n")
-    );
+    assert_none("names in a module's first doc paragraph that the module does not hold", &problems);
 }
 
 /// Broken samples: a function the module does not have, a method its type lost, a path into a module
@@ -1162,7 +1159,7 @@ fn no_import_cycles_between_modules() {
             .collect();
         cycles.extend(uses::cycles(krate, &files));
     }
-    assert!(cycles.is_empty(), "import cycles between modules:\n{}", cycles.join("\n"));
+    assert_none("import cycles between modules", &cycles);
 }
 
 /// Broken samples: two modules using each other, three in a ring, two children of a module using
