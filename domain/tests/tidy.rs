@@ -552,6 +552,13 @@ fn sample_member(metadata: &mut Value, name: &str) {
     sample_package(metadata, name, &id);
 }
 
+/// What `check` finds in the sample workspace once `sample` has broken it.
+fn sample_problems(check: fn(&Value) -> Vec<String>, sample: &dyn Fn(&mut Value)) -> Vec<String> {
+    let mut metadata = sample_workspace();
+    sample(&mut metadata);
+    check(&metadata)
+}
+
 /// `from` depends on `to` as a line of its manifest says: `fields` are what the line sets of the
 /// entry `cargo metadata` reports (`kind`, `target`, `rename`, `features`), which goes in the
 /// package and in the resolved graph. A crate new to the sample comes from the registry.
@@ -591,11 +598,7 @@ fn sample_depend(metadata: &mut Value, from: &str, to: &str, fields: Value) {
 /// passes.
 #[test]
 fn a_dependency_off_the_allow_list_is_refused() {
-    let problems = |sample: &dyn Fn(&mut Value)| {
-        let mut metadata = sample_workspace();
-        sample(&mut metadata);
-        dependencies_off_the_list(&metadata)
-    };
+    let problems = |sample: &dyn Fn(&mut Value)| sample_problems(dependencies_off_the_list, sample);
     assert_eq!(problems(&|_| {}), Vec::<String>::new());
     // reqwest = "0.12"
     assert_eq!(
@@ -693,11 +696,7 @@ fn only_edge_knows_the_worker_runtime() {
 /// The tests' development dependency on `worker` passes.
 #[test]
 fn a_crate_reaching_the_worker_runtime_outside_edge_is_refused() {
-    let problems = |sample: &dyn Fn(&mut Value)| {
-        let mut metadata = sample_workspace();
-        sample(&mut metadata);
-        worker_runtime_outside_edge(&metadata)
-    };
+    let problems = |sample: &dyn Fn(&mut Value)| sample_problems(worker_runtime_outside_edge, sample);
     assert_eq!(problems(&|_| {}), Vec::<String>::new());
     // worker = "0.8" in builder/Cargo.toml, for a `use worker::Request;` in its code
     assert_eq!(
