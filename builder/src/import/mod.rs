@@ -131,10 +131,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
         speaker_embeddings: None,
         speaker_names: None,
     };
-    let problems: Vec<String> = validate_run(&run)
-        .into_iter()
-        .map(|problem| format!("{}: {}", problem.field, problem.reason))
-        .collect();
+    let problems: Vec<String> = validate_run(&run).iter().map(ToString::to_string).collect();
     if !problems.is_empty() {
         bail!("{}: the run would not be valid content: {}", request.input.display(), problems.join("; "));
     }

@@ -554,11 +554,9 @@ pub fn record_of(feed: &Feed, item: &FeedItem, run: &Run, transcript_url: String
         audio_url: item.audio_url.clone(),
     };
     let problems: Vec<String> = validate_episode(&episode)
-        .into_iter()
-        .map(|problem| format!("{}: {}", problem.field, problem.reason))
-        .chain(
-            validate_run(run).into_iter().map(|problem| format!("run {}: {}", problem.field, problem.reason)),
-        )
+        .iter()
+        .map(ToString::to_string)
+        .chain(validate_run(run).iter().map(|problem| format!("run {problem}")))
         .collect();
     if problems.is_empty() { Ok(episode) } else { Err(problems.join("; ")) }
 }
@@ -748,10 +746,7 @@ pub fn show_of(feed: &Feed, given: Option<&str>) -> Result<Show, ShowRefusal> {
         attribution: credit,
         feed_url: None,
     };
-    let problems: Vec<String> = validate_show(&show)
-        .into_iter()
-        .map(|problem| format!("{}: {}", problem.field, problem.reason))
-        .collect();
+    let problems: Vec<String> = validate_show(&show).iter().map(ToString::to_string).collect();
     if problems.is_empty() { Ok(show) } else { Err(ShowRefusal::Invalid(problems)) }
 }
 
