@@ -60,15 +60,22 @@ pub async fn json_body(req: &mut Request) -> Result<Value, ApiError> {
     if !body::is_json_media_type(&content_type) {
         return Err(ApiError::UnsupportedMediaType(content_type));
     }
+    let bytes = body_within(req, MAX_BODY_BYTES).await?;
+    body::parse_json(&bytes).map_err(|err| ApiError::Malformed(err.to_string()))
+}
+
+/// A request's body of at most `max` bytes, or 413: refused by its `Content-Length` before it is
+/// read, and by its length once read (a body may come without one).
+pub async fn body_within(req: &mut Request, max: usize) -> Result<Vec<u8>, ApiError> {
     let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
-        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
+    if declared.is_some_and(|len| len > max) {
+        return Err(ApiError::TooLarge(max));
     }
     let bytes = req.bytes().await?;
-    if bytes.len() > MAX_BODY_BYTES {
-        return Err(ApiError::TooLarge(MAX_BODY_BYTES));
+    if bytes.len() > max {
+        return Err(ApiError::TooLarge(max));
     }
-    body::parse_json(&bytes).map_err(|err| ApiError::Malformed(err.to_string()))
+    Ok(bytes)
 }
 
 /// Answers a CORS preflight for any route.

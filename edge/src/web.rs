@@ -134,10 +134,7 @@ pub(crate) async fn form_within(
     {
         return Err(ApiError::Forbidden(format!("a form from {origin} may not post here")));
     }
-    let bytes = req.bytes().await?;
-    if bytes.len() > max_bytes {
-        return Err(ApiError::TooLarge(max_bytes));
-    }
+    let bytes = crate::http::body_within(req, max_bytes).await?;
     Ok(worker::url::form_urlencoded::parse(&bytes).into_owned().collect())
 }
 

@@ -42,13 +42,13 @@ pub async fn post(mut req: Request, env: &Env) -> Result<Response, ApiError> {
         );
         return reply(415, Some(&mcp::error(Value::Null, mcp::INVALID_REQUEST, message, None)));
     }
-    let declared = req.headers().get("Content-Length")?.and_then(|len| len.parse::<usize>().ok());
-    let bytes =
-        if declared.is_some_and(|len| len > MAX_BODY_BYTES) { Vec::new() } else { req.bytes().await? };
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES) || bytes.len() > MAX_BODY_BYTES {
-        let message = format!("Invalid request: messages may be at most {MAX_BODY_BYTES} bytes");
-        return reply(413, Some(&mcp::error(Value::Null, mcp::INVALID_REQUEST, message, None)));
-    }
+    let bytes = match crate::http::body_within(&mut req, MAX_BODY_BYTES).await {
+        Err(ApiError::TooLarge(_)) => {
+            let message = format!("Invalid request: messages may be at most {MAX_BODY_BYTES} bytes");
+            return reply(413, Some(&mcp::error(Value::Null, mcp::INVALID_REQUEST, message, None)));
+        }
+        bytes => bytes?,
+    };
     let headers = Headers {
         protocol_version: req.headers().get("MCP-Protocol-Version")?,
         method: req.headers().get("Mcp-Method")?,

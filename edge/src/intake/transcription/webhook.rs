@@ -28,14 +28,7 @@ pub async fn callback_route(mut req: Request, env: &Env, job_id: &str) -> Result
     if token.is_none_or(|token| sha256_hex(&token) != row.token_hash) {
         return Err(ApiError::Unauthorized("the callback does not carry this job's token".into()));
     }
-    let declared = req.headers().get("Content-Length")?.and_then(|n| n.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > MAX_ANSWER_BYTES) {
-        return Err(ApiError::TooLarge(MAX_ANSWER_BYTES));
-    }
-    let body = req.bytes().await?;
-    if body.len() > MAX_ANSWER_BYTES {
-        return Err(ApiError::TooLarge(MAX_ANSWER_BYTES));
-    }
+    let body = crate::http::body_within(&mut req, MAX_ANSWER_BYTES).await?;
     let service = Service::named(&row.service)
         .ok()
         .flatten()
