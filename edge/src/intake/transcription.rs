@@ -23,7 +23,7 @@ use domain::quotes::transcript::Run;
 use domain::quotes::transcript::url::normalise_source_url;
 use domain::site::limits::{self, Policy, RateDecision};
 use domain::site::outbound::Fetched;
-use worker::Env;
+use worker::{D1Database, Env};
 
 use super::{Message, QUEUE};
 use crate::auth::{self, now_iso, now_s, sha256_hex};
@@ -184,9 +184,7 @@ async fn shared(
         }
         _ => {}
     }
-    store::move_job(&db, &job.id, "transcribing", None, &now_iso()).await?;
-    come_back(env, &job.id).await?;
-    Ok(Heard::Waiting)
+    transcribing(env, &db, &job.id).await
 }
 
 /// Charges the job's audio against the day's budgets, then submits it.
@@ -352,9 +350,7 @@ async fn submit(
     };
     store::move_transcription(&db, &job.id, &["charged"], "submitted", Some(&remote), None, &now_iso())
         .await?;
-    store::move_job(&db, &job.id, "transcribing", None, &now_iso()).await?;
-    come_back(env, &job.id).await?;
-    Ok(Heard::Waiting)
+    transcribing(env, &db, &job.id).await
 }
 
 /// Asks where a submitted transcription stands, or (for a service that only calls back) whether it is
@@ -453,6 +449,13 @@ pub async fn read_again_later(env: &Env, job_id: &str) -> Result<bool, ApiError>
         come_back(env, job_id).await?;
     }
     Ok(in_time)
+}
+
+/// The job waits for its transcription: `transcribing`, and its message again after the poll.
+async fn transcribing(env: &Env, db: &D1Database, job_id: &str) -> Result<Heard, ApiError> {
+    store::move_job(db, job_id, "transcribing", None, &now_iso()).await?;
+    come_back(env, job_id).await?;
+    Ok(Heard::Waiting)
 }
 
 /// The job's message again, after `INTAKE_POLL_SECONDS`.
