@@ -75,6 +75,13 @@ impl IntakeSite {
         }
     }
 
+    /// The job of `address`, asked for (202) and then finished.
+    async fn taken_in(&self, address: &str) -> Result<Value> {
+        let (status, location, _, job) = self.ask(address).await?;
+        ensure!(status == 202, "{address}: {status} {job}");
+        self.finished(&location.context("a Location")?).await
+    }
+
     /// The review queue's page as `handle` (signed in on the kitchen) sees it.
     async fn review_queue(&self, handle: &str) -> Result<String> {
         let desk = tests::kitchen::Kitchen::sign_in(&self.worker, handle).await?;
@@ -386,9 +393,7 @@ pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason(_w: Arc<Wor
     ];
     for (path, says) in cases {
         let address = site.on_host(path);
-        let (status, location, _, job) = site.ask(&address).await?;
-        ensure!(status == 202, "{path}: {status} {job}");
-        let job = site.finished(&location.context("a Location")?).await?;
+        let job = site.taken_in(&address).await?;
         ensure!(job["state"] == "failed", "{path}: failed: {job}");
         let reason = job["reason"].as_str().unwrap_or_default();
         ensure!(reason.contains(says), "{path}: the reason says {says:?}: {reason}");
@@ -831,9 +836,7 @@ pub async fn a_name_that_resolves_inside_a_network_is_never_fetched(_w: Arc<Work
         (format!("http://nowhere.newsroom.test:{port}/x"), "no address is known for its name"),
     ];
     for (address, says) in &cases {
-        let (status, location, _, job) = site.ask(address).await?;
-        ensure!(status == 202, "{address}: {status} {job}");
-        let job = site.finished(&location.context("a Location")?).await?;
+        let job = site.taken_in(address).await?;
         let reason = job["reason"].as_str().unwrap_or_default();
         ensure!(job["state"] == "failed" && reason.contains(says), "{address}: says {says:?}: {job}");
         ensure!(
@@ -853,9 +856,7 @@ pub async fn a_name_that_resolves_inside_a_network_is_never_fetched(_w: Arc<Work
 pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Worker>) -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/mono/episodes/budget-day");
-    let (status, location, _, job) = site.ask(&page).await?;
-    ensure!(status == 202, "{status} {job}");
-    let job = site.finished(&location.context("a Location")?).await?;
+    let job = site.taken_in(&page).await?;
     ensure!(job["state"] == "ready", "a lower-case SPDX id is a licence: {job}");
     let episode = job["episode_id"].as_str().context("the episode")?;
     let (_, record) = site.get(&format!("/api/episodes/{episode}")).await?;
@@ -908,9 +909,7 @@ pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_
     let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let site = IntakeSite::start_with(&settings).await?;
     let page = site.on_host("/closed/episodes/doors");
-    let (status, location, _, job) = site.ask(&page).await?;
-    ensure!(status == 202, "{status} {job}");
-    let job = site.finished(&location.context("a Location")?).await?;
+    let job = site.taken_in(&page).await?;
     let reason = job["reason"].as_str().unwrap_or_default();
     ensure!(job["state"] == "failed" && reason.contains("names no licence"), "{job}");
     ensure!(reason.contains("nothing can be done here") && !reason.contains("--licence"), "{reason}");
@@ -947,9 +946,7 @@ pub async fn an_item_of_a_followed_feed_joins_its_show_whoever_asks(_w: Arc<Work
     let worker = tests::worker_on_content(&content, &host.addr.to_string(), &[]).await?;
     let key = key_for(&worker, "reporter").await?;
     let site = IntakeSite { worker, host, client: unpooled()?, key };
-    let (status, location, _, job) = site.ask(&site.on_host("/self/episodes/budget-day")).await?;
-    ensure!(status == 202, "{status} {job}");
-    let job = site.finished(&location.context("a Location")?).await?;
+    let job = site.taken_in(&site.on_host("/self/episodes/budget-day")).await?;
     ensure!(job["state"] == "ready", "{job}");
     let episode = job["episode_id"].as_str().context("the episode")?;
     let (_, record) = site.get(&format!("/api/episodes/{episode}")).await?;
