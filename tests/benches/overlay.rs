@@ -293,39 +293,16 @@ async fn main() -> Result<()> {
         timed(&client, Method::GET, &format!("{base}{}", searches[0])).await?;
     }
     side_by_side(&client, &base, &format!("{n_overlay} overlay: search"), &searches, rounds).await?;
-    side_by_side(
-        &client,
-        &base,
-        &format!("{n_overlay} overlay: q=stir (matches all)"),
-        &["/api/recipes?q=stir".into()],
-        40,
-    )
-    .await?;
-    side_by_side(
-        &client,
-        &base,
-        &format!("{n_overlay} overlay: listing"),
-        &["/api/recipes?limit=20".into()],
-        rounds,
-    )
-    .await?;
-    // The same with filters every overlay recipe passes: the overlay reads them as facet keys.
-    side_by_side(
-        &client,
-        &base,
-        &format!("{n_overlay} overlay: q=stir, filtered (matches all)"),
-        &["/api/recipes?q=stir&vegetarian=1&course=main&max_min=90".into()],
-        40,
-    )
-    .await?;
-    side_by_side(
-        &client,
-        &base,
-        &format!("{n_overlay} overlay: listing, filtered"),
-        &["/api/recipes?vegetarian=1&course=main&max_min=90&limit=20".into()],
-        rounds,
-    )
-    .await?;
+    // With filters every overlay recipe passes, the overlay reads them as facet keys.
+    let filters = "vegetarian=1&course=main&max_min=90";
+    for (what, path, n_rounds) in [
+        ("q=stir (matches all)", "/api/recipes?q=stir".to_string(), 40),
+        ("listing", "/api/recipes?limit=20".to_string(), rounds),
+        ("q=stir, filtered (matches all)", format!("/api/recipes?q=stir&{filters}"), 40),
+        ("listing, filtered", format!("/api/recipes?{filters}&limit=20"), rounds),
+    ] {
+        side_by_side(&client, &base, &format!("{n_overlay} overlay: {what}"), &[path], n_rounds).await?;
+    }
 
     // 4. An unrelated read, alone and beside searches in flight.
     let hummus = format!("{base}/r/hummus.json");
