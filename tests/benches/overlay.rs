@@ -106,6 +106,11 @@ fn pick(times: &[Duration], q: f64) -> f64 {
     sorted[idx].as_secs_f64() * 1000.0
 }
 
+/// `p50 … ms p99 … ms` of `times`, as every line of this benchmark reports them.
+fn p50_p99(times: &[Duration]) -> String {
+    format!("p50 {:.2} ms p99 {:.2} ms", pick(times, 0.5), pick(times, 0.99))
+}
+
 /// Whether an answer is wrangler's dev proxy saying its connection to the Worker dropped (see the
 /// module's docs); the Worker never saw that request.
 fn dev_proxy_lost(status: u16, text: &str) -> bool {
@@ -176,11 +181,9 @@ async fn side_by_side(
         reads.push(timed(client, Method::GET, &format!("{base}{}", paths[round % paths.len()])).await?);
     }
     println!(
-        "{label}: p50 {:.2} ms p99 {:.2} ms; no-IO p50 {:.2} ms p99 {:.2} ms; p50 ratio {:.2}×",
-        pick(&reads, 0.5),
-        pick(&reads, 0.99),
-        pick(&noio, 0.5),
-        pick(&noio, 0.99),
+        "{label}: {}; no-IO {}; p50 ratio {:.2}×",
+        p50_p99(&reads),
+        p50_p99(&noio),
         pick(&reads, 0.5) / pick(&noio, 0.5)
     );
     Ok(())
@@ -318,13 +321,10 @@ async fn main() -> Result<()> {
     let noio_urls = vec![(Method::OPTIONS, format!("{base}/api/recipes"))];
     let (beside_noio, _) = beside(&client, &hummus, rounds, &noio_urls).await?;
     println!(
-        "/r/hummus.json alone p50 {:.2} ms p99 {:.2} ms; beside 4 searches in flight ({searched} done) p50 {:.2} ms p99 {:.2} ms; beside 4 no-IO loops p50 {:.2} ms p99 {:.2} ms",
-        pick(&alone, 0.5),
-        pick(&alone, 0.99),
-        pick(&beside_searches, 0.5),
-        pick(&beside_searches, 0.99),
-        pick(&beside_noio, 0.5),
-        pick(&beside_noio, 0.99)
+        "/r/hummus.json alone {}; beside 4 searches in flight ({searched} done) {}; beside 4 no-IO loops {}",
+        p50_p99(&alone),
+        p50_p99(&beside_searches),
+        p50_p99(&beside_noio)
     );
 
     // 5. 100 concurrent creates of ~250 KiB.
