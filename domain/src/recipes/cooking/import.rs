@@ -35,6 +35,14 @@ impl Draft {
         self.problems.push(Diagnostic::new(field, reason));
     }
 
+    /// `value`, or, when the source has none, `None` and the question `reason` about `field`.
+    fn or_ask<T>(&mut self, value: Option<T>, field: impl Into<String>, reason: &str) -> Option<T> {
+        if value.is_none() {
+            self.ask(field, reason);
+        }
+        value
+    }
+
     fn set(&mut self, key: &str, value: Value) {
         self.doc[key] = value;
     }
@@ -77,13 +85,9 @@ pub fn from_cooklang(source: &str, lang: Option<Lang>) -> Draft {
     let Some(recipe) = result.output() else { return draft };
     let meta = |key: &str| recipe.metadata.get(key).and_then(yaml_text);
     let lang = lang.or_else(|| meta("locale").as_deref().and_then(lang_of));
-    let Some(lang) = lang else {
-        draft.ask(
-            "texts",
-            "which language is this? add `locale: en` (or he, pt-PT) to the front matter, or pass --lang",
-        );
-        return draft;
-    };
+    let question =
+        "which language is this? add `locale: en` (or he, pt-PT) to the front matter, or pass --lang";
+    let Some(lang) = draft.or_ask(lang, "texts", question) else { return draft };
     let at = |field: &str| format!("texts.{}.{field}", lang.code());
 
     // Metadata.
@@ -128,21 +132,18 @@ pub fn from_cooklang(source: &str, lang: Option<Lang>) -> Draft {
 
     // Text.
     let mut text = Map::new();
-    match meta("title") {
-        Some(title) => text.insert("title".into(), json!(title)),
-        None => {
-            draft.ask(at("title"), "the file has no title; add `title:` to the front matter");
-            None
-        }
-    };
-    match meta("description").or_else(|| meta("introduction")) {
-        Some(summary) => text.insert("summary".into(), json!(summary)),
-        None => {
-            draft
-                .ask(at("summary"), "the file has no description; add `description:` with a sentence or two");
-            None
-        }
-    };
+    if let Some(title) =
+        draft.or_ask(meta("title"), at("title"), "the file has no title; add `title:` to the front matter")
+    {
+        text.insert("title".into(), json!(title));
+    }
+    if let Some(summary) = draft.or_ask(
+        meta("description").or_else(|| meta("introduction")),
+        at("summary"),
+        "the file has no description; add `description:` with a sentence or two",
+    ) {
+        text.insert("summary".into(), json!(summary));
+    }
     let mut ingredients = Vec::new();
     for ingredient in recipe.ingredients.iter().filter(|i| i.relation.is_definition()) {
         let line = ingredients.len();
@@ -512,13 +513,8 @@ pub fn from_schema_org(json_ld: &Value, lang: Option<Lang>) -> Draft {
     };
     let text_of = |key: &str| recipe.get(key).and_then(plain_text);
     let lang = lang.or_else(|| text_of("inLanguage").as_deref().and_then(lang_of));
-    let Some(lang) = lang else {
-        draft.ask(
-            "texts",
-            "which language is this? the JSON-LD has no `inLanguage`; pass --lang en (or he, pt)",
-        );
-        return draft;
-    };
+    let question = "which language is this? the JSON-LD has no `inLanguage`; pass --lang en (or he, pt)";
+    let Some(lang) = draft.or_ask(lang, "texts", question) else { return draft };
     let at = |field: &str| format!("texts.{}.{field}", lang.code());
     match recipe.get("recipeYield").and_then(first_of).as_deref().and_then(first_number) {
         Some(n) => draft.set("servings", json!(n)),
@@ -568,20 +564,16 @@ pub fn from_schema_org(json_ld: &Value, lang: Option<Lang>) -> Draft {
         ),
     }
     let mut text = Map::new();
-    match text_of("name") {
-        Some(title) => text.insert("title".into(), json!(title)),
-        None => {
-            draft.ask(at("title"), "the Recipe has no `name`");
-            None
-        }
-    };
-    match text_of("description") {
-        Some(summary) => text.insert("summary".into(), json!(summary)),
-        None => {
-            draft.ask(at("summary"), "the Recipe has no `description`; write a sentence or two");
-            None
-        }
-    };
+    if let Some(title) = draft.or_ask(text_of("name"), at("title"), "the Recipe has no `name`") {
+        text.insert("title".into(), json!(title));
+    }
+    if let Some(summary) = draft.or_ask(
+        text_of("description"),
+        at("summary"),
+        "the Recipe has no `description`; write a sentence or two",
+    ) {
+        text.insert("summary".into(), json!(summary));
+    }
     let mut ingredients = Vec::new();
     for (line, written) in
         list_of(recipe.get("recipeIngredient").or_else(|| recipe.get("ingredients"))).iter().enumerate()
