@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use domain::recipes::card::{self, Ratio};
 use domain::recipes::recipe::Published;
 use resvg::{tiny_skia, usvg};
+use rustc_hash::FxHashMap;
 
 const FONTS: [&[u8]; 5] = [
     include_bytes!("../fonts/NotoSans-Regular.ttf"),
@@ -49,17 +50,44 @@ pub fn render_png(svg: &str) -> Result<Vec<u8>> {
     encode_opaque_png(&pixmap)
 }
 
-/// A pixmap as an RGB PNG: cards are opaque, so the alpha channel would be a quarter of the bytes
-/// for nothing (premultiplied colour equals plain colour at full opacity).
+/// An opaque pixmap as a palette PNG: a card is a few flat colours and their anti-aliased edges, so
+/// one byte a pixel instead of three, and a third of the bytes to compress (BENCHMARKS.md). When it
+/// has more than 256 colours, the rarest (edge pixels of the emoji) take the nearest of the 256
+/// commonest. The alpha channel is left out: premultiplied colour equals plain colour at full opacity.
 fn encode_opaque_png(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>> {
-    let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|px| [px[0], px[1], px[2]]).collect();
-    let mut bytes = Vec::with_capacity(rgb.len() / 8);
+    let pixels: Vec<[u8; 3]> = pixmap.data().chunks_exact(4).map(|px| [px[0], px[1], px[2]]).collect();
+    // Pixels come in runs of one colour, so a run is counted, and later looked up, once.
+    let mut counts: FxHashMap<[u8; 3], u32> = FxHashMap::default();
+    for run in pixels.chunk_by(|a, b| a == b) {
+        *counts.entry(run[0]).or_default() += run.len() as u32;
+    }
+    let mut by_count: Vec<([u8; 3], u32)> = counts.into_iter().collect();
+    by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let (palette, rare) = by_count.split_at(by_count.len().min(256));
+    let mut index: FxHashMap<[u8; 3], u8> =
+        palette.iter().enumerate().map(|(idx, (colour, _))| (*colour, idx as u8)).collect();
+    for (colour, _) in rare {
+        let distance = |other: &[u8; 3]| -> i32 {
+            colour.iter().zip(other).map(|(a, b)| (*a as i32 - *b as i32).pow(2)).sum()
+        };
+        let nearest = (0..palette.len()).min_by_key(|idx| distance(&palette[*idx].0)).expect("a colour");
+        index.insert(*colour, nearest as u8);
+    }
+    let mut indices = Vec::with_capacity(pixels.len());
+    for run in pixels.chunk_by(|a, b| a == b) {
+        indices.extend(std::iter::repeat_n(index[&run[0]], run.len()));
+    }
+    let mut bytes = Vec::with_capacity(indices.len() / 8);
     let mut encoder = png::Encoder::new(&mut bytes, pixmap.width(), pixmap.height());
-    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_color(png::ColorType::Indexed);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
+    encoder.set_palette(palette.iter().flat_map(|(colour, _)| *colour).collect::<Vec<u8>>());
+    // Palette indices are not magnitudes, so filtering them gains nothing; zlib's level 2 makes the
+    // smallest file for its time among levels 1 to 9 and fdeflate (BENCHMARKS.md).
+    encoder.set_filter(png::Filter::NoFilter);
+    encoder.set_deflate_compression(png::DeflateCompression::Level(2));
     let mut writer = encoder.write_header().context("encoding a card as PNG")?;
-    writer.write_image_data(&rgb).context("encoding a card as PNG")?;
+    writer.write_image_data(&indices).context("encoding a card as PNG")?;
     writer.finish().context("encoding a card as PNG")?;
     Ok(bytes)
 }

@@ -412,6 +412,7 @@ const ALLOWED_DEPENDENCIES: [(&str, &[&str]); 5] = [
             "jsonc-parser",
             "resvg",
             "png",
+            "rustc-hash",
             "imagesize",
             "scraper",
             "zip",
