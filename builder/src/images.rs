@@ -1,10 +1,12 @@
 //! Recipe images: the cards of `domain::recipes::card` drawn to PNG, and a content photo checked.
 //!
-//! resvg draws the SVG with fonts compiled into the builder (`builder/fonts/`, see its README), so a
-//! card is the same on every machine and the build reads no system font. The font database is
-//! parsed once per process and shared by every thread.
+//! resvg draws a card's layers (`card::layers`) with fonts compiled into the builder (`builder/fonts/`,
+//! see its README), so a card is the same on every machine and the build reads no system font. The
+//! font database is parsed once per process and shared by every thread, and so are the layers many
+//! cards share: each is drawn once and copied, and only the title is drawn per card.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::{Context, Result};
 use domain::recipes::card::{self, Ratio};
@@ -34,20 +36,84 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
         .clone()
 }
 
-/// The card of `published` in `ratio`, as PNG bytes.
+/// The card of `published` in `ratio`, as PNG bytes: its shared layers copied from where they were
+/// first drawn, its title drawn onto them.
 pub fn card_png(published: &Published, ratio: Ratio) -> Result<Vec<u8>> {
-    render_png(&card::svg(published, ratio))
+    let (width, height) = ratio.size();
+    let mut canvas = tiny_skia::Pixmap::new(width, height).context("a card has a non-zero size")?;
+    for layer in card::layers(published, ratio) {
+        if layer.shared {
+            let drawn = shared_layer(&layer)?;
+            over(&mut canvas, &drawn, layer.x as usize, layer.y as usize);
+        } else {
+            let tree = parse(&layer.document())?;
+            let at = tiny_skia::Transform::from_translate(layer.x as f32, layer.y as f32);
+            resvg::render(&tree, at, &mut canvas.as_mut());
+        }
+    }
+    encode_opaque_png(&canvas)
 }
 
-/// Draws an SVG document at its own size.
-pub fn render_png(svg: &str) -> Result<Vec<u8>> {
+/// Lays premultiplied `layer` over `canvas` at (`x`, `y`) ("source over"), pixel by pixel: tiny-skia's
+/// `draw_pixmap` takes a general path for it that cost more than drawing the title.
+fn over(canvas: &mut tiny_skia::Pixmap, layer: &tiny_skia::Pixmap, x: usize, y: usize) {
+    let (canvas_width, layer_width) = (canvas.width() as usize, layer.width() as usize);
+    let target = canvas.data_mut();
+    for (row, source) in layer.data().chunks_exact(layer_width * 4).enumerate() {
+        let start = ((y + row) * canvas_width + x) * 4;
+        for (dst, src) in target[start..start + source.len()].chunks_exact_mut(4).zip(source.chunks_exact(4))
+        {
+            match src[3] {
+                0 => {}
+                255 => dst.copy_from_slice(src),
+                alpha => {
+                    let keep = 255 - alpha as u32;
+                    for (d, s) in dst.iter_mut().zip(src) {
+                        *d = (*s as u32 + (*d as u32 * keep + 127) / 255) as u8;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Layers drawn so far, by their SVG document. Thousands of cards share a background or an emoji, and
+/// hundreds a facts line; copying one costs a hundredth of drawing it.
+type Drawn = Mutex<HashMap<String, Arc<tiny_skia::Pixmap>>>;
+
+/// At most this many layers are kept (some 40 MB at most, a facts line's layer is the widest common one);
+/// past it a layer is drawn each time it is needed, which draws the same pixels.
+const MAX_DRAWN: usize = 1024;
+
+/// A shared layer drawn alone on a transparent pixmap of its size: always so, kept or not, so a card
+/// does not depend on which cards were drawn before it.
+fn shared_layer(layer: &card::Layer) -> Result<Arc<tiny_skia::Pixmap>> {
+    static DRAWN: OnceLock<Drawn> = OnceLock::new();
+    let drawn = DRAWN.get_or_init(Drawn::default);
+    let document = layer.document();
+    if let Some(pixmap) = drawn.lock().expect("no thread panics holding it").get(&document) {
+        return Ok(pixmap.clone());
+    }
+    let pixmap = Arc::new(draw(&parse(&document)?)?);
+    let mut drawn = drawn.lock().expect("no thread panics holding it");
+    if drawn.len() < MAX_DRAWN {
+        drawn.insert(document, pixmap.clone());
+    }
+    Ok(pixmap)
+}
+
+fn parse(svg: &str) -> Result<usvg::Tree> {
     let options = usvg::Options { fontdb: fonts(), ..usvg::Options::default() };
-    let tree = usvg::Tree::from_str(svg, &options).context("parsing a card's SVG")?;
+    usvg::Tree::from_str(svg, &options).context("parsing a card's SVG")
+}
+
+/// Draws an SVG tree at its own size on a transparent pixmap.
+fn draw(tree: &usvg::Tree) -> Result<tiny_skia::Pixmap> {
     let size = tree.size().to_int_size();
     let mut pixmap =
         tiny_skia::Pixmap::new(size.width(), size.height()).context("a card has a non-zero size")?;
-    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    encode_opaque_png(&pixmap)
+    resvg::render(tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    Ok(pixmap)
 }
 
 /// An opaque pixmap as a palette PNG: a card is a few flat colours and their anti-aliased edges, so
@@ -128,7 +194,7 @@ mod tests {
             );
         }
         let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="48" height="27"><rect width="48" height="27" fill="#f00"/></svg>"##;
-        let png = render_png(svg).unwrap();
+        let png = encode_opaque_png(&draw(&parse(svg).unwrap()).unwrap()).unwrap();
         let size = imagesize::blob_size(&png).unwrap();
         assert_eq!((size.width, size.height), (48, 27));
     }

@@ -1,8 +1,9 @@
 //! The picture of a recipe that has no photo: a card with its emoji, title and key facts, as SVG.
 //!
-//! Google's Recipe rich results want an image in each of three aspect ratios (16:9, 4:3, 1:1), and link
-//! previews want one for `og:image`. The builder rasterises these SVGs to PNG (`builder/src/images.rs`,
-//! with fonts it compiles in), so the template is pure text here and the same for every caller. The
+//! Google's Recipe rich results take an image in any of three aspect ratios (16:9, 4:3, 1:1), and link
+//! previews want one for `og:image`. The builder rasterises the 16:9 card to PNG
+//! (`builder/src/images.rs`, with fonts it compiles in) layer by layer, so the template is pure text
+//! here and the same for every caller. The
 //! card shows the recipe in the language its page opens with (English when it has it), with Hebrew
 //! right-aligned, and credits the emoji art (Twemoji, CC BY 4.0) in its corner.
 
@@ -39,6 +40,20 @@ impl Ratio {
     }
 }
 
+/// The one ratio the build draws, as PNG: what link previews (`og:image`) and Google's Recipe results
+/// (one image of at least 50,000 pixels) need. A PNG of every ratio would triple a build's drawing
+/// and the cards' share of R2 (BENCHMARKS.md); the other two are the Worker's SVG, and their PNG
+/// addresses redirect there.
+pub const DRAWN: Ratio = Ratio::Wide;
+
+/// The cards a page lists, in `format`: the drawn one as PNG, or every ratio as SVG.
+pub fn ratios(format: Format) -> &'static [Ratio] {
+    match format {
+        Format::Png => &[DRAWN],
+        Format::Svg => &Ratio::ALL,
+    }
+}
+
 /// Where the card of `slug` in `ratio` is published, relative to the site root: the PNG the build
 /// drew, or (`Format::Svg`) the SVG the Worker draws for a recipe written since the last build.
 pub fn path(slug: &str, ratio: Ratio, format: Format) -> String {
@@ -60,7 +75,12 @@ pub enum Format {
 
 /// The slug and ratio a card file name (`<slug>.<ratio>.svg`) names, if it names one.
 pub fn parse_svg_name(name: &str) -> Option<(&str, Ratio)> {
-    let (rest, ratio) = name.strip_suffix(".svg")?.rsplit_once('.')?;
+    parse_name(name.strip_suffix(".svg")?)
+}
+
+/// The slug and ratio a card's name without its extension (`<slug>.<ratio>`) names, if it names one.
+pub fn parse_name(name: &str) -> Option<(&str, Ratio)> {
+    let (rest, ratio) = name.rsplit_once('.')?;
     let ratio = Ratio::ALL.into_iter().find(|r| r.code() == ratio)?;
     crate::recipes::slug::is_valid(rest).then_some((rest, ratio))
 }
@@ -74,20 +94,62 @@ pub const EMOJI_FONT: &str = "Twemoji Mozilla";
 pub const EMOJI_CREDIT: &str = "Emoji art: Twemoji, © Twitter, Inc. and contributors, CC BY 4.0";
 const CARD_CREDIT: &str = "Commonplace · emoji: Twemoji, CC BY 4.0";
 
-/// What the cards of a recipe depend on, as one number: equal keys draw equal cards, so a build can
-/// keep the cards it drew before (the first 8 bytes of the SHA-256 of the three SVGs).
+/// What the drawn card of a recipe depends on, as one number: equal keys draw equal cards, so a build
+/// can keep the card it drew before (the first 8 bytes of the SHA-256 of its SVG).
 pub fn key(published: &Published) -> u64 {
     use sha2::{Digest, Sha256};
-    let mut hasher = Sha256::new();
-    for ratio in Ratio::ALL {
-        hasher.update(svg(published, ratio).as_bytes());
-    }
-    let digest = hasher.finalize();
+    let digest = Sha256::digest(svg(published, DRAWN).as_bytes());
     u64::from_be_bytes(digest[..8].try_into().expect("a SHA-256 has 32 bytes"))
 }
 
-/// The card of a recipe in one ratio, as an SVG document.
+/// The card of a recipe in one ratio, as an SVG document: its [`layers`], each a nested `<svg>` at
+/// its place.
 pub fn svg(published: &Published, ratio: Ratio) -> String {
+    let (width, height) = ratio.size();
+    let mut doc = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{TEXT_FONTS}">"#
+    );
+    for layer in layers(published, ratio) {
+        doc.push_str(&format!(
+            "\n<svg x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">{}</svg>",
+            layer.x, layer.y, layer.width, layer.height, layer.body
+        ));
+    }
+    doc.push_str("\n</svg>\n");
+    doc
+}
+
+/// One layer of a card: SVG elements in a box at whole pixels, so a layer drawn alone lands on the
+/// same pixels as in the whole card. The builder draws a layer many cards share once and copies it
+/// into each (`builder/src/images.rs`); only the title is drawn for every card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+    /// What else the layer's look depends on besides `body` is its size: equal documents draw equal
+    /// pixels.
+    pub body: String,
+    /// Whether cards of other recipes may have this same layer (all but the title).
+    pub shared: bool,
+}
+
+impl Layer {
+    /// The layer alone, as an SVG document of its own size.
+    pub fn document(&self) -> String {
+        format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{TEXT_FONTS}">{body}</svg>"#,
+            w = self.width,
+            h = self.height,
+            body = self.body,
+        )
+    }
+}
+
+/// A card's layers, bottom first: the background with its panel and credit (one per ratio and
+/// course), the emoji, the title, the facts and the diet badges.
+pub fn layers(published: &Published, ratio: Ratio) -> Vec<Layer> {
     let recipe = &published.recipe;
     let (lang, text) = recipe.text_for(Lang::En);
     let (width, height) = ratio.size();
@@ -95,7 +157,6 @@ pub fn svg(published: &Published, ratio: Ratio) -> String {
     let (background, ink) = colours(recipe.course);
     let margin = (w.min(h) * 0.07).round();
     let facts = facts_line(published, lang);
-    let badges = badges_line(published, lang);
     // Wide cards put the emoji beside the text; the square one stacks them.
     let side = ratio != Ratio::Square;
     let (emoji_size, emoji_x, emoji_y) =
@@ -103,10 +164,13 @@ pub fn svg(published: &Published, ratio: Ratio) -> String {
     let text_left = if side { margin + h * 0.5 } else { margin };
     let text_width = w - text_left - margin;
     let title_size = (h * if side { 0.11 } else { 0.085 }).round();
-    let lines = wrap(&text.title, text_width, title_size, 3);
-    let line_height = title_size * 1.2;
+    let lines = wrap(text.title.split_whitespace(), " ", text_width, title_size, BOLD_EM, 3);
     let small = (h * 0.05).round().max(11.0);
-    let block = lines.len() as f32 * line_height + small * 3.2;
+    let flags: Vec<&str> = recipe.flags().map(|flag| crate::recipes::recipe::flag_word(lang, flag)).collect();
+    let badges = wrap(flags.iter().copied(), " · ", text_width, small, REGULAR_EM, 2);
+    let line_height = title_size * 1.2;
+    let badge_lines = badges.len().max(1) as f32;
+    let block = lines.len() as f32 * line_height + small * (1.8 + 1.4 * badge_lines);
     let top = if side { (h - block) / 2.0 + title_size } else { h * 0.42 + title_size };
     let rtl = lang.is_rtl();
     let (anchor, x) = match (side, rtl) {
@@ -118,39 +182,65 @@ pub fn svg(published: &Published, ratio: Ratio) -> String {
     // resvg lays a line out left to right unless its first character says otherwise: a right-to-left
     // mark makes a Hebrew line an RTL paragraph, so `25 דק׳` keeps its number on the right.
     let mark = if rtl { "\u{200F}" } else { "" };
-    let mut title = String::new();
-    for (n, line) in lines.iter().enumerate() {
-        title.push_str(&format!(
-            r#"<text x="{x}" y="{y:.1}" font-size="{title_size}" font-weight="bold" text-anchor="{anchor}" direction="{direction}" fill="{ink}">{mark}{line}</text>"#,
-            y = top + n as f32 * line_height,
-            line = escape(line),
-        ));
-    }
+    // The text layers span the card's width and the lines' height, with room for ascenders and
+    // descenders: a line at baseline `y` of size `size` inks from about y - size to y + size / 3.
+    let text_layer = |baselines: &[f32], size: f32, attributes: &str, texts: &[String], shared: bool| {
+        let y0 = (baselines[0] - size * 1.1).floor().max(0.0);
+        let y1 = (baselines[baselines.len() - 1] + size * 0.45).ceil().min(h);
+        let mut body = String::new();
+        for (baseline, line) in baselines.iter().zip(texts) {
+            body.push_str(&format!(
+                r#"<text x="{x}" y="{y:.1}" font-size="{size}" {attributes} text-anchor="{anchor}" direction="{direction}" fill="{ink}">{mark}{line}</text>"#,
+                y = baseline - y0,
+                line = escape(line),
+            ));
+        }
+        Layer { x: 0, y: y0 as u32, width, height: (y1 - y0) as u32, body, shared }
+    };
+    let emoji_box = (emoji_size * 1.3).ceil();
+    let (emoji_x0, emoji_y0) = ((emoji_x - emoji_box / 2.0).floor(), (emoji_y - emoji_box / 2.0).floor());
+    let credit_size = (small * 0.62).round().max(7.0);
+    let mut layers = vec![
+        Layer {
+            x: 0,
+            y: 0,
+            width,
+            height,
+            body: format!(
+                r##"<rect width="{width}" height="{height}" fill="{background}"/><rect x="{inset}" y="{inset}" width="{inner_w}" height="{inner_h}" rx="{inset}" fill="#ffffff" fill-opacity="0.55"/><text x="{credit_x}" y="{credit_y}" font-size="{credit_size}" text-anchor="end" fill="{ink}" fill-opacity="0.6">{credit}</text>"##,
+                inset = margin / 2.0,
+                inner_w = w - margin,
+                inner_h = h - margin,
+                credit_x = w - margin * 0.7,
+                credit_y = h - margin * 0.7,
+                credit = escape(CARD_CREDIT),
+            ),
+            shared: true,
+        },
+        Layer {
+            x: emoji_x0 as u32,
+            y: emoji_y0 as u32,
+            width: emoji_box as u32,
+            height: emoji_box as u32,
+            body: format!(
+                r#"<text x="{x:.1}" y="{y:.1}" font-family="{EMOJI_FONT}" font-size="{emoji_size:.1}" text-anchor="middle" dominant-baseline="central">{emoji}</text>"#,
+                x = emoji_x - emoji_x0,
+                y = emoji_y - emoji_y0,
+                emoji = escape(&recipe.emoji),
+            ),
+            shared: true,
+        },
+    ];
+    let title_baselines: Vec<f32> = (0..lines.len()).map(|n| top + n as f32 * line_height).collect();
+    layers.push(text_layer(&title_baselines, title_size, r#"font-weight="bold""#, &lines, false));
     let facts_y = top + (lines.len() as f32 - 1.0) * line_height + small * 2.0;
-    format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{TEXT_FONTS}">
-<rect width="{width}" height="{height}" fill="{background}"/>
-<rect x="{inset}" y="{inset}" width="{inner_w}" height="{inner_h}" rx="{radius}" fill="#ffffff" fill-opacity="0.55"/>
-<text x="{emoji_x:.1}" y="{emoji_y:.1}" font-family="{EMOJI_FONT}" font-size="{emoji_size:.1}" text-anchor="middle" dominant-baseline="central">{emoji}</text>
-{title}
-<text x="{x}" y="{facts_y:.1}" font-size="{small}" text-anchor="{anchor}" direction="{direction}" fill="{ink}">{mark}{facts}</text>
-<text x="{x}" y="{badges_y:.1}" font-size="{small}" text-anchor="{anchor}" direction="{direction}" fill="{ink}" fill-opacity="0.8">{mark}{badges}</text>
-<text x="{credit_x}" y="{credit_y}" font-size="{credit_size}" text-anchor="end" fill="{ink}" fill-opacity="0.6">{credit}</text>
-</svg>
-"##,
-        inset = margin / 2.0,
-        inner_w = w - margin,
-        inner_h = h - margin,
-        radius = margin / 2.0,
-        emoji = escape(&recipe.emoji),
-        facts = escape(&facts),
-        badges = escape(&badges),
-        badges_y = facts_y + small * 1.4,
-        credit_x = w - margin * 0.7,
-        credit_y = h - margin * 0.7,
-        credit_size = (small * 0.62).round().max(7.0),
-        credit = escape(CARD_CREDIT),
-    )
+    layers.push(text_layer(&[facts_y], small, "", &[facts], true));
+    if !badges.is_empty() {
+        let badge_baselines: Vec<f32> =
+            (0..badges.len()).map(|n| facts_y + small * 1.4 * (n + 1) as f32).collect();
+        layers.push(text_layer(&badge_baselines, small, r#"fill-opacity="0.8""#, &badges, true));
+    }
+    layers
 }
 
 /// A soft background and a dark ink per course, so a page of cards reads by colour.
@@ -183,26 +273,32 @@ fn facts_line(published: &Published, lang: Lang) -> String {
     }
 }
 
-/// The diet flags the recipe has, in the card's language.
-fn badges_line(published: &Published, lang: Lang) -> String {
-    let recipe = &published.recipe;
-    recipe.flags().map(|flag| crate::recipes::recipe::flag_word(lang, flag)).collect::<Vec<_>>().join(" · ")
-}
+/// The average advance of a character, in ems, of Noto Sans Bold and Regular: widths are estimated
+/// from it, which is close enough to keep text inside the card.
+const BOLD_EM: f32 = 0.56;
+const REGULAR_EM: f32 = 0.55;
 
-/// Breaks `text` into at most `max_lines` lines that fit `width` at `font_size`, by words, ending
-/// with an ellipsis when it does not fit. Widths are estimated (0.56 em a character, Noto Sans
-/// Bold's average), which is close enough to keep text inside the card.
-fn wrap(text: &str, width: f32, font_size: f32, max_lines: usize) -> Vec<String> {
-    let max_chars = ((width / (font_size * 0.56)) as usize).max(4);
+/// Joins `items` with `separator` into at most `max_lines` lines that fit `width` at `font_size`
+/// (`em`: the font's average advance), ending with an ellipsis when they do not fit.
+fn wrap<'a>(
+    items: impl Iterator<Item = &'a str>,
+    separator: &str,
+    width: f32,
+    font_size: f32,
+    em: f32,
+    max_lines: usize,
+) -> Vec<String> {
+    let max_chars = ((width / (font_size * em)) as usize).max(4);
     let mut lines: Vec<String> = Vec::new();
     let mut current = String::new();
-    for word in text.split_whitespace() {
-        let candidate = if current.is_empty() { word.to_string() } else { format!("{current} {word}") };
+    for item in items {
+        let candidate =
+            if current.is_empty() { item.to_string() } else { format!("{current}{separator}{item}") };
         if candidate.chars().count() <= max_chars || current.is_empty() {
             current = candidate;
         } else {
             lines.push(std::mem::take(&mut current));
-            current = word.to_string();
+            current = item.to_string();
         }
     }
     if !current.is_empty() {
@@ -271,7 +367,8 @@ mod tests {
         assert!(card.contains("Tomato &amp;") && card.contains("&lt;Basil&gt;"), "{card}");
         assert!(!card.contains("<Basil>"));
         assert!(card.contains("25 min · serves 2 · easy"));
-        assert!(card.contains("gluten-free · vegan · vegetarian · dairy-free"));
+        assert!(card.contains(">gluten-free · vegan · vegetarian</text>"), "{card}");
+        assert!(card.contains(">dairy-free</text>"), "badges too long for one line take two: {card}");
         assert!(card.contains("Twemoji"));
     }
 
@@ -293,8 +390,24 @@ mod tests {
     }
 
     #[test]
+    fn every_layer_fits_inside_its_card() {
+        for ratio in Ratio::ALL {
+            let (width, height) = ratio.size();
+            for layer in
+                layers(&published(Some("A title long enough to take all three lines of the card")), ratio)
+            {
+                assert!(
+                    layer.x + layer.width <= width && layer.y + layer.height <= height,
+                    "{ratio:?} {layer:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn long_titles_wrap_into_three_lines_at_most() {
-        let lines = wrap("one two three four five six seven eight nine ten eleven twelve", 100.0, 20.0, 3);
+        let text = "one two three four five six seven eight nine ten eleven twelve";
+        let lines = wrap(text.split_whitespace(), " ", 100.0, 20.0, BOLD_EM, 3);
         assert_eq!(lines.len(), 3);
         assert!(lines[2].ends_with('…'));
         assert!(lines.iter().all(|line| line.chars().count() <= 8), "{lines:?}");
