@@ -1,5 +1,5 @@
 //! Recipe files on their way into the site: validated with every problem located, written as
-//! `r/<slug>.json` with their images (a photo checked and copied, else their cards drawn), and their
+//! `r/<slug>.json` with their images (a photo checked and copied, else their card drawn), and their
 //! card and terms taken, a chunk at a time in parallel.
 
 use std::collections::HashMap;
@@ -155,8 +155,8 @@ fn process(
     }))
 }
 
-/// A recipe's images: its photo, checked and copied, or else its three cards, drawn (`images.rs`)
-/// or, when the last build drew the same ones, copied from it. Returns the card key (0 with a photo).
+/// A recipe's images: its photo, checked and copied, or else its card, drawn (`images.rs`) or, when
+/// the last build drew the same one, copied from it. Returns the card key (0 with a photo).
 fn write_images(
     reader: &Reader,
     file: &ContentFile,
@@ -164,19 +164,17 @@ fn write_images(
     out: &Out,
     known: &Known,
 ) -> Result<Result<u64, Vec<Problem>>> {
+    use domain::recipes::card;
     let Some(photo) = &published.server.photo else {
-        let key = domain::recipes::card::key(published);
+        let key = card::key(published);
         let last = known.last_cards.as_ref().filter(|(_, keys)| keys.get(&published.slug) == Some(&key));
-        for ratio in domain::recipes::card::Ratio::ALL {
-            let path =
-                domain::recipes::card::path(&published.slug, ratio, domain::recipes::card::Format::Png);
-            let drawn_before = last.and_then(|(dir, _)| std::fs::read(dir.join(&path)).ok());
-            let png = match drawn_before {
-                Some(png) => png,
-                None => images::card_png(published, ratio)?,
-            };
-            out.write(&path, &png)?;
-        }
+        let path = card::path(&published.slug, card::DRAWN, card::Format::Png);
+        let drawn_before = last.and_then(|(dir, _)| std::fs::read(dir.join(&path)).ok());
+        let png = match drawn_before {
+            Some(png) => png,
+            None => images::card_png(published, card::DRAWN)?,
+        };
+        out.write(&path, &png)?;
         return Ok(Ok(key));
     };
     let problem =

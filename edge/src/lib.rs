@@ -145,6 +145,10 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             recipes::recipe_page(req, env, &slug, request).await
         }
         Op::RecipeCard => recipes::card_svg(req, env, &format!("{}.svg", param("card"))).await,
+        Op::RecipeCardPng => match recipes::undrawn_card(param("card")) {
+            Some(svg) => recipes::moved_to(&svg),
+            None => built_file(req, env).await,
+        },
         Op::ChangeRecipe => writes::change(req, env, param("slug")).await,
         Op::ForkRecipe => writes::fork(req, env, param("slug")).await,
         Op::RecipeHistory => feed::history(env, http::input::<api::HistoryQuery>(&req, &params)?).await,

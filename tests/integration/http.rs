@@ -111,7 +111,7 @@ pub async fn unknown_methods_are_405_with_allow_never_another_method(w: Arc<Work
 }
 
 /// Google's Recipe rich-result properties, read from the pages by extruct (`tests/validators/`): built
-/// recipes (with a cuisine where the content names one) with their three drawn cards, and a recipe
+/// recipes (with a cuisine where the content names one) with their drawn card, and a recipe
 /// written through the API, whose cards the Worker draws until the next build and whose
 /// `datePublished` is its creation.
 pub async fn recipe_pages_qualify_for_google_recipe_rich_results(w: Arc<Worker>) -> Result<()> {
@@ -123,6 +123,11 @@ pub async fn recipe_pages_qualify_for_google_recipe_rich_results(w: Arc<Worker>)
     ensure!(svg.headers()["content-type"] == "image/svg+xml", "{:?}", svg.headers());
     let svg = svg.text().await?;
     ensure!(svg.contains(">Rich") && svg.contains("Salad</text>"), "the drawn card names the recipe: {svg}");
+    // A built card's shapes the build does not draw are at their SVG address.
+    let no_redirects = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    let moved = no_redirects.get(w.url("/r/hummus.1x1.png")).send().await?;
+    ensure!(moved.status() == 301, "{}", moved.status());
+    ensure!(moved.headers()["location"] == "/r/hummus.1x1.svg", "{:?}", moved.headers());
     let checker = tests::root().join("tests/validators/check_recipe_page.py").to_string_lossy().to_string();
     for args in [
         vec!["--expect-cuisine".to_string(), w.url("/r/shakshuka"), w.url("/r/caldo-verde")],

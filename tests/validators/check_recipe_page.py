@@ -7,8 +7,8 @@ Each page's JSON-LD must hold a schema.org Recipe per language carrying Google's
 `datePublished` when the recipe says when it was published, `description`, `keywords`, `prepTime`,
 `cookTime`, `totalTime`, `recipeCategory`, `recipeCuisine` when the recipe names its cuisine,
 `recipeIngredient`, `recipeInstructions`, `recipeYield`), plus `inLanguage`; every image must be
-fetchable, of an image type, at least 50,000 pixels, and the images must come in Google's 16:9, 4:3
-and 1:1 shapes unless the recipe has a photo. The page also needs `og:image`. `aggregateRating`,
+fetchable, of an image type, at least 50,000 pixels, and several images must come in Google's 16:9,
+4:3 and 1:1 shapes (one image is enough). The page also needs `og:image`. `aggregateRating`,
 `nutrition` and `video` are left out on purpose: we have no ratings, nutrition data or videos to state.
 Prints every problem and exits non-zero when there is one. `--expect-date` and `--expect-cuisine`
 make the optional properties required for the pages given.

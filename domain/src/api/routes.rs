@@ -17,6 +17,7 @@ pub enum Op {
     RecipeCooklang,
     RecipePage,
     RecipeCard,
+    RecipeCardPng,
     ChangeRecipe,
     ForkRecipe,
     RecipeHistory,
@@ -86,6 +87,7 @@ impl Op {
             | Op::RecipeCooklang
             | Op::RecipePage
             | Op::RecipeCard
+            | Op::RecipeCardPng
             | Op::ChangeRecipe
             | Op::ForkRecipe
             | Op::RecipeHistory
@@ -358,11 +360,21 @@ pub const ROUTES: &[Route] = &[
         &[404],
         "curl -s {base}/r/hummus.16x9.svg",
     )),
-    file(
-        "/r/{card}.png",
-        "A built recipe's card (`{slug}.16x9`, `.4x3` or `.1x1`), drawn by the build",
-        Answer::Image("image/png"),
-    ),
+    Route {
+        op: Op::RecipeCardPng,
+        method: Method::Get,
+        path: "/r/{card}.png",
+        summary: "A built recipe's card as the build drew it (`{slug}.16x9`); `.4x3` and `.1x1` are drawn as SVG only",
+        key: false,
+        takes: Takes::Nothing,
+        ok: (200, Answer::Image("image/png")),
+        also: &[
+            (301, Answer::Redirect, "`{slug}.4x3` or `{slug}.1x1`: to the same card as SVG"),
+            (304, Answer::Empty, "not modified (`If-None-Match` names the current ETag)"),
+        ],
+        errors: &[404],
+        example: "curl -sI {base}/r/hummus.1x1.png",
+    },
     cached(get(
         Op::RecipeCooklang,
         "/r/{slug}.cook",

@@ -213,7 +213,8 @@ fn minutes(n: u32) -> String {
 }
 
 /// The recipe's images as schema.org `ImageObject`s, first the one link previews show: its photo with
-/// licence and credit, or else its three cards (`domain::recipes::card`), which credit the emoji art. URLs are
+/// licence and credit, or else its cards (`domain::recipes::card`: the drawn PNG, or the three SVGs of a
+/// recipe the build has not drawn), which credit the emoji art. URLs are
 /// absolute (`site` is the page's origin): link previews and crawlers take them as they stand.
 pub fn images(published: &Published, site: &str, cards: card::Format) -> Vec<Value> {
     if let Some(photo) = &published.server.photo {
@@ -224,7 +225,7 @@ pub fn images(published: &Published, site: &str, cards: card::Format) -> Vec<Val
             "creditText": photo.credit,
         })];
     }
-    card::Ratio::ALL
+    card::ratios(cards)
         .iter()
         .map(|ratio| {
             let (width, height) = ratio.size();
@@ -498,14 +499,7 @@ mod tests {
         assert_eq!(ld.len(), 2);
         let urls: Vec<&str> =
             ld[0]["image"].as_array().unwrap().iter().map(|i| i["url"].as_str().unwrap()).collect();
-        assert_eq!(
-            urls,
-            [
-                "https://example.org/r/soup.16x9.png",
-                "https://example.org/r/soup.4x3.png",
-                "https://example.org/r/soup.1x1.png"
-            ]
-        );
+        assert_eq!(urls, ["https://example.org/r/soup.16x9.png"]);
         // minijinja escapes `/` in attributes (`&#x2f;`), which every HTML parser reads back.
         assert!(page.contains(r#"<meta property="og:image" content="https:&#x2f;&#x2f;example.org&#x2f;r&#x2f;soup.16x9.png">"#), "{page}");
         assert_eq!(ld[0]["keywords"], "gluten-free, vegan, vegetarian, dairy-free, nut-free, easy, quick");

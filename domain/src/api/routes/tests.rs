@@ -20,7 +20,7 @@ fn requests_find_their_route() {
     assert_eq!(check("GET", "/r/hummus"), "RecipePage [(\"slug\", \"hummus\")]");
     // The cards come before the page, whose `{slug}` would take their names.
     assert_eq!(check("GET", "/r/hummus.16x9.svg"), "RecipeCard [(\"card\", \"hummus.16x9\")]");
-    assert_eq!(check("GET", "/r/hummus.1x1.png"), "BuiltFile [(\"card\", \"hummus.1x1\")]");
+    assert_eq!(check("GET", "/r/hummus.1x1.png"), "RecipeCardPng [(\"card\", \"hummus.1x1\")]");
     assert_eq!(check("GET", "/r/hummus.cook"), "RecipeCooklang [(\"slug\", \"hummus\")]");
     assert_eq!(check("POST", "/kitchen/import"), "KitchenImport []");
     assert_eq!(check("GET", "/api/r/hummus"), "405 PUT");
