@@ -16,7 +16,8 @@
 //!   are relinked, and `root.json` is replaced last, by a rename: until then a reader sees the last
 //!   build's directory, whose packs are all still in R2;
 //! - an asset is a hard link to the built file, relinked (by rename) only when the build replaced it;
-//!   a site-wide file over a static asset's 25 MiB is packed.
+//!   a site-wide file over a static asset's 25 MiB is packed, in a pack of its own: `SHA256SUMS`
+//!   changes with every build, and beside other files would leave their pack mostly dead.
 //!
 //! What is in `dist/` comes from `SHA256SUMS`, which lists every built file with its checksum, plus
 //! the files at the top of `dist/` that it cannot list (itself, `datapackage.json`).
@@ -95,7 +96,7 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
             .with_context(|| format!("{path} is listed but missing"))?
             .len())
     };
-    for batch in batches(&to_pack, file_len)? {
+    for batch in batches(&to_pack, file_len, |path| !layout::is_packed(path))? {
         let bytes = batch.iter().map(|(path, sha, _)| {
             let file = std::fs::read(out_dir.join(path)).with_context(|| format!("reading {path}"))?;
             if domain_sha(&file) != *sha {
@@ -113,7 +114,7 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
     let shard_shas: BTreeMap<String, [u8; 32]> =
         shards.iter().enumerate().map(|(k, bytes)| (shard_name(k), domain_sha(bytes))).collect();
     let (mut placed, to_write) = plan(&shard_shas, previous.shards);
-    for batch in batches(&to_write, |name| Ok(shards[shard_number(name)].len() as u64))? {
+    for batch in batches(&to_write, |name| Ok(shards[shard_number(name)].len() as u64), |_| false)? {
         let bytes = batch.iter().map(|(name, _, _)| Ok(shards[shard_number(name)].clone()));
         placed.extend(write_pack(&r2, &batch, bytes, &mut summary)?);
     }
@@ -283,13 +284,26 @@ fn plan(files: &BTreeMap<String, [u8; 32]>, previous: Vec<Entry>) -> (Vec<Entry>
     (stay, to_pack)
 }
 
-/// Cuts the files to pack into packs of about [`PACK_TARGET`] bytes, in path order.
-fn batches(to_pack: &[(String, [u8; 32])], len: impl Fn(&str) -> Result<u64>) -> Result<Vec<Vec<Item>>> {
+/// Cuts the files to pack into packs of about [`PACK_TARGET`] bytes, in path order, each file for
+/// which `alone` holds into a pack of its own.
+///
+/// `alone` is for a site-wide file packed because it is too large for a static asset: `SHA256SUMS`,
+/// which every build rewrites (34 MiB at 100,000 recipes). Beside other files it would be over half
+/// its pack, so the next rebuild would find that pack mostly dead and move every file beside it.
+fn batches(
+    to_pack: &[(String, [u8; 32])],
+    len: impl Fn(&str) -> Result<u64>,
+    alone: impl Fn(&str) -> bool,
+) -> Result<Vec<Vec<Item>>> {
     let mut batches = Vec::new();
     let mut batch = Vec::new();
     let mut bytes = 0;
     for (path, sha) in to_pack {
         let len = len(path)?;
+        if alone(path) {
+            batches.push(vec![(path.clone(), *sha, len)]);
+            continue;
+        }
         if bytes + len > PACK_TARGET && !batch.is_empty() {
             batches.push(std::mem::take(&mut batch));
             bytes = 0;
@@ -404,4 +418,71 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("placing {}", path.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1024 * 1024;
+
+    /// A build's packed files: path → (a byte that stands for its content, length).
+    type Files = BTreeMap<String, (u8, u64)>;
+
+    /// Lays `files` out beside the `previous` entries as [`publish`] does, numbering new packs from
+    /// `next_pack`: every entry, and the packs written.
+    fn lay_out(files: &Files, previous: Vec<Entry>, next_pack: &mut u64) -> (Vec<Entry>, Vec<u64>) {
+        let shas = files.iter().map(|(path, (byte, _))| (path.clone(), [*byte; 32])).collect();
+        let (mut entries, to_pack) = plan(&shas, previous);
+        let mut written = Vec::new();
+        for batch in batches(&to_pack, |path| Ok(files[path].1), |path| !layout::is_packed(path)).unwrap() {
+            *next_pack += 1;
+            written.push(*next_pack);
+            let mut offset = 0;
+            for (path, sha, len) in batch {
+                entries.push(Entry { path, pack: *next_pack, offset, len, hash: layout::short_hash(&sha) });
+                offset += len;
+            }
+        }
+        (entries, written)
+    }
+
+    /// A 100,000-recipe site in small: `SHA256SUMS` over a static asset's limit, beside 96 MiB of
+    /// recipe files.
+    fn site() -> Files {
+        let mut files: Files = (0..6000).map(|k| (format!("r/recipe-{k:05}.json"), (1, 16 * 1024))).collect();
+        files.insert("SHA256SUMS".into(), (1, 34 * MIB));
+        files
+    }
+
+    #[test]
+    fn a_one_recipe_rebuild_moves_no_file_beside_the_packed_sha256sums() {
+        let mut files = site();
+        let mut next_pack = 0;
+        let (cold, _) = lay_out(&files, Vec::new(), &mut next_pack);
+        files.get_mut("r/recipe-00042.json").unwrap().0 = 2;
+        files.get_mut("SHA256SUMS").unwrap().0 = 2;
+        let (after, written) = lay_out(&files, cold, &mut next_pack);
+        let mut rewritten: Vec<&str> =
+            after.iter().filter(|e| written.contains(&e.pack)).map(|e| e.path.as_str()).collect();
+        rewritten.sort();
+        assert!(rewritten == ["SHA256SUMS", "r/recipe-00042.json"], "{} files rewritten", rewritten.len());
+        assert_eq!(written.len(), 2, "the checksums in a pack of their own, the recipe in another");
+    }
+
+    #[test]
+    fn packs_stay_few_over_many_one_recipe_rebuilds() {
+        let mut files = site();
+        let mut next_pack = 0;
+        let (mut entries, cold) = lay_out(&files, Vec::new(), &mut next_pack);
+        for round in 0..200u32 {
+            let path = format!("r/recipe-{:05}.json", round * 7919 % 6000);
+            files.get_mut(&path).unwrap().0 = round as u8 + 3;
+            files.get_mut("SHA256SUMS").unwrap().0 = round as u8 + 3;
+            (entries, _) = lay_out(&files, entries, &mut next_pack);
+            let packs: BTreeSet<u64> = entries.iter().map(|e| e.pack).collect();
+            assert!(packs.len() <= cold.len() + MAX_SMALL_PACKS + 1, "round {round}: {} packs", packs.len());
+        }
+        assert_eq!(entries.len(), files.len());
+    }
 }

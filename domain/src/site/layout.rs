@@ -19,7 +19,7 @@
 //! reader still holding the last root keeps reading the last build whole). A read costs one shard
 //! (cached by the isolate) and one ranged R2 read. A rebuild appends the files it changed to one new
 //! pack and the shards that changed to one new directory pack, so publishing one changed recipe
-//! uploads two small objects.
+//! uploads two small objects (and, once `SHA256SUMS` outgrows a static asset, its pack of its own).
 //!
 //! The alternative we rejected was one R2 object per file: uploads of hundreds of thousands of
 //! objects per full build, and an R2 list or head per read to learn a file's ETag.
