@@ -29,7 +29,14 @@ as_newcomer() {
     export HOME=$WORK/home CARGO_HOME=$WORK/home/.cargo PATH="$rustup_bin:/usr/local/bin:/usr/bin:/bin"
     unset CARGO_TARGET_DIR
     exec "$@"
-  ) 2>&1 | awk -v start="$(date +%s.%N)" '{ "date +%s.%N" | getline now; close("date +%s.%N"); printf "%7.1f  %s\n", now - start, $0; fflush() }'
+  ) 2>&1 | stamp
+}
+# Prefixes each line with the seconds since the start as it arrives (awk would read ahead in blocks).
+stamp() {
+  local line
+  while IFS= read -r line; do
+    printf '%s  %s\n' "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%7.1f", b - a }')" "$line"
+  done
 }
 stop_serving() {
   pkill -f "wrangler dev.*--port $PORT" 2>/dev/null || true
@@ -44,8 +51,17 @@ until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null; do
   sleep 1
 done
 served=$(date +%s.%N)
-echo "first page after $(awk -v a="$start" -v b="$served" 'BEGIN { printf "%.0f", b - a }') s; the steps:"
-grep -E '==>|Compiling (builder|edge|bundle) |Finished|Ready on|serving ' "$log" || true
+echo "first page after $(awk -v a="$start" -v b="$served" 'BEGIN { printf "%.0f", b - a }') s; the steps, by when each one's output was written:"
+since() { [ -e "$1" ] && awk -v a="$start" -v b="$(stat -c %.9Y "$1")" -v what="$2" 'BEGIN { printf "%7.1f s  %s\n", b - a, what }'; }
+since "$WORK/home/.cache/commonplace/voice/resemblyzer-ge2e-0.1.4.safetensors" "the speaker encoder's weights fetched (setup)"
+since "$REPO/node_modules/.installed-from-lock" "wrangler and esbuild installed from the npm registry (setup)"
+since "$REPO/target/local/builder" "the builder compiled (local profile)"
+since "$REPO/target/wasm32-unknown-unknown/worker/edge.wasm" "the Worker's wasm compiled (worker profile)"
+since "$REPO/target/local/bundle" "bundle compiled"
+since "$REPO/dist/SHA256SUMS" "the sample content built"
+since "$REPO/edge/build/index.js" "the Worker bundled"
+awk -v a="$start" -v b="$served" 'BEGIN { printf "%7.1f s  the first page answered\n", b - a }'
+grep -E '==>|Ready on' "$log" || true
 du -sh "$WORK/home/.cargo/registry" "$REPO/target" "$REPO/node_modules" 2>/dev/null || true
 stop_serving
 wait $serve 2>/dev/null || true
