@@ -3,7 +3,7 @@
 //! service's own handler; dropping it stops accepting.
 //! One reader and one writer of HTTP/1.1 serve every stand-in.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::net::SocketAddr;
 
@@ -155,8 +155,14 @@ pub async fn respond_bytes(
 /// The entity tag of [`podcast_host`]'s own feed (`/self/feed.xml`).
 pub const FEED_ETAG: &str = "\"ledger-v1\"";
 
-/// How many conditional reads of that feed [`podcast_host`] answered with 304, in this process.
-pub static FEED_NOT_MODIFIED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// How many conditional reads of that feed each [`podcast_host`] answered with 304, by the host's
+/// address (`127.0.0.1:PORT`): tests run at once, each with a host of its own.
+static FEED_NOT_MODIFIED: std::sync::Mutex<BTreeMap<String, usize>> = std::sync::Mutex::new(BTreeMap::new());
+
+/// How many conditional reads of its own feed the [`podcast_host`] at `host` answered with 304.
+pub fn feed_not_modified(host: &str) -> usize {
+    FEED_NOT_MODIFIED.lock().unwrap().get(host).copied().unwrap_or(0)
+}
 
 /// The episodes of [`podcast_host`]'s feed without transcripts (`/tx/feed.xml`): each one's name, as
 /// its page (`/tx/episodes/<name>`, also reached by the share link `/tx/share/<name>`) and its audio (`/audio/<name>-<seconds>.wav`) say it, and its
@@ -337,7 +343,7 @@ pub async fn podcast_host() -> Result<Listener> {
             "/self/feed.xml"
                 if request.headers.get("if-none-match").map(String::as_str) == Some(FEED_ETAG) =>
             {
-                FEED_NOT_MODIFIED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                *FEED_NOT_MODIFIED.lock().unwrap().entry(host.to_string()).or_default() += 1;
                 respond(&mut stream, "304 Not Modified", &[("ETag", FEED_ETAG)], "").await
             }
             "/self/feed.xml" => {

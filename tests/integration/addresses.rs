@@ -2,8 +2,6 @@
 //! through the real Worker, on a build of `tests/data/two-licences`, whose episodes are published at a
 //! YouTube and a Spotify address.
 
-use std::sync::Arc;
-
 use anyhow::{Result, ensure};
 use serde_json::Value;
 use tests::Worker;
@@ -26,7 +24,7 @@ async fn attribute(w: &Worker, source_url: &str, quote: &str) -> Result<(u16, Va
 /// `youtu.be/ID`, `m.youtube.com/watch?v=ID`, `&t=42s`, `&feature=share`, `?si=…` and the
 /// service's own `listen_url` (`…&t=2160s`) were 404 for an episode published at
 /// `youtube.com/watch?v=ID`, and Spotify's `?si=…` for one published at its episode address.
-pub async fn pasted_platform_addresses_find_the_published_episode(_shared: Arc<Worker>) -> Result<()> {
+pub async fn pasted_platform_addresses_find_the_published_episode() -> Result<()> {
     let work = tests::root().join(format!("tests/.work/addresses-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     let out = work.join("dist");

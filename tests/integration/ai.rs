@@ -23,8 +23,9 @@ struct AiSite {
 impl AiSite {
     async fn start() -> Result<AiSite> {
         let ai = ScriptedAi::start().await?;
+        // Long enough for a scripted answer while other tests load the machine; `[hang]` waits 20 s.
         let worker = Worker::start_with(Config {
-            vars: ai.worker_vars(&[("AI_TIMEOUT_MS", "1500")]),
+            vars: ai.worker_vars(&[("AI_TIMEOUT_MS", "4000")]),
             ..Config::default()
         })
         .await?;
@@ -105,7 +106,7 @@ pub async fn ai_routes_answer_503_without_a_provider(w: Arc<Worker>) -> Result<(
     Ok(())
 }
 
-pub async fn ai_write_stores_a_checked_answer_and_repairs_once(_w: Arc<Worker>) -> Result<()> {
+pub async fn ai_write_stores_a_checked_answer_and_repairs_once() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let kitchen = Kitchen::sign_in(w, "ai-writer").await?;
@@ -238,7 +239,7 @@ pub async fn ai_write_stores_a_checked_answer_and_repairs_once(_w: Arc<Worker>) 
     Ok(())
 }
 
-pub async fn ai_change_changes_mine_in_place_and_forks_anyone_elses(_w: Arc<Worker>) -> Result<()> {
+pub async fn ai_change_changes_mine_in_place_and_forks_anyone_elses() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let owner = Api::new(w, &key_for(w, "ai-owner").await?);
@@ -310,7 +311,7 @@ pub async fn ai_change_changes_mine_in_place_and_forks_anyone_elses(_w: Arc<Work
     Ok(())
 }
 
-pub async fn ai_output_cannot_take_over_another_recipe(_w: Arc<Worker>) -> Result<()> {
+pub async fn ai_output_cannot_take_over_another_recipe() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let victim = Api::new(w, &key_for(w, "victim").await?);
@@ -394,9 +395,7 @@ fn gluten_free_pancakes(source: &Value) -> (Value, Value) {
 
 /// A diet version whose answer failed the gluten check was reported by MCP as "The AI provider
 /// failed": the provider answered, and it was the answer that the checks refused.
-pub async fn a_diet_version_failing_the_gluten_check_says_the_checks_refused_the_answer(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_diet_version_failing_the_gluten_check_says_the_checks_refused_the_answer() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let key = key_for(w, "gluten-checked").await?;
@@ -433,9 +432,7 @@ pub async fn a_diet_version_failing_the_gluten_check_says_the_checks_refused_the
 
 /// A caller who waited while another request's attempt was refused by the checks was told "the AI
 /// service failed": the waiter hears what the maker heard, the checks' reasons included.
-pub async fn a_caller_waiting_for_a_refused_diet_version_hears_that_the_checks_refused_it(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_caller_waiting_for_a_refused_diet_version_hears_that_the_checks_refused_it() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let maker = Api::new(w, &key_for(w, "gluten-maker").await?);
@@ -459,7 +456,7 @@ pub async fn a_caller_waiting_for_a_refused_diet_version_hears_that_the_checks_r
     Ok(())
 }
 
-pub async fn diet_versions_are_made_once_checked_and_shared(_w: Arc<Worker>) -> Result<()> {
+pub async fn diet_versions_are_made_once_checked_and_shared() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let cook = Api::new(w, &key_for(w, "diet-cook").await?);
@@ -502,9 +499,7 @@ pub async fn diet_versions_are_made_once_checked_and_shared(_w: Arc<Worker>) -> 
     Ok(())
 }
 
-pub async fn twenty_concurrent_both_requests_call_upstream_once_and_make_one_recipe(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn twenty_concurrent_both_requests_call_upstream_once_and_make_one_recipe() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let owner = Api::new(w, &key_for(w, "both-owner").await?);
@@ -557,9 +552,7 @@ pub async fn twenty_concurrent_both_requests_call_upstream_once_and_make_one_rec
     Ok(())
 }
 
-pub async fn an_ai_refusal_costs_nothing_and_every_answer_after_the_count_carries_rate_limit(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn an_ai_refusal_costs_nothing_and_every_answer_after_the_count_carries_rate_limit() -> Result<()> {
     let site = AiSite::start().await?;
     let (w, ai) = (&site.worker, &site.ai);
     let api = Api::new(w, &key_for(w, "refused-cook").await?);

@@ -3,7 +3,6 @@
 //! the only loopback pair the worker may fetch), and every quote route answering for the episode
 //! once it is ready.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
@@ -118,9 +117,7 @@ fn query(value: &str) -> String {
 /// A reporter without a key: the quote page offers to ask for the episode; the kitchen keeps the
 /// address through the sign-in and asks for it; the quote page then says it is coming, and answers
 /// once it is published. An address the intake refuses is said on the kitchen page, kept.
-pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answers(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answers() -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/self/episodes/budget-day");
     let check =
@@ -196,9 +193,7 @@ pub async fn a_reporter_asks_for_an_episode_from_the_quote_page_which_then_answe
 /// Asked for by its page, an episode comes in through the page's feed and the publisher's
 /// transcript, and then every quote route answers for it: attribution by the page's address and by
 /// the episode's own, the record, the transcript, the speakers and the list of episodes.
-pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_answers() -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/self/episodes/budget-day");
     let (status, body) = site
@@ -342,7 +337,7 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
 
 /// One address asked at the same moment by several requests is one job; each refused address
 /// (inside a network, or the cloud's metadata) is a 422 naming `source_url`, and nothing is queued.
-pub async fn one_job_per_address_and_inside_addresses_are_refused(_w: Arc<Worker>) -> Result<()> {
+pub async fn one_job_per_address_and_inside_addresses_are_refused() -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/self/episodes/rail-strike");
     let asks = join_all((0..5).map(|_| site.ask(&page))).await;
@@ -384,7 +379,7 @@ pub async fn one_job_per_address_and_inside_addresses_are_refused(_w: Arc<Worker
 /// A job that cannot make an episode ends `failed` with a reason a person can act on, and the 404
 /// of `/api/attribute` for its address says so: a transcript that redirects inside the network, an
 /// audio file no feed lists (no transcription service is configured), a page that answers 404.
-pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason(_w: Arc<Worker>) -> Result<()> {
+pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason() -> Result<()> {
     let site = IntakeSite::start().await?;
     let cases = [
         ("/self/episodes/inside", "169.254.169.254"),
@@ -410,9 +405,7 @@ pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason(_w: Arc<Wor
 /// each of its items with a publisher transcript comes in as an episode of that show, each item that
 /// cannot fails with its reason, and the next run's read is a conditional GET the host answers 304,
 /// which makes no job.
-pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally() -> Result<()> {
     let host = podcast_host().await?;
     let work = tests::root().join(format!("tests/.work/followed-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
@@ -476,10 +469,11 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
         .await?;
     ensure!(answer["found"] == true && answer["exact"] == true, "{answer}");
 
-    let before = tests::scripted::FEED_NOT_MODIFIED.load(std::sync::atomic::Ordering::SeqCst);
+    let host_addr = host.addr.to_string();
+    let before = tests::scripted::feed_not_modified(&host_addr);
     client.get(worker.url("/__scheduled")).send().await?;
     let start = Instant::now();
-    while tests::scripted::FEED_NOT_MODIFIED.load(std::sync::atomic::Ordering::SeqCst) == before {
+    while tests::scripted::feed_not_modified(&host_addr) == before {
         ensure!(start.elapsed() < Duration::from_secs(30), "the second read was not conditional");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -554,9 +548,7 @@ fn callbacks_of(events: &[String], name: &str) -> Vec<String> {
 /// the job with the service's reason and costs nothing; one episode asked for by two addresses at
 /// once is bought once; the day's budget refuses what would pass it and, once spent, refuses asking
 /// at all with 429 and the `RateLimit` headers.
-pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_days_budget() -> Result<()> {
     let service = transcribers::assemblyai().await?;
     // The site's AI votes on arrival, reading the host's introduction.
     let ai = ScriptedAi::start().await?;
@@ -705,7 +697,7 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
 /// A service that takes a submission and answers it after `TRANSCRIBE_CALL_SECONDS`: the job fails
 /// saying so, its charge stands (the service may be transcribing it), and the jobs queued behind it
 /// are not held.
-pub async fn a_late_transcription_service_fails_its_job_and_keeps_the_charge(_w: Arc<Worker>) -> Result<()> {
+pub async fn a_late_transcription_service_fails_its_job_and_keeps_the_charge() -> Result<()> {
     let service = transcribers::assemblyai().await?;
     let mut settings = transcribing("assemblyai", &service.base());
     settings.push(("TRANSCRIBE_CALL_SECONDS".into(), "1".into()));
@@ -732,9 +724,7 @@ pub async fn a_late_transcription_service_fails_its_job_and_keeps_the_charge(_w:
 /// Through the scripted Deepgram, which answers only by calling back: the callback brings the
 /// episode in, a second one changes nothing, one without the job's token is refused, and a callback
 /// that never comes fails the job at its deadline.
-pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job() -> Result<()> {
     let service = transcribers::deepgram().await?;
     let mut settings = transcribing("deepgram", &service.base());
     settings.push(("TRANSCRIBE_TIMEOUT_SECONDS".into(), "3".into()));
@@ -815,7 +805,7 @@ pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_
 /// A host name that resolves to loopback was fetched by the Worker (`POST /api/episodes` answered 202
 /// and the trap logged the request). Every name is resolved and checked first — the address asked
 /// for and each redirect's target — and a name that only resolves nowhere says so in words.
-pub async fn a_name_that_resolves_inside_a_network_is_never_fetched(_w: Arc<Worker>) -> Result<()> {
+pub async fn a_name_that_resolves_inside_a_network_is_never_fetched() -> Result<()> {
     let (trap, hits) = trap().await?;
     let zone = vec![
         ("trap.newsroom.test".to_string(), "127.0.0.1".parse()?),
@@ -853,7 +843,7 @@ pub async fn a_name_that_resolves_inside_a_network_is_never_fetched(_w: Arc<Work
 /// feed's licence, written in lower case, was refused. Through the Worker: the licence is taken as
 /// SPDX spells it, with the feed's credit line; the label is marked as several voices in the review
 /// queue, a decision naming it is refused with the reason, and its quotes stay `review`, saying why.
-pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Worker>) -> Result<()> {
+pub async fn a_transcript_whose_voices_nobody_separated_is_never_high() -> Result<()> {
     let site = IntakeSite::start().await?;
     let page = site.on_host("/mono/episodes/budget-day");
     let job = site.taken_in(&page).await?;
@@ -901,9 +891,7 @@ pub async fn a_transcript_whose_voices_nobody_separated_is_never_high(_w: Arc<Wo
 /// and failed only then; its reason told a journalist to "pass --licence", and the quote page offered
 /// to ask again. It fails when its feed is read: nothing is submitted or charged, and the reason says
 /// that nothing can be done here, as the quote page does.
-pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_bought(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_bought() -> Result<()> {
     let service = transcribers::assemblyai().await?;
     let settings = transcribing("assemblyai", &service.base());
     let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
@@ -933,7 +921,7 @@ pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_
 /// Episodes a journalist asked for from a feed a show follows landed in a new show made from the
 /// feed's title, and `builder sync` wrote a second `show.json`. An item of a followed feed joins the
 /// show that follows it, whoever asks for it.
-pub async fn an_item_of_a_followed_feed_joins_its_show_whoever_asks(_w: Arc<Worker>) -> Result<()> {
+pub async fn an_item_of_a_followed_feed_joins_its_show_whoever_asks() -> Result<()> {
     let host = podcast_host().await?;
     let work = tests::root().join(format!("tests/.work/joins-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);

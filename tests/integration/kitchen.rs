@@ -11,7 +11,7 @@ use tests::kitchen::Kitchen;
 use tests::oauth::{self, GitHub, User};
 use tests::{Config, Worker};
 
-pub async fn github_sign_in_key_lifecycle_in_a_browser(_shared: Arc<Worker>) -> Result<()> {
+pub async fn github_sign_in_key_lifecycle_in_a_browser() -> Result<()> {
     let github =
         GitHub::start(User { id: 4242, login: "Octo-Cook".into(), name: "Octo Cook".into() }).await?;
     let w = Worker::start_with(Config {

@@ -76,9 +76,7 @@ pub async fn packed_files_read_whole_from_the_start_middle_and_end_of_a_pack(w: 
 /// A rebuild after one recipe changed adds one pack of files and one directory pack, and keeps every
 /// other pack of files; the build puts them into the running Worker's local R2 itself (the worker's start
 /// noted that R2 beside the build), so the Worker serves the new version at once.
-pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version(
-    _: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version() -> Result<()> {
     let work = tests::root().join("tests/.work/layout-rebuild");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)?;
@@ -258,7 +256,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 /// last build's until the new one is in place, the new one's after — and the new content is served:
 /// first one added recipe, then 2,100 more, which double the directory's shards and cut the dump
 /// into parts.
-pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Worker>) -> Result<()> {
+pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200() -> Result<()> {
     let (work, content, out) = sample_built_by_hand("build-beside").await?;
     let n_sample = std::fs::read_dir(content.join("recipes"))?.count();
     let static_paths = || -> Result<BTreeSet<PathBuf>> {
@@ -339,7 +337,7 @@ pub async fn a_full_build_beside_a_running_worker_keeps_every_read_200(_: Arc<Wo
 /// A root that names a pack the local R2 does not hold (a build whose packs nobody put there) leaves
 /// the Worker on the last build, whole, instead of answering 500; once the packs are in, the new
 /// build is served.
-pub async fn a_root_naming_a_pack_r2_lacks_keeps_the_last_build_served(_: Arc<Worker>) -> Result<()> {
+pub async fn a_root_naming_a_pack_r2_lacks_keeps_the_last_build_served() -> Result<()> {
     let (work, content, out) = sample_built_by_hand("root-ahead-of-r2").await?;
     let w = Worker::start_with(tests::Config { out: Some(out.clone()), ..tests::Config::default() }).await?;
     let old_dump = reqwest::get(w.url("/recipes.jsonl")).await?.text().await?;

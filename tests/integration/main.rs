@@ -1,5 +1,6 @@
 //! Integration tests: every route through the real Worker in workerd, over real HTTP.
-//! One worker serves the whole run (see `tests::runner`); each module is one area of the service.
+//! One shared worker serves the tests that take it, one at a time; tests that take nothing start workers
+//! of their own and run beside them (see `tests::runner`). Each module is one area of the service.
 
 mod addresses;
 mod ai;

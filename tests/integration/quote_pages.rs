@@ -575,9 +575,7 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
 /// A queue longer than its first part (200 entries), with all but ten of that part decided through
 /// the API: the page still shows 25 labels, the other fifteen read from the next part, most cited
 /// first, and counts the labels left.
-pub async fn the_review_page_reads_the_queues_next_part_once_the_first_is_decided(
-    _w: Arc<Worker>,
-) -> Result<()> {
+pub async fn the_review_page_reads_the_queues_next_part_once_the_first_is_decided() -> Result<()> {
     let root = tests::root();
     let work = root.join(format!("tests/.work/review-parts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);

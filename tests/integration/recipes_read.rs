@@ -270,7 +270,7 @@ pub async fn preflight_allows_any_origin(w: Arc<Worker>) -> Result<()> {
 
 /// More than 2,048 recipes make a dump in parts (each well under a static asset's 25 MiB); the
 /// Worker still answers `/recipes.jsonl` with the whole dump, the parts one after the other.
-pub async fn a_dump_in_parts_still_reads_as_one_file(_: Arc<Worker>) -> Result<()> {
+pub async fn a_dump_in_parts_still_reads_as_one_file() -> Result<()> {
     let work = tests::root().join("tests/.work/dump-in-parts");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)?;

@@ -437,9 +437,7 @@ pub async fn a_listing_filters_overlay_recipes_by_the_facets_the_build_filters_b
 /// An overlay recipe indexed under other facet rules (a Worker before this one) is given this
 /// Worker's facet keys by the sweep, keeping its terms: a listing by its facets and a search by its
 /// words find it again. Its own worker, whose isolate has not swept yet.
-pub async fn a_sweep_gives_recipes_of_older_facet_rules_new_keys_and_keeps_their_terms(
-    _: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_sweep_gives_recipes_of_older_facet_rules_new_keys_and_keeps_their_terms() -> Result<()> {
     let w = Worker::start_with(Config::default()).await?;
     let api = Api::new(&w, &key_for(&w, "old-rules").await?);
     let slug = slug_of(&api.create(&recipe("Radish Carpaccio")).await?);
@@ -477,9 +475,8 @@ fn quince(n: usize) -> Value {
     doc
 }
 
-pub async fn a_search_answers_alike_before_and_after_two_thousand_writes_that_do_not_match_it(
-    _shared: Arc<Worker>,
-) -> Result<()> {
+pub async fn a_search_answers_alike_before_and_after_two_thousand_writes_that_do_not_match_it() -> Result<()>
+{
     // A worker of its own, its write limit raised so one account can write 2,000 recipes at once.
     let w = Worker::start_with(Config {
         vars: vec![("WRITES_PER_MINUTE".into(), "100000".into())],

@@ -135,7 +135,7 @@ fn leaks(answer: &Answer) -> Option<&'static str> {
         .find(|inside| answer.text.contains(inside))
 }
 
-pub async fn an_internal_error_answers_a_reference_and_nothing_of_the_server(_w: Arc<Worker>) -> Result<()> {
+pub async fn an_internal_error_answers_a_reference_and_nothing_of_the_server() -> Result<()> {
     // A worker of its own: its database loses a table every write needs, a fault no retry mends.
     let w = Worker::start().await?;
     let api = Api::new(&w, &key_for(&w, "unlucky-cook").await?);
@@ -193,7 +193,7 @@ async fn lock_database(w: &Worker, hold: std::time::Duration) -> Result<tokio::p
 
 /// Under a moment of `SQLITE_BUSY` an AI write answered 500 with D1's internals: a busy database is
 /// tried again a few times (about half a second in all) before it is a 503 with `Retry-After`.
-pub async fn a_moment_of_a_busy_database_is_retried_and_a_longer_one_is_503(_w: Arc<Worker>) -> Result<()> {
+pub async fn a_moment_of_a_busy_database_is_retried_and_a_longer_one_is_503() -> Result<()> {
     let w = Worker::start().await?;
     let api = Api::new(&w, &key_for(&w, "patient-cook").await?);
     // Busy for a moment: the create waits it out.

@@ -71,9 +71,7 @@ pub async fn foreign_hosts_are_refused_before_routing(w: Arc<Worker>) -> Result<
     Ok(())
 }
 
-pub async fn local_sign_in_is_refused_on_a_site_host_that_is_not_loopback(
-    _shared: Arc<Worker>,
-) -> Result<()> {
+pub async fn local_sign_in_is_refused_on_a_site_host_that_is_not_loopback() -> Result<()> {
     // A development run (the harness's ENVIRONMENT=dev) that also answers for a LAN-ish site host.
     let site = "kitchen.example";
     let w = Worker::start_with(Config {
@@ -112,7 +110,7 @@ pub async fn local_sign_in_is_refused_on_a_site_host_that_is_not_loopback(
     Ok(())
 }
 
-pub async fn deployed_configuration_carries_no_development_value(_shared: Arc<Worker>) -> Result<()> {
+pub async fn deployed_configuration_carries_no_development_value() -> Result<()> {
     let root = tests::root();
     let ignored =
         Command::new("git").args(["check-ignore", "-q", ".dev.vars"]).current_dir(&root).status()?;

@@ -125,7 +125,7 @@ fn init_repo(repo_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git(_shared: Arc<Worker>) -> Result<()> {
+pub async fn an_editors_speaker_name_shows_at_once_and_syncs_to_git() -> Result<()> {
     // A worker of its own: the decision must not leak into the other tests' answers.
     let w = Worker::start().await?;
     let id = episode_id(&w).await?;
@@ -290,7 +290,7 @@ fn commits_of_the_decisions(base: &str, repo_dir: &Path) -> Result<()> {
 /// A decision another isolate stored: this isolate learns of it from the feed, at most a second after
 /// it last looked, while a request with a key asks D1 and shows it at once (the rule recipe writes
 /// follow too).
-pub async fn a_decision_stored_elsewhere_reaches_readers_within_a_second(_shared: Arc<Worker>) -> Result<()> {
+pub async fn a_decision_stored_elsewhere_reaches_readers_within_a_second() -> Result<()> {
     let w = Worker::start().await?;
     let editor = editor_key(&w, "olive-editor").await?;
     let search = "/api/search?q=makes+you+cough";

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
 use anyhow::{Context, Result, ensure};
 use serde_json::Value;
@@ -59,7 +58,7 @@ pub fn log(repo_dir: &Path) -> Result<Vec<Entry>> {
     .collect()
 }
 
-pub async fn sync_commits_each_change_and_the_next_build_publishes_it(_shared: Arc<Worker>) -> Result<()> {
+pub async fn sync_commits_each_change_and_the_next_build_publishes_it() -> Result<()> {
     // A worker of its own, so its feed holds only this test's changes.
     let w = Worker::start().await?;
     let api = Api::new(&w, &key_for(&w, "syncer").await?);
