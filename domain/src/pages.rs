@@ -14,20 +14,28 @@ pub struct Renderer {
     pub(crate) env: Environment<'static>,
 }
 
+/// Each name with its template's source, compiled in from `domain/templates/`, so a template's file
+/// is named once.
+macro_rules! templates {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../templates/", $name)))),*]
+    };
+}
+
 /// The templates, by name.
-pub(crate) const TEMPLATES: [(&str, &str); 12] = [
-    ("base.html", include_str!("../templates/base.html")),
-    ("recipe.html", include_str!("../templates/recipe.html")),
-    ("cook.html", include_str!("../templates/cook.html")),
-    ("home.html", include_str!("../templates/home.html")),
-    ("problem.html", include_str!("../templates/problem.html")),
-    ("player.html", include_str!("../templates/player.html")),
-    ("quotes.html", include_str!("../templates/quotes.html")),
-    ("episode.html", include_str!("../templates/episode.html")),
-    ("compare.html", include_str!("../templates/compare.html")),
-    ("show.html", include_str!("../templates/show.html")),
-    ("search.html", include_str!("../templates/search.html")),
-    ("review.html", include_str!("../templates/review.html")),
+pub(crate) const TEMPLATES: [(&str, &str); 12] = templates![
+    "base.html",
+    "recipe.html",
+    "cook.html",
+    "home.html",
+    "problem.html",
+    "player.html",
+    "quotes.html",
+    "episode.html",
+    "compare.html",
+    "show.html",
+    "search.html",
+    "review.html",
 ];
 
 /// The templates whose pages run inline scripts: the home page's search, the recipe's cook mode, the
