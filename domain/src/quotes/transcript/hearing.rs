@@ -298,26 +298,40 @@ pub fn chosen_turns(segments: &[Segment]) -> BTreeMap<String, Vec<(f64, f64)>> {
 mod tests {
     use super::*;
 
+    /// A run a transcription made on 2025-01-01, with no voices heard yet and no names a service gave.
+    fn asr_run(pipeline: &str, imported_from: Option<&str>, segments: Vec<Segment>) -> Run {
+        Run {
+            pipeline: pipeline.into(),
+            kind: RunKind::Asr,
+            created: "2025-01-01".into(),
+            imported_from: imported_from.map(str::to_string),
+            segments,
+            speaker_embeddings: None,
+            speaker_names: None,
+        }
+    }
+
     #[test]
     fn turns_are_grouped_by_how_alike_they_sound_and_a_short_one_follows_its_neighbour() {
         let (a, b) = (vec![1.0, 0.1, 0.0], vec![0.0, 0.2, 1.0]);
         let (a2, b2) = (vec![0.95, 0.0, 0.1], vec![0.1, 0.1, 0.98]);
-        let run = Run {
-            pipeline: "publisher-webvtt".into(),
-            kind: RunKind::Asr,
-            created: "2025-01-01".into(),
-            imported_from: Some("webvtt".into()),
-            segments: vec![
-                Segment::said("UNKNOWN", 0.0, 0.5, "Hi."),
-                Segment::said("UNKNOWN", 0.5, 4.0, "Welcome to the show."),
-                Segment::said("UNKNOWN", 4.0, 8.0, "Thanks for having me."),
-                Segment::said("UNKNOWN", 8.0, 8.4, "Sure."),
-                Segment::said("UNKNOWN", 8.4, 12.0, "So how did it start?"),
-                Segment::said("UNKNOWN", 12.0, 16.0, "With a bread oven."),
-            ],
-            speaker_embeddings: None,
-            speaker_names: None,
-        };
+        // A publisher's WebVTT without voice tags: every turn is under the one label `UNKNOWN`.
+        let turns = [
+            (0.0, 0.5, "Hi."),
+            (0.5, 4.0, "Welcome to the show."),
+            (4.0, 8.0, "Thanks for having me."),
+            (8.0, 8.4, "Sure."),
+            (8.4, 12.0, "So how did it start?"),
+            (12.0, 16.0, "With a bread oven."),
+        ];
+        let run = asr_run(
+            "publisher-webvtt",
+            Some("webvtt"),
+            turns
+                .into_iter()
+                .map(|(start_s, end_s, text)| Segment::said("UNKNOWN", start_s, end_s, text))
+                .collect(),
+        );
         assert!(wants_separating(&run, std::slice::from_ref(&run)));
         assert_eq!(cues(&run).iter().map(|c| c.0).collect::<Vec<_>>(), [1, 2, 4, 5]);
         let heard: BTreeMap<usize, (Vec<f32>, f64)> =
@@ -341,19 +355,15 @@ mod tests {
     fn a_turn_of_two_voices_joins_the_run_s_own_label_it_sounds_like() {
         let own: BTreeMap<String, Vec<f32>> =
             [("A".to_string(), vec![1.0, 0.0]), ("B".to_string(), vec![0.0, 1.0])].into_iter().collect();
-        let run = Run {
-            pipeline: "svc".into(),
-            kind: RunKind::Asr,
-            created: "2025-01-01".into(),
-            imported_from: None,
-            segments: vec![
+        let run = asr_run(
+            "svc",
+            None,
+            vec![
                 Segment::said("A", 0.0, 3.0, "One."),
                 Segment::said("A+B", 3.0, 6.0, "Both."),
                 Segment::said("B", 6.0, 9.0, "Two."),
             ],
-            speaker_embeddings: None,
-            speaker_names: None,
-        };
+        );
         let heard: BTreeMap<usize, (Vec<f32>, f64)> = [(1, (vec![0.1, 0.99], 3.0))].into_iter().collect();
         let made = separated(&run, &heard, &own, &BTreeSet::new(), "2025-01-01", "m");
         let labels: Vec<&str> = made.segments.iter().map(|s| s.speaker.as_str()).collect();
