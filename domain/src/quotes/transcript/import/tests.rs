@@ -44,39 +44,28 @@ fn check(format: Format, name: &str, companion: Option<&str>) {
         .assert_eq(&render(&segments));
 }
 
+/// Every importer on its fixture; what each fixture shows is said beside it. A failure names the
+/// fixture in its diff, and `UPDATE_EXPECT=1` refreshes them all.
 #[test]
-fn whisperx_interpolates_untimed_numerals() {
-    check(Format::Whisperx, "whisperx.json", None);
-}
-
-#[test]
-fn assemblyai_times_are_milliseconds() {
-    check(Format::Assemblyai, "assemblyai.json", None);
-}
-
-#[test]
-fn deepgram_utterances_become_segments() {
-    check(Format::Deepgram, "deepgram.json", None);
-}
-
-#[test]
-fn podcasting20_word_pieces_group_by_speaker() {
-    check(Format::Podcasting20, "podcasting20.json", None);
-}
-
-#[test]
-fn webvtt_voices_split_a_cue_by_length() {
-    check(Format::Webvtt, "webvtt.vtt", None);
-}
-
-#[test]
-fn rttm_turns_give_cues_their_speakers() {
-    check(Format::Rttm, "pyannote.rttm", Some("pyannote.srt"));
-}
-
-#[test]
-fn changelog_anchors_are_measured_and_the_rest_estimated() {
-    check(Format::ChangelogMd, "changelog.md", None);
+fn each_importer_reads_its_fixture() {
+    for (format, name, companion) in [
+        // WhisperX leaves numerals without word times: theirs are interpolated.
+        (Format::Whisperx, "whisperx.json", None),
+        // AssemblyAI's times are milliseconds.
+        (Format::Assemblyai, "assemblyai.json", None),
+        // Deepgram's utterances become segments.
+        (Format::Deepgram, "deepgram.json", None),
+        // Podcasting 2.0 pieces, often a word each, are grouped into one segment a speaker turn.
+        (Format::Podcasting20, "podcasting20.json", None),
+        // A WebVTT cue of several voices is split, each line's share of its time by its length.
+        (Format::Webvtt, "webvtt.vtt", None),
+        // RTTM turns give the cues of the companion subtitles the speaker who overlaps them most.
+        (Format::Rttm, "pyannote.rttm", Some("pyannote.srt")),
+        // Changelog's time anchors are measured times; the rest are estimated.
+        (Format::ChangelogMd, "changelog.md", None),
+    ] {
+        check(format, name, companion);
+    }
 }
 
 #[test]
