@@ -1,5 +1,9 @@
-//! What the quote module's tests share: a one-speaker turn and the small episode they are from.
+//! What the quote module's tests share: a one-speaker turn, the small episode they are from, and how
+//! an answer to query parameters is checked.
 
+use expect_test::Expect;
+
+use crate::Diagnostic;
 use crate::quotes::transcript::{EpisodeRef, Segment};
 
 /// A turn with exact times and no words.
@@ -28,4 +32,14 @@ pub fn sourdough() -> EpisodeRef {
         published: None,
         audio_url: None,
     }
+}
+
+/// Checks what a call given query parameters answered: the answer as `render` writes it, or, when the
+/// parameters were refused, each problem on a line of its own.
+pub fn check_answer<T>(answer: Result<T, Vec<Diagnostic>>, render: impl FnOnce(T) -> String, expect: Expect) {
+    let rendered = match answer {
+        Ok(value) => render(value),
+        Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
+    };
+    expect.assert_eq(&rendered);
 }

@@ -331,7 +331,7 @@ impl Page {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quotes::quote::fixtures::{segment, sourdough};
+    use crate::quotes::quote::fixtures::{check_answer, segment, sourdough};
     use crate::quotes::transcript::{RunKind, Speaker};
     use expect_test::{Expect, expect};
     use std::collections::BTreeMap;
@@ -368,27 +368,24 @@ mod tests {
 
     fn check_transcript(query: &[(&str, &str)], expect: Expect) {
         let params = [("episode_id", "ep_test")].into_iter().chain(query.iter().copied());
-        let rendered =
-            match crate::api::from_query::<crate::api::TranscriptQuery>(params).map(|asked| asked.filters) {
-                Ok(filters) => {
-                    let view = transcript(&canonical(), &filters);
-                    let mut out = format!("{:?}\n", view.filters);
-                    for s in view.segments {
-                        out.push_str(&format!(
-                            "{} {:?} {}-{} {:?}{}\n",
-                            s.speaker,
-                            s.name,
-                            s.start_s,
-                            s.end_s,
-                            s.text,
-                            if s.clipped { " clipped" } else { "" }
-                        ));
-                    }
-                    out
-                }
-                Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
-            };
-        expect.assert_eq(&rendered);
+        let render = |filters: Filters| {
+            let view = transcript(&canonical(), &filters);
+            let mut out = format!("{:?}\n", view.filters);
+            for s in view.segments {
+                out.push_str(&format!(
+                    "{} {:?} {}-{} {:?}{}\n",
+                    s.speaker,
+                    s.name,
+                    s.start_s,
+                    s.end_s,
+                    s.text,
+                    if s.clipped { " clipped" } else { "" }
+                ));
+            }
+            out
+        };
+        let asked = crate::api::from_query::<crate::api::TranscriptQuery>(params).map(|asked| asked.filters);
+        check_answer(asked, render, expect);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::format::{Bucket, Mark};
 use super::read::find_words;
 use super::*;
+use crate::quotes::quote::fixtures::check_answer;
 use crate::quotes::quote::normalise;
 use crate::quotes::transcript::{Canonical, EpisodeRef, NameState, RunKind, Segment, Speaker};
 use expect_test::{Expect, expect};
@@ -168,21 +169,18 @@ fn dated_sample() -> Built {
 
 fn check(params: &[(&str, &str)], expect: Expect) {
     let built = sample();
-    let rendered = match parse_query(params.iter().copied()) {
-        Ok(query) => {
-            let (answer, _) = built.search(&query);
-            let mut out = format!("total {} next {:?}\n", answer.total, answer.next_cursor);
-            for hit in answer.hits {
-                out.push_str(&format!(
-                    "{} {}-{} {:?} {:?}\n",
-                    hit.episode.id, hit.start_s, hit.end_s, hit.name, hit.text
-                ));
-            }
-            out
+    let render = |query: Query| {
+        let (answer, _) = built.search(&query);
+        let mut out = format!("total {} next {:?}\n", answer.total, answer.next_cursor);
+        for hit in answer.hits {
+            out.push_str(&format!(
+                "{} {}-{} {:?} {:?}\n",
+                hit.episode.id, hit.start_s, hit.end_s, hit.name, hit.text
+            ));
         }
-        Err(problems) => problems.iter().map(|p| format!("{p}\n")).collect(),
+        out
     };
-    expect.assert_eq(&rendered);
+    check_answer(parse_query(params.iter().copied()), render, expect);
 }
 
 #[test]
