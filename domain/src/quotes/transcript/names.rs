@@ -645,22 +645,26 @@ mod tests {
         expect.assert_eq(&lines.join("\n"));
     }
 
+    /// [`check_all`] for a conversation of two people, Ana and Bea, under the labels `S0` and `S1`, given
+    /// the votes of each label.
+    fn check_two_people(s0_votes: &str, s1_votes: &str, expect: Expect) {
+        check_all(&names(&[("S0", s0_votes), ("S1", s1_votes)]), &["S0", "S1"], &["Ana", "Bea"], expect);
+    }
+
     #[test]
     fn elimination_names_the_remaining_guest_in_a_two_person_conversation() {
         // S0 is confident, so elimination makes S1's single LLM vote confident.
-        check_all(
-            &names(&[("S0", "asr=Ana llm=Ana"), ("S1", "llm=Bea")]),
-            &["S0", "S1"],
-            &["Ana", "Bea"],
+        check_two_people(
+            "asr=Ana llm=Ana",
+            "llm=Bea",
             expect![[r#"
                 S0: Confident Some("Ana") [Asr=Ana LanguageModel=Ana Elimination=-]
                 S1: Confident Some("Bea") [LanguageModel=Bea Elimination=Bea]"#]],
         );
         // Elimination that contradicts a vote makes the label withheld.
-        check_all(
-            &names(&[("S0", "asr=Ana voice=Ana"), ("S1", "llm=Cy")]),
-            &["S0", "S1"],
-            &["Ana", "Bea"],
+        check_two_people(
+            "asr=Ana voice=Ana",
+            "llm=Cy",
             expect![[r#"
                 S0: Confident Some("Ana") [Asr=Ana VoiceMatch=Ana Elimination=-]
                 S1: Withheld None [LanguageModel=Cy Elimination=Bea]"#]],
@@ -669,10 +673,9 @@ mod tests {
 
     #[test]
     fn elimination_abstains_without_a_confident_other_voice_or_with_three_people() {
-        check_all(
-            &names(&[("S0", "asr=Ana"), ("S1", "")]),
-            &["S0", "S1"],
-            &["Ana", "Bea"],
+        check_two_people(
+            "asr=Ana",
+            "",
             expect![[r#"
                 S0: Tentative Some("Ana") [Asr=Ana Elimination=-]
                 S1: Unknown None [Elimination=-]"#]],
