@@ -472,6 +472,25 @@ fn scan<'p>(
         .collect()
 }
 
+/// The query for `phrase`, said by `speaker` when one is given, asking for `limit` hits when given.
+fn phrase_query(phrase: &str, speaker: Option<&str>, limit: Option<&str>) -> Query {
+    let mut params = vec![("q", phrase)];
+    params.extend(limit.map(|limit| ("limit", limit)));
+    params.extend(speaker.map(|speaker| ("speaker", speaker)));
+    parse_query(params).unwrap()
+}
+
+/// Asserts that `answer`, a page of at most `limit` hits, is what a [`scan`] found (`expected`): the
+/// total, and each hit's episode and text in order. `what` names the search in a failure.
+fn assert_as_scanned(answer: &Answer, expected: &[&(String, &str, String)], limit: usize, what: &str) {
+    assert_eq!(answer.total as usize, expected.len(), "total of {what}");
+    let got: Vec<(&str, &str)> =
+        answer.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
+    let want: Vec<(&str, &str)> =
+        expected.iter().take(limit).map(|(e, _, t)| (e.as_str(), t.as_str())).collect();
+    assert_eq!(got, want, "hits of {what}");
+}
+
 /// A phrase of common words longer than five ("at the end of the day") is an entry of its own when
 /// its two grams one word shorter are frequent: its total is the entry's and its first page is
 /// copied beside it, so a search reads no passage block, where checking every passage that holds
@@ -500,14 +519,8 @@ fn a_long_phrase_of_common_words_reads_no_candidates() {
     for (idx, phrase) in phrases.iter().enumerate() {
         let speaker = (idx % 3 == 0).then_some("Bea");
         let expected = scan(&passages, phrase, speaker);
-        let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
-        params.extend(speaker.map(|s| ("speaker", s)));
-        let (answer, _) = built.search(&parse_query(params).unwrap());
-        assert_eq!(answer.total as usize, expected.len(), "total of {phrase:?} ({speaker:?})");
-        let got: Vec<(&str, &str)> =
-            answer.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
-        let want: Vec<(&str, &str)> = expected.iter().map(|(e, _, t)| (e.as_str(), t.as_str())).collect();
-        assert_eq!(got, want, "hits of {phrase:?} ({speaker:?})");
+        let (answer, _) = built.search(&phrase_query(phrase, speaker, Some("100")));
+        assert_as_scanned(&answer, &expected, 100, &format!("{phrase:?} ({speaker:?})"));
         // A frequent phrase of up to `max_gram` words, asked for its first page (which its entry
         // lists whole): no block read.
         let words = phrase.split(' ').count();
@@ -563,24 +576,18 @@ fn answers_equal_a_scan_of_every_passage() {
         let speaker = (idx % 4 == 0).then_some("Ana Lima");
         let wanted: Vec<String> = phrase.split(' ').map(str::to_string).collect();
         let expected = scan(&passages, phrase, speaker);
-        let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
-        params.extend(speaker.map(|s| ("speaker", s)));
-        let (answer, rounds) = built.search(&parse_query(params).unwrap());
-        assert_eq!(answer.total as usize, expected.len(), "total of {phrase:?} ({speaker:?})");
-        let got: Vec<(&str, &str)> =
-            answer.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
-        let want: Vec<(&str, &str)> =
-            expected.iter().take(100).map(|(e, _, t)| (e.as_str(), t.as_str())).collect();
-        assert_eq!(got, want, "hits of {phrase:?} ({speaker:?})");
+        let query = phrase_query(phrase, speaker, Some("100"));
+        let (answer, rounds) = built.search(&query);
+        assert_as_scanned(&answer, &expected, 100, &format!("{phrase:?} ({speaker:?})"));
         // The first page alone, which a frequent entry lists beside its bitmap.
-        let mut params = vec![("q", phrase.as_str())];
-        params.extend(speaker.map(|s| ("speaker", s)));
-        let (first_page, _, read) =
-            built.read_parts(|index, parts| search(index, &parse_query(params.clone()).unwrap(), parts));
-        assert_eq!(first_page.total as usize, expected.len(), "first page total of {phrase:?}");
-        let got: Vec<(&str, &str)> =
-            first_page.hits.iter().map(|h| (h.episode.id.as_str(), h.text.as_str())).collect();
-        assert_eq!(got, want[..want.len().min(DEFAULT_LIMIT)], "first page of {phrase:?} ({speaker:?})");
+        let first_query = phrase_query(phrase, speaker, None);
+        let (first_page, _, read) = built.read_parts(|index, parts| search(index, &first_query, parts));
+        assert_as_scanned(
+            &first_page,
+            &expected,
+            DEFAULT_LIMIT,
+            &format!("the first page of {phrase:?} ({speaker:?})"),
+        );
         // Times and names too, whether the page came from the blocks or from its copy.
         assert_eq!(first_page.hits[..], answer.hits[..first_page.hits.len()], "first page of {phrase:?}");
         copied += usize::from(read.keys().any(|part| built.index.manifest.pages.contains(&part.file)));
@@ -590,9 +597,7 @@ fn answers_equal_a_scan_of_every_passage() {
         // corpus holds everywhere (few grams rare) reads its rare grams before its tiles.
         assert!(rounds <= 5, "{phrase:?} took {rounds} rounds");
         for other in &filters {
-            let mut params = vec![("q", phrase.as_str()), ("limit", "100")];
-            params.extend(speaker.map(|s| ("speaker", s)));
-            assert_eq!(other.search(&parse_query(params).unwrap()).0, answer, "{phrase:?}, another filter");
+            assert_eq!(other.search(&query).0, answer, "{phrase:?}, another filter");
         }
     }
     assert!(kinds[0] > 50 && kinds[1] > 50 && found > 100 && found < phrases.len(), "{kinds:?} {found}");
