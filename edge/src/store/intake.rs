@@ -2,6 +2,7 @@
 //! and the feeds the cron follows (`followed_feeds`: `migrations/0008_intake.sql`), and the
 //! transcriptions bought for them (`intake_transcriptions`: `0009_…`, `0010_…`).
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use worker::D1Database;
 
@@ -56,12 +57,23 @@ pub async fn add_job(
 }
 
 pub async fn job(db: &D1Database, id: &str) -> Result<Option<JobRow>, ApiError> {
-    first(db, &format!("SELECT {JOB_COLUMNS} FROM intake_jobs WHERE id = ?1"), &[Arg::Text(id)]).await
+    row_where(db, JOB_COLUMNS, "intake_jobs", "id", id).await
 }
 
 pub async fn job_by_address(db: &D1Database, normalised_url: &str) -> Result<Option<JobRow>, ApiError> {
-    let sql = format!("SELECT {JOB_COLUMNS} FROM intake_jobs WHERE normalised_url = ?1");
-    first(db, &sql, &[Arg::Text(normalised_url)]).await
+    row_where(db, JOB_COLUMNS, "intake_jobs", "normalised_url", normalised_url).await
+}
+
+/// The `columns` of the one row of `table` whose `column` holds `value`: a job or a transcription
+/// looked up by its id or by its address, each of which a unique index keeps to one row.
+async fn row_where<T: DeserializeOwned>(
+    db: &D1Database,
+    columns: &str,
+    table: &str,
+    column: &str,
+    value: &str,
+) -> Result<Option<T>, ApiError> {
+    first(db, &format!("SELECT {columns} FROM {table} WHERE {column} = ?1"), &[Arg::Text(value)]).await
 }
 
 /// Moves a job that is not finished to `state`; `false` when it had finished (ready or failed),
@@ -305,8 +317,7 @@ const TRANSCRIPTION_COLUMNS: &str =
 
 /// The transcription the job `job_id` bought.
 pub async fn transcription(db: &D1Database, job_id: &str) -> Result<Option<TranscriptionRow>, ApiError> {
-    let sql = format!("SELECT {TRANSCRIPTION_COLUMNS} FROM intake_transcriptions WHERE job_id = ?1");
-    first(db, &sql, &[Arg::Text(job_id)]).await
+    row_where(db, TRANSCRIPTION_COLUMNS, "intake_transcriptions", "job_id", job_id).await
 }
 
 /// The transcription of the audio at `audio` (its normalised address), whichever job bought it.
@@ -314,8 +325,7 @@ pub async fn transcription_of_audio(
     db: &D1Database,
     audio: &str,
 ) -> Result<Option<TranscriptionRow>, ApiError> {
-    let sql = format!("SELECT {TRANSCRIPTION_COLUMNS} FROM intake_transcriptions WHERE audio = ?1");
-    first(db, &sql, &[Arg::Text(audio)]).await
+    row_where(db, TRANSCRIPTION_COLUMNS, "intake_transcriptions", "audio", audio).await
 }
 
 /// A charge against the day's budgets: the site's and the account's, in seconds of audio.
