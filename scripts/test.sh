@@ -42,10 +42,15 @@ REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tests/validators/node_
   --config tests/validators/redocly.yaml --format=summary dist/openapi.json
 tests/validators/node_modules/.bin/spectral lint --quiet --fail-severity=error \
   --ruleset tests/validators/.spectral.yaml dist/openapi.json
+# Every cargo test below selects the same packages, so cargo resolves one set of features and compiles
+# each dependency once (a narrower selection, `-p tests` say, unifies features differently and
+# compiles `domain`, git2 and more again); targets choose what runs.
+test_workspace() { cargo test --workspace --exclude edge "$@"; }
 step "unit tests"
-cargo test --workspace --exclude edge --exclude tests
+test_workspace --lib --bins --test tidy
+test_workspace --doc
 step "the builder's tests (tests/builds)"
-cargo test -p tests --test builds
+test_workspace --test builds
 # Last, so the run closes on its "N passed, N failed" line. The harness would build again; build.sh just did.
 step "integration tests through the Worker in workerd"
-COMMONPLACE_SKIP_BUILD=1 cargo test -p tests --test integration
+COMMONPLACE_SKIP_BUILD=1 test_workspace --test integration
