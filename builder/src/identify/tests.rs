@@ -112,6 +112,12 @@ fn write(path: &Path, value: &Value) {
     std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
 
+/// Episode `n` of the show at `example.com/kt`, published on the first of month `n`, with `roster`.
+fn episode(n: u32, roster: &Value) -> Value {
+    json!({"title": format!("Episode {n}"), "source_url": format!("https://example.com/kt/{n}"),
+           "published": format!("2025-0{n}-01"), "roster": roster})
+}
+
 /// Three episodes of one show, oldest first: the first confirms Ana (a person's decision) and Ben
 /// (WebVTT plus elimination), so their voices are on file for the later two.
 fn content(name: &str) -> PathBuf {
@@ -120,33 +126,17 @@ fn content(name: &str) -> PathBuf {
     let show = dir.join("shows/kt");
     write(&show.join("show.json"), &json!({"title": "KT", "licence": "CC0-1.0"}));
     let roster = json!([{"name": "Ana Lima", "role": "host"}, {"name": "Ben Okafor", "role": "guest"}]);
-    let episode = |n: u32| {
-        json!({"title": format!("Episode {n}"), "source_url": format!("https://example.com/kt/{n}"),
-               "published": format!("2025-0{n}-01"), "roster": roster})
-    };
-    let run = |pipeline: &str, format: &str, segments: Vec<Value>, embeddings: Value| {
-        json!({"pipeline": pipeline, "kind": "asr", "created": "2025-01-01", "imported_from": format,
-               "segments": segments, "speaker_embeddings": {"model": "wespeaker-test", "labels": embeddings}})
-    };
-    write(&show.join("one/episode.json"), &episode(1));
-    write(
-        &show.join("one/runs/webvtt.json"),
-        &run(
-            "webvtt",
+    // Each episode's folder, the pipeline of its one run (imported from the format of that name), the
+    // run's segments and the voiceprint of each of its labels.
+    let episodes = [
+        (
+            "one",
             "webvtt",
             vec![segment("Ana Lima", 0.0, "Good morning everyone."), segment("Ben Okafor", 3.0, "Morning.")],
             json!({"Ana Lima": [1.0, 0.0, 0.0, 0.0], "Ben Okafor": [0.0, 1.0, 0.0, 0.0]}),
         ),
-    );
-    write(
-        &show.join("one/names.json"),
-        &json!({"labels": {"Ana Lima": {"votes": [], "human": {"name": "Ana Lima", "by": "ed"}}}}),
-    );
-    write(&show.join("two/episode.json"), &episode(2));
-    write(
-        &show.join("two/runs/whisperx.json"),
-        &run(
-            "whisperx",
+        (
+            "two",
             "whisperx",
             vec![
                 segment("SPEAKER_00", 0.0, "Welcome to the show. I'm Ana Lima."),
@@ -156,16 +146,25 @@ fn content(name: &str) -> PathBuf {
             // Ana's voice, and a voice nobody has on file.
             json!({"SPEAKER_00": [0.95, 0.05, 0.0, 0.1], "SPEAKER_01": [0.1, 0.2, 0.9, 0.3]}),
         ),
-    );
-    write(&show.join("three/episode.json"), &episode(3));
-    write(
-        &show.join("three/runs/whisperx.json"),
-        &run(
-            "whisperx",
+        (
+            "three",
             "whisperx",
             vec![segment("SPEAKER_00", 0.0, "Hello again."), segment("SPEAKER_01", 3.0, "Hi.")],
             json!({"SPEAKER_00": [0.05, 0.98, 0.0, 0.0], "SPEAKER_01": [0.7, 0.0, 0.7, 0.0]}),
         ),
+    ];
+    for (n, (folder, pipeline, segments, embeddings)) in (1..).zip(episodes) {
+        write(&show.join(folder).join("episode.json"), &episode(n, &roster));
+        write(
+            &show.join(folder).join(format!("runs/{pipeline}.json")),
+            &json!({"pipeline": pipeline, "kind": "asr", "created": "2025-01-01", "imported_from": pipeline,
+                    "segments": segments,
+                    "speaker_embeddings": {"model": "wespeaker-test", "labels": embeddings}}),
+        );
+    }
+    write(
+        &show.join("one/names.json"),
+        &json!({"labels": {"Ana Lima": {"votes": [], "human": {"name": "Ana Lima", "by": "ed"}}}}),
     );
     write(
         &show.join("three/names.json"),
@@ -489,11 +488,9 @@ fn a_voice_confirmed_on_one_episode_is_named_by_its_voice_on_the_next_and_a_stra
         ("four", 4, four, format!("http://{host}/four.wav")),
         ("five", 5, five, format!("http://{host}/five.wav")),
     ] {
-        write(
-            &show.join(folder).join("episode.json"),
-            &json!({"title": format!("Episode {n}"), "source_url": format!("https://example.com/kt/{n}"),
-                    "published": format!("2025-0{n}-01"), "roster": roster, "audio_url": audio_url}),
-        );
+        let mut document = episode(n, &roster);
+        document["audio_url"] = json!(audio_url);
+        write(&show.join(folder).join("episode.json"), &document);
         write(
             &show.join(folder).join("runs/svc.json"),
             &json!({"pipeline": "svc", "kind": "asr", "created": "2025-01-01", "imported_from": "webvtt",
