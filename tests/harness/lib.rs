@@ -14,7 +14,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 
 pub mod browser;
 pub mod corpus;
@@ -48,6 +48,15 @@ pub async fn venv_check(program: &str, args: &[String], what: &str) -> Result<()
         })?;
     if !output.status.success() {
         bail!("{what}{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(())
+}
+
+/// Fails unless `text` (what `what` names, for the message) holds each of `needles`: the first it
+/// lacks is named, with the whole text.
+pub fn ensure_says(what: &str, text: &str, needles: &[&str]) -> Result<()> {
+    for needle in needles {
+        ensure!(text.contains(needle), "{what} does not say {needle:?}:\n{text}");
     }
     Ok(())
 }

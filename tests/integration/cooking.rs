@@ -122,23 +122,25 @@ pub async fn cooklang_of_a_recipe_carries_its_metadata_and_lines(w: Arc<Worker>)
     ensure!(response.status() == 200, "{}", response.status());
     ensure!(response.headers()["content-type"] == "text/plain; charset=utf-8", "{:?}", response.headers());
     let text = response.text().await?;
-    for expected in [
-        "title: \"חלה\"",
-        "servings: 6",
-        "prep time: 30 minutes",
-        "course: baking",
-        "diet: [\"vegetarian\", \"dairy-free\", \"nut-free\"]",
-        "locale: he",
-        "license: \"CC0-1.0\"",
-        "/r/challah\"",
-        "= מצרכים",
-        "@קמח לחם{250%גרם}",
-        "@ביצים, ועוד אחת להברשה{1}",
-        "~{10%min}",
-        "-- grown-up: oven",
-    ] {
-        ensure!(text.contains(expected), "{expected} is not in:\n{text}");
-    }
+    tests::ensure_says(
+        "the Cooklang file",
+        &text,
+        &[
+            "title: \"חלה\"",
+            "servings: 6",
+            "prep time: 30 minutes",
+            "course: baking",
+            "diet: [\"vegetarian\", \"dairy-free\", \"nut-free\"]",
+            "locale: he",
+            "license: \"CC0-1.0\"",
+            "/r/challah\"",
+            "= מצרכים",
+            "@קמח לחם{250%גרם}",
+            "@ביצים, ועוד אחת להברשה{1}",
+            "~{10%min}",
+            "-- grown-up: oven",
+        ],
+    )?;
     let english = reqwest::get(w.url("/r/challah.cook")).await?.text().await?;
     ensure!(
         english.contains("title: \"Challah\"") && english.contains("@strong white bread flour{500%g}"),

@@ -297,24 +297,26 @@ pub async fn foreign_browser_origins_are_refused(w: Arc<Worker>) -> Result<()> {
 
 pub async fn llms_txt_and_openapi_json_describe_both_services(w: Arc<Worker>) -> Result<()> {
     let llms = reqwest::get(w.url("/llms.txt")).await?.text().await?;
-    for needle in [
-        "# Commonplace",
-        "## Quote attribution",
-        "## Agents",
-        "`/mcp`",
-        "`attribute_quote`",
-        "CC BY-SA 4.0",
-        "CC0",
-        "/openapi.json",
-        // How to write: the routes, a key from the kitchen page, the limits.
-        "`POST /api/recipes` (create a recipe)",
-        "(/kitchen)",
-        "at most 256 KiB",
-        "60 writes a minute",
-        "20 AI requests an hour",
-    ] {
-        ensure!(llms.contains(needle), "llms.txt lacks {needle}");
-    }
+    tests::ensure_says(
+        "llms.txt",
+        &llms,
+        &[
+            "# Commonplace",
+            "## Quote attribution",
+            "## Agents",
+            "`/mcp`",
+            "`attribute_quote`",
+            "CC BY-SA 4.0",
+            "CC0",
+            "/openapi.json",
+            // How to write: the routes, a key from the kitchen page, the limits.
+            "`POST /api/recipes` (create a recipe)",
+            "(/kitchen)",
+            "at most 256 KiB",
+            "60 writes a minute",
+            "20 AI requests an hour",
+        ],
+    )?;
     let full = reqwest::get(w.url("/llms-full.txt")).await?.text().await?;
     ensure!(full.contains("### POST /api/r/{slug}/fork") && full.contains("Input schema:"), "llms-full.txt");
     // The site serves no DESIGN.md: agents read the rules themselves.

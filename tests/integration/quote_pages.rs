@@ -82,18 +82,20 @@ pub async fn the_check_a_quote_form_answers_each_kind_of_quote(w: Arc<Worker>) -
         .await?,
     );
     // Its time is estimated (no timed word there): the page and the citation say "about", and why.
-    for said in [
-        "Said by Valerie Phoenix",
-        "Name: decided by an editor. Decided by Changelog transcript editors",
-        "Trust: high.",
-        "licence CC-BY-SA-4.0",
-        "Changelog Media LLC",
-        "Valerie Phoenix, “JS Party #299”, JS Party, 2026-02-18, at about 0:04:40.",
-        "When: at about 0:04:40",
-        "The transcript has no time at these words",
-    ] {
-        ensure!(exact.contains(said), "the exact answer does not say {said:?}: {exact}");
-    }
+    tests::ensure_says(
+        "the exact answer",
+        &exact,
+        &[
+            "Said by Valerie Phoenix",
+            "Name: decided by an editor. Decided by Changelog transcript editors",
+            "Trust: high.",
+            "licence CC-BY-SA-4.0",
+            "Changelog Media LLC",
+            "Valerie Phoenix, “JS Party #299”, JS Party, 2026-02-18, at about 0:04:40.",
+            "When: at about 0:04:40",
+            "The transcript has no time at these words",
+        ],
+    )?;
 
     // Crossing speakers, and a changed word: `review`, with the reason in words.
     let crossing =
@@ -444,13 +446,15 @@ pub async fn an_editor_names_a_label_in_the_review_queue_and_the_answer_becomes_
     };
     let queue = review("/kitchen/review").await?.text().await?;
     let text = words_of(&queue);
-    for said in [
-        "speaker_1 in Tomatoes on a roof in Lisbon",
-        "the guest is never named on air",
-        "elimination: Inês Duarte",
-    ] {
-        ensure!(text.contains(said), "the queue does not say {said:?}: {text}");
-    }
+    tests::ensure_says(
+        "the queue",
+        &text,
+        &[
+            "speaker_1 in Tomatoes on a roof in Lisbon",
+            "the guest is never named on air",
+            "elimination: Inês Duarte",
+        ],
+    )?;
     ensure!(queue.contains(r#"<option value="Ben Okafor">"#), "no suggestion of the show's people: {queue}");
     let csrf = csrf_of(&queue)?;
     let id = episode_id(&w, ROOFTOP).await?;
