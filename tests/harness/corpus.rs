@@ -212,6 +212,18 @@ pub fn write_git_repo(root: &Path, repo_dir: &Path, n: usize, seed: u64) -> Resu
     Ok(commit.to_string())
 }
 
+/// A git content repo of `n` generated recipes ([`write_git_repo`]) in `tests/.work/<name>`, emptied
+/// first, with its HEAD built into `dist` beside it: (the work folder, the repo, the build).
+pub fn built_git_repo(name: &str, n: usize, seed: u64) -> Result<(PathBuf, PathBuf, PathBuf)> {
+    let work = crate::root().join("tests/.work").join(name);
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    let (repo, out) = (work.join("repo"), work.join("dist"));
+    write_git_repo(&crate::root(), &repo, n, seed)?;
+    crate::build_git_head(&repo, &out)?;
+    Ok((work, repo, out))
+}
+
 /// Commits a change to one recipe (its summary) on top of HEAD; returns the new commit id.
 pub fn commit_one_change(repo_dir: &Path, slug: &str, note: &str) -> Result<String> {
     let mut doc = recipe_at_head(repo_dir, slug)?;

@@ -93,6 +93,15 @@ fn ensure_built() {
     });
 }
 
+/// Builds the commit at HEAD of the content repo `repo` into `out` with `builder build --git`, as a
+/// deploy does.
+pub fn build_git_head(repo: &Path, out: &Path) -> Result<()> {
+    let mut build = Command::new(builder_bin());
+    build.arg("build").arg("--git").arg(repo).args(["--rev", "HEAD", "--out"]).arg(out);
+    run(&mut build, "builder build --git")?;
+    Ok(())
+}
+
 /// Puts the packs of the build in `out` into the local R2 under `state`, as `scripts/dev.sh` does.
 fn fill_local_r2(out: &Path, state: &Path) -> Result<()> {
     let mut fill = Command::new("bash");

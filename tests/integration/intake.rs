@@ -314,8 +314,7 @@ pub async fn an_episode_asked_for_by_its_page_comes_in_and_every_quote_route_ans
     crate::sync::builder(&["sync", "--api", &site.worker.base, "--repo", &repo_arg])?;
     ensure!(crate::sync::log(&repo)?.len() == 3, "a second sync commits nothing");
     let out = dir.join("dist");
-    let out_arg = out.to_string_lossy().to_string();
-    crate::sync::builder(&["build", "--git", &repo_arg, "--rev", "HEAD", "--out", &out_arg])?;
+    tests::build_git_head(&repo, &out)?;
     // The same bytes but for the names, which now hold the decision.
     let without = |bytes: &[u8], field: &str| -> Result<(Value, Value)> {
         let mut value: Value = serde_json::from_slice(bytes)?;

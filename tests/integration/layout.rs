@@ -77,19 +77,7 @@ pub async fn packed_files_read_whole_from_the_start_middle_and_end_of_a_pack(w: 
 /// other pack of files; the build puts them into the running Worker's local R2 itself (the worker's start
 /// noted that R2 beside the build), so the Worker serves the new version at once.
 pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version() -> Result<()> {
-    let work = tests::root().join("tests/.work/layout-rebuild");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work)?;
-    let (repo, out) = (work.join("repo"), work.join("dist"));
-    tests::corpus::write_git_repo(&tests::root(), &repo, 300, 5)?;
-    let build = || -> Result<()> {
-        let built = std::process::Command::new(tests::builder_bin())
-            .args(["build", "--git", repo.to_str().unwrap(), "--rev", "HEAD", "--out", out.to_str().unwrap()])
-            .output()?;
-        ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-        Ok(())
-    };
-    build()?;
+    let (work, repo, out) = tests::corpus::built_git_repo("layout-rebuild", 300, 5)?;
     let before = objects(&out)?;
     let (root_before, _) = directory(&out)?;
     let w = Worker::start_with(tests::Config { out: Some(out.clone()), ..tests::Config::default() }).await?;
@@ -104,7 +92,7 @@ pub async fn a_rebuild_after_one_change_adds_one_pack_and_serves_the_new_version
         .to_string();
     let served: Value = reqwest::get(w.url(&format!("/r/{slug}.json"))).await?.json().await?;
     tests::corpus::commit_one_change(&repo, &slug, "Now with more lemon.")?;
-    build()?;
+    tests::build_git_head(&repo, &out)?;
     let after = objects(&out)?;
     let added: BTreeSet<&String> = after.difference(&before).collect();
     let (root, entries) = directory(&out)?;

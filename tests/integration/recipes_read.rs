@@ -271,15 +271,7 @@ pub async fn preflight_allows_any_origin(w: Arc<Worker>) -> Result<()> {
 /// More than 2,048 recipes make a dump in parts (each well under a static asset's 25 MiB); the
 /// Worker still answers `/recipes.jsonl` with the whole dump, the parts one after the other.
 pub async fn a_dump_in_parts_still_reads_as_one_file() -> Result<()> {
-    let work = tests::root().join("tests/.work/dump-in-parts");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work)?;
-    let (repo, dist) = (work.join("repo"), work.join("dist"));
-    tests::corpus::write_git_repo(&tests::root(), &repo, 2100, 11)?;
-    let built = std::process::Command::new(tests::builder_bin())
-        .args(["build", "--git", repo.to_str().unwrap(), "--rev", "HEAD", "--out", dist.to_str().unwrap()])
-        .output()?;
-    ensure!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let (work, _, dist) = tests::corpus::built_git_repo("dump-in-parts", 2100, 11)?;
     let w = Worker::start_with(tests::Config { out: Some(dist.clone()), ..tests::Config::default() }).await?;
 
     let (status, headers, whole) = get(&w, "/recipes.jsonl").await?;

@@ -99,8 +99,7 @@ pub async fn sync_commits_each_change_and_the_next_build_publishes_it() -> Resul
     ensure!(log(&repo_dir)?[0].id == commits[0].id, "a second sync committed again");
 
     let out = dir.join("dist");
-    let out_arg = out.to_string_lossy().to_string();
-    builder(&["build", "--git", &repo_arg, "--rev", "HEAD", "--out", &out_arg])?;
+    tests::build_git_head(&repo_dir, &out)?;
     for slug in [&slaw, &fork, &bowl] {
         let served = reqwest::get(w.url(&format!("/r/{slug}.json"))).await?.text().await?;
         let built = std::fs::read_to_string(out.join(format!("r/{slug}.json")))?;
