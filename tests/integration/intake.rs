@@ -482,24 +482,23 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
     Ok(())
 }
 
-/// The settings of a site that buys transcriptions from `service` (`assemblyai`, `deepgram`) at
-/// `base`, polling every second.
-fn transcribing(service: &'static str, base: &str) -> Vec<(String, String)> {
-    let base_setting = if service == "assemblyai" { "ASSEMBLYAI_BASE_URL" } else { "DEEPGRAM_BASE_URL" };
-    let key_setting = if service == "assemblyai" { "ASSEMBLYAI_API_KEY" } else { "DEEPGRAM_API_KEY" };
-    [
-        ("TRANSCRIBE_PROVIDER", service),
-        (base_setting, base),
-        (key_setting, KEY),
-        ("SITE_URL", "{base}"),
-        ("INTAKE_POLL_SECONDS", "1"),
-    ]
-    .iter()
-    .map(|(name, value)| (name.to_string(), value.to_string()))
-    .collect()
-}
-
 impl IntakeSite {
+    /// A site that buys transcriptions from `service` (`assemblyai`, `deepgram`) at `base`, polling
+    /// every second, with more settings.
+    async fn transcribing(service: &str, base: &str, settings: &[(&str, &str)]) -> Result<IntakeSite> {
+        let base_setting = if service == "assemblyai" { "ASSEMBLYAI_BASE_URL" } else { "DEEPGRAM_BASE_URL" };
+        let key_setting = if service == "assemblyai" { "ASSEMBLYAI_API_KEY" } else { "DEEPGRAM_API_KEY" };
+        let mut all = vec![
+            ("TRANSCRIBE_PROVIDER", service),
+            (base_setting, base),
+            (key_setting, KEY),
+            ("SITE_URL", "{base}"),
+            ("INTAKE_POLL_SECONDS", "1"),
+        ];
+        all.extend_from_slice(settings);
+        IntakeSite::start_with(&all).await
+    }
+
     /// Asks for the untranscribed episode `name` (`tests::scripted::UNTRANSCRIBED`) by its page and
     /// waits for its job to finish.
     async fn take_in(&self, name: &str) -> Result<Value> {
@@ -556,14 +555,14 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
         "B": {"name": "Ines Varga", "evidence": "My guest today is Ines Varga"},
     });
     ai.on("Labels: A, B", vec![Reply::Json(introductions)]);
-    let mut settings = transcribing("assemblyai", &service.base());
-    settings.push(("INTAKE_HOURS_PER_ACCOUNT_PER_DAY".into(), "1".into()));
-    settings.push(("INTAKE_MAX_AUDIO_HOURS".into(), "2".into()));
-    settings.push(("AI_BASE_URL".into(), ai.base.clone()));
-    settings.push(("AI_API_KEY".into(), API_KEY.into()));
-    settings.push(("AI_MODEL".into(), MODEL.into()));
-    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    let site = IntakeSite::start_with(&settings).await?;
+    let settings = [
+        ("INTAKE_HOURS_PER_ACCOUNT_PER_DAY", "1"),
+        ("INTAKE_MAX_AUDIO_HOURS", "2"),
+        ("AI_BASE_URL", ai.base.as_str()),
+        ("AI_API_KEY", API_KEY),
+        ("AI_MODEL", MODEL),
+    ];
+    let site = IntakeSite::transcribing("assemblyai", &service.base(), &settings).await?;
 
     let names = ["clean", "twice", "quiet", "gone"];
     let jobs = join_all(names.iter().map(|name| site.take_in(name))).await;
@@ -698,10 +697,8 @@ pub async fn assemblyai_transcribes_episodes_without_a_transcript_within_the_day
 /// are not held.
 pub async fn a_late_transcription_service_fails_its_job_and_keeps_the_charge() -> Result<()> {
     let service = transcribers::assemblyai().await?;
-    let mut settings = transcribing("assemblyai", &service.base());
-    settings.push(("TRANSCRIBE_CALL_SECONDS".into(), "1".into()));
-    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    let site = IntakeSite::start_with(&settings).await?;
+    let settings = [("TRANSCRIBE_CALL_SECONDS", "1")];
+    let site = IntakeSite::transcribing("assemblyai", &service.base(), &settings).await?;
 
     let (stalled, clean) = tokio::join!(site.take_in("stall"), site.take_in("clean"));
     let (stalled, clean) = (stalled?, clean?);
@@ -725,11 +722,8 @@ pub async fn a_late_transcription_service_fails_its_job_and_keeps_the_charge() -
 /// that never comes fails the job at its deadline.
 pub async fn deepgram_answers_by_its_callback_and_one_that_never_comes_ends_the_job() -> Result<()> {
     let service = transcribers::deepgram().await?;
-    let mut settings = transcribing("deepgram", &service.base());
-    settings.push(("TRANSCRIBE_TIMEOUT_SECONDS".into(), "3".into()));
-    settings.push(("INTAKE_MAX_AUDIO_HOURS".into(), "2".into()));
-    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    let site = IntakeSite::start_with(&settings).await?;
+    let settings = [("TRANSCRIBE_TIMEOUT_SECONDS", "3"), ("INTAKE_MAX_AUDIO_HOURS", "2")];
+    let site = IntakeSite::transcribing("deepgram", &service.base(), &settings).await?;
 
     let names = ["clean", "twice", "quiet", "gone", "early"];
     let jobs: Vec<Value> =
@@ -892,9 +886,7 @@ pub async fn a_transcript_whose_voices_nobody_separated_is_never_high() -> Resul
 /// that nothing can be done here, as the quote page does.
 pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_bought() -> Result<()> {
     let service = transcribers::assemblyai().await?;
-    let settings = transcribing("assemblyai", &service.base());
-    let settings: Vec<(&str, &str)> = settings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    let site = IntakeSite::start_with(&settings).await?;
+    let site = IntakeSite::transcribing("assemblyai", &service.base(), &[]).await?;
     let page = site.on_host("/closed/episodes/doors");
     let job = site.taken_in(&page).await?;
     let reason = job["reason"].as_str().unwrap_or_default();
