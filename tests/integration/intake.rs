@@ -3,6 +3,7 @@
 //! the only loopback pair the worker may fetch), and every quote route answering for the episode
 //! once it is ready.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
@@ -399,6 +400,21 @@ pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason() -> Result
     Ok(())
 }
 
+/// A content folder, `tests/.work/<name>-<process>/content`, of shows that follow feeds: each a
+/// folder, a title and the feed, under CC BY 4.0. Returns the work folder and the content.
+fn content_following(name: &str, shows: &[(&str, &str, &str)]) -> Result<(PathBuf, PathBuf)> {
+    let work = tests::root().join(format!("tests/.work/{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let content = work.join("content");
+    for (folder, title, feed_url) in shows {
+        let dir = content.join("shows").join(folder);
+        std::fs::create_dir_all(&dir)?;
+        let show = json!({"title": title, "licence": "CC-BY-4.0", "feed_url": feed_url});
+        std::fs::write(dir.join("show.json"), show.to_string())?;
+    }
+    Ok((work, content))
+}
+
 /// A show that names its feed is followed: the cron (`/__scheduled`) reads the feed (here through
 /// slices of the followed feeds, as a site with more feeds than one invocation queues does),
 /// each of its items with a publisher transcript comes in as an episode of that show, each item that
@@ -406,20 +422,18 @@ pub async fn a_job_that_cannot_make_an_episode_fails_with_its_reason() -> Result
 /// which makes no job.
 pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditionally() -> Result<()> {
     let host = podcast_host().await?;
-    let work = tests::root().join(format!("tests/.work/followed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    let content = work.join("content");
-    std::fs::create_dir_all(content.join("recipes"))?;
-    std::fs::create_dir_all(content.join("shows/morning-ledger"))?;
     let feed_url = format!("http://{}/self/feed.xml", host.addr);
-    let show = json!({"title": "The Morning Ledger", "licence": "CC-BY-4.0", "feed_url": feed_url});
-    std::fs::write(content.join("shows/morning-ledger/show.json"), show.to_string())?;
     // A second followed show, and one feed an invocation: the cron queues two slices, and each
     // slice's invocation queues its feed.
-    std::fs::create_dir_all(content.join("shows/quiet-hour"))?;
     let quiet_url = format!("http://{}/quiet/feed.xml", host.addr);
-    let quiet = json!({"title": "Quiet Hour", "licence": "CC-BY-4.0", "feed_url": quiet_url});
-    std::fs::write(content.join("shows/quiet-hour/show.json"), quiet.to_string())?;
+    let (work, content) = content_following(
+        "followed",
+        &[
+            ("morning-ledger", "The Morning Ledger", feed_url.as_str()),
+            ("quiet-hour", "Quiet Hour", quiet_url.as_str()),
+        ],
+    )?;
+    std::fs::create_dir_all(content.join("recipes"))?;
     let settings = [("FOLLOW_FEEDS_PER_INVOCATION", "1")];
     let worker = tests::worker_on_content(&content, &host.addr.to_string(), &settings).await?;
     let client = unpooled()?;
@@ -914,14 +928,9 @@ pub async fn a_licence_the_site_cannot_publish_stops_the_job_before_anything_is_
 /// show that follows it, whoever asks for it.
 pub async fn an_item_of_a_followed_feed_joins_its_show_whoever_asks() -> Result<()> {
     let host = podcast_host().await?;
-    let work = tests::root().join(format!("tests/.work/joins-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    let content = work.join("content");
-    std::fs::create_dir_all(content.join("shows/ledger"))?;
     // Spelt as the show's page would give it, not as the episode page links it.
     let feed_url = format!("http://{}/self/feed.xml/", host.addr);
-    let show = json!({"title": "Ledger", "licence": "CC-BY-4.0", "feed_url": feed_url});
-    std::fs::write(content.join("shows/ledger/show.json"), show.to_string())?;
+    let (work, content) = content_following("joins", &[("ledger", "Ledger", feed_url.as_str())])?;
     let worker = tests::worker_on_content(&content, &host.addr.to_string(), &[]).await?;
     let key = key_for(&worker, "reporter").await?;
     let site = IntakeSite { worker, host, client: unpooled()?, key };
