@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
 use futures::future::join_all;
 use futures::{StreamExt, TryStreamExt};
 use reqwest::StatusCode;
@@ -119,6 +119,13 @@ fn problem(answer: &Answer, status: u16) -> Result<()> {
     );
     ensure!(answer.body["status"] == status && answer.body["title"].is_string(), "{}", answer.body);
     Ok(())
+}
+
+/// `answer`, once checked to be a 422 problem whose first error names `field`.
+fn refused_naming(field: &str, answer: Answer) -> Result<Answer> {
+    problem(&answer, 422)?;
+    ensure!(answer.body["errors"][0]["field"] == field, "{}", answer.body);
+    Ok(answer)
 }
 
 fn slug_of(answer: &Answer) -> String {
@@ -242,9 +249,7 @@ pub async fn change_needs_the_owner_a_note_and_the_current_version(w: Arc<Worker
             .bearer_auth(&owner.key)
             .json(&recipe("Radish Pickle")),
     );
-    let no_note = no_note.await?;
-    problem(&no_note, 422)?;
-    ensure!(no_note.body["errors"][0]["field"] == "note", "{}", no_note.body);
+    refused_naming("note", no_note.await?)?;
 
     let changed = owner.change(&slug, &recipe("Quick Radish Pickle"), "Shorter brine", Some(1)).await?;
     ensure!(changed.status == 200, "{}", changed.text);
@@ -366,8 +371,7 @@ pub async fn unclean_text_is_422_naming_the_field(w: Arc<Worker>) -> Result<()> 
     let created = api.create(&recipe("Clean salad")).await?;
     ensure!(created.status == 201, "{}", created.text);
     let changed = api.change(&slug_of(&created), &recipe("Clean salad"), "less\u{0} salt", Some(1)).await?;
-    problem(&changed, 422)?;
-    ensure!(changed.body["errors"][0]["field"] == "note", "{}", changed.body);
+    refused_naming("note", changed)?;
     let feed = api.get("/api/changes?limit=1000").await?;
     let mine = feed.body["items"].as_array().unwrap().iter().filter(|c| c["owner"] == "hidden-text").count();
     ensure!(mine == 1, "only the clean create reached the feed, not {mine} changes");
@@ -743,9 +747,7 @@ pub async fn a_licence_in_the_body_is_refused_not_dropped(w: Arc<Worker>) -> Res
     let api = Api::new(&w, &key_for(&w, "licensor").await?);
     let mut doc = recipe("Licensed Salad");
     doc["licence"] = json!("CC-BY-4.0");
-    let refused = api.create(&doc).await?;
-    problem(&refused, 422)?;
-    ensure!(refused.body["errors"][0]["field"] == "licence", "{}", refused.body);
+    let refused = refused_naming("licence", api.create(&doc).await?)?;
     ensure!(
         refused.body["errors"][0]["reason"].as_str().unwrap_or_default().contains("CC0-1.0"),
         "{}",
@@ -757,9 +759,7 @@ pub async fn a_licence_in_the_body_is_refused_not_dropped(w: Arc<Worker>) -> Res
     ensure!(created.status == 201 && created.body["licence"] == "CC0-1.0", "{}", created.text);
     let slug = slug_of(&created);
     doc["licence"] = json!("MIT");
-    let changed = api.change(&slug, &doc, "relicense", None).await?;
-    problem(&changed, 422)?;
-    ensure!(changed.body["errors"][0]["field"] == "licence", "{}", changed.body);
+    refused_naming("licence", api.change(&slug, &doc, "relicense", None).await?)?;
     // The document as read, server fields and licence included, goes back unchanged.
     let read = api.get(&format!("/r/{slug}.json")).await?;
     ensure!(api.change(&slug, &read.body, "same again", Some(1)).await?.status == 200, "round trip");
@@ -791,9 +791,8 @@ pub async fn duplicate_keys_charsets_tiny_quantities_and_bearer_case_are_handled
     for q in [json!(5e-324), json!(0.001), json!(1e6)] {
         let mut tiny = recipe("Tiny Salad");
         tiny["texts"]["en"]["ingredients"][0]["q"] = q.clone();
-        let refused = api.create(&tiny).await?;
-        problem(&refused, 422)?;
-        ensure!(refused.body["errors"][0]["field"] == "texts.en.ingredients[0].q", "{q}: {}", refused.body);
+        refused_naming("texts.en.ingredients[0].q", api.create(&tiny).await?)
+            .with_context(|| q.to_string())?;
     }
 
     for scheme in ["bearer", "BEARER", "bEaReR"] {
