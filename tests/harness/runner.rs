@@ -88,9 +88,17 @@ pub fn run(tests: Vec<(&'static str, Test)>) -> ExitCode {
             Test::Apart(test) => apart.push((name, test)),
         }
     }
-    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime starts");
+    // The harness makes some blocking calls (copying a database, running the builder or wrangler, a
+    // worker's stop): a thread for each test that can run at once, and one to spare for the scripted
+    // services and timers, so one test's blocking call never stalls another's.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(apart_at_once() + 2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts");
     runtime.block_on(async move {
         let (done, mut results) = tokio::sync::mpsc::unbounded_channel::<(&'static str, u128, Outcome)>();
+        let shared_names: Vec<&'static str> = shared.iter().map(|(name, _)| *name).collect();
         let permits = Arc::new(tokio::sync::Semaphore::new(apart_at_once()));
         for (name, test) in apart {
             let (done, permits) = (done.clone(), permits.clone());
@@ -108,12 +116,11 @@ pub fn run(tests: Vec<(&'static str, Test)>) -> ExitCode {
             let worker = match Worker::start().await {
                 Ok(worker) => Arc::new(worker),
                 Err(err) => {
+                    // Said once; each test it would have run is failed by name.
+                    println!("could not start the shared worker: {err:#}\n");
                     for (name, _) in shared {
-                        let _ = done.send((
-                            name,
-                            0,
-                            Outcome::Failed(format!("could not start the worker: {err:#}")),
-                        ));
+                        let why = "not run: the shared worker did not start".to_string();
+                        let _ = done.send((name, 0, Outcome::Failed(why)));
                     }
                     return None;
                 }
@@ -125,7 +132,7 @@ pub fn run(tests: Vec<(&'static str, Test)>) -> ExitCode {
             }
             Some(worker)
         });
-        let (mut passed, mut failed) = (0, 0);
+        let (mut passed, mut failed, mut shared_failed) = (0, 0, false);
         while let Some((name, ms, outcome)) = results.recv().await {
             match outcome {
                 Outcome::Passed => {
@@ -134,12 +141,14 @@ pub fn run(tests: Vec<(&'static str, Test)>) -> ExitCode {
                 }
                 Outcome::Failed(why) => {
                     failed += 1;
+                    shared_failed |= shared_names.contains(&name);
                     println!("test {name} ... FAILED\n{why}\n");
                 }
             }
         }
+        // The shared worker's log speaks only of the tests that ran on it.
         let worker = shared_lane.await.ok().flatten();
-        if let Some(worker) = worker.filter(|_| failed > 0) {
+        if let Some(worker) = worker.filter(|_| shared_failed) {
             println!("--- the shared worker's wrangler log (tail) ---\n{}", worker.log_tail(40));
         }
         println!("\n{passed} passed, {failed} failed");
