@@ -3,7 +3,7 @@
 //! service's own handler; dropping it stops accepting.
 //! One reader and one writer of HTTP/1.1 serve every stand-in.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 
@@ -155,13 +155,19 @@ pub async fn respond_bytes(
 /// The entity tag of [`podcast_host`]'s own feed (`/self/feed.xml`).
 pub const FEED_ETAG: &str = "\"ledger-v1\"";
 
-/// How many conditional reads of that feed each [`podcast_host`] answered with 304, by the host's
-/// address (`127.0.0.1:PORT`): tests run at once, each with a host of its own.
-static FEED_NOT_MODIFIED: std::sync::Mutex<BTreeMap<String, usize>> = std::sync::Mutex::new(BTreeMap::new());
+/// A running [`podcast_host`]: its address, and how many conditional reads of its own feed it
+/// answered with 304.
+pub struct PodcastHost {
+    pub addr: SocketAddr,
+    not_modified: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    _listener: Listener,
+}
 
-/// How many conditional reads of its own feed the [`podcast_host`] at `host` answered with 304.
-pub fn feed_not_modified(host: &str) -> usize {
-    FEED_NOT_MODIFIED.lock().unwrap().get(host).copied().unwrap_or(0)
+impl PodcastHost {
+    /// How many conditional reads of `/self/feed.xml` this host answered with 304 so far.
+    pub fn feed_not_modified(&self) -> usize {
+        self.not_modified.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 /// The episodes of [`podcast_host`]'s feed without transcripts (`/tx/feed.xml`): each one's name, as
@@ -325,7 +331,7 @@ pub async fn trap() -> Result<(Listener, std::sync::Arc<std::sync::atomic::Atomi
 /// A scripted feed host on loopback: the feed behind a redirect, a WebVTT and an SRT transcript, and
 /// one transcript address that redirects to the cloud metadata address; and a show whose episodes
 /// have no transcript ([`UNTRANSCRIBED`]), with their pages and audio.
-pub async fn podcast_host() -> Result<Listener> {
+pub async fn podcast_host() -> Result<PodcastHost> {
     let feed = std::fs::read_to_string(crate::root().join("tests/data/feeds/newsroom.xml")).unwrap();
     let page = r#"<!doctype html><html><head><title>Budget day</title>
         <link rel="alternate" type="application/rss+xml" href="/self/feed.xml"></head><body></body></html>"#;
@@ -333,7 +339,9 @@ pub async fn podcast_host() -> Result<Listener> {
                00:00:06.500 --> 00:00:12.000\n<v Ines Varga>The harbour vote was never about the harbour.\n";
     let srt = "1\n00:00:01,000 --> 00:00:05,000\nThe trains stood still for a second day.\n\n\
                2\n00:00:05,500 --> 00:00:09,000\nNobody expected the union to hold.\n";
-    serve_requests((feed, vtt.to_string(), srt.to_string()), move |(feed, vtt, srt), request, mut stream| async move {
+    let not_modified = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let state = (feed, vtt.to_string(), srt.to_string(), not_modified.clone());
+    let listener = serve_requests(state, move |(feed, vtt, srt, not_modified), request, mut stream| async move {
         // The same feed with its episodes' pages on this host, for asking by a page.
         let host = request.host();
         let own_feed = feed
@@ -343,7 +351,7 @@ pub async fn podcast_host() -> Result<Listener> {
             "/self/feed.xml"
                 if request.headers.get("if-none-match").map(String::as_str) == Some(FEED_ETAG) =>
             {
-                *FEED_NOT_MODIFIED.lock().unwrap().entry(host.to_string()).or_default() += 1;
+                not_modified.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 respond(&mut stream, "304 Not Modified", &[("ETag", FEED_ETAG)], "").await
             }
             "/self/feed.xml" => {
@@ -461,5 +469,6 @@ pub async fn podcast_host() -> Result<Listener> {
             _ => respond(&mut stream, "404 Not Found", &[], "").await,
         };
     })
-    .await
+    .await?;
+    Ok(PodcastHost { addr: listener.addr, not_modified, _listener: listener })
 }

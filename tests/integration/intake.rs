@@ -12,14 +12,14 @@ use serde_json::{Value, json};
 use tests::browser::Browser;
 use tests::kitchen::key_for;
 use tests::openai::{API_KEY, MODEL, Reply, ScriptedAi};
-use tests::scripted::{Listener, podcast_host, resolver, trap};
+use tests::scripted::{PodcastHost, podcast_host, resolver, trap};
 use tests::transcribers::{self, KEY};
 use tests::{Config, Worker};
 
 /// A worker allowed to fetch the scripted podcast host, and that host.
 struct IntakeSite {
     worker: Worker,
-    host: Listener,
+    host: PodcastHost,
     client: reqwest::Client,
     key: String,
 }
@@ -482,11 +482,10 @@ pub async fn a_followed_feed_brings_its_new_episodes_in_and_reads_again_conditio
         .await?;
     ensure!(answer["found"] == true && answer["exact"] == true, "{answer}");
 
-    let host_addr = host.addr.to_string();
-    let before = tests::scripted::feed_not_modified(&host_addr);
+    let before = host.feed_not_modified();
     client.get(worker.url("/__scheduled")).send().await?;
     let start = Instant::now();
-    while tests::scripted::feed_not_modified(&host_addr) == before {
+    while host.feed_not_modified() == before {
         ensure!(start.elapsed() < Duration::from_secs(30), "the second read was not conditional");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
