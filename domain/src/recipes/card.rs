@@ -29,8 +29,8 @@ impl Ratio {
         }
     }
 
-    /// Width and height in pixels: each well above Google's 50,000-pixel floor, small enough that a
-    /// build of 100,000 recipes draws its 300,000 cards in seconds (BENCHMARKS.md).
+    /// Width and height in pixels: each well above Google's 50,000-pixel floor, and small, since a
+    /// build draws the 16:9 card of every recipe (BENCHMARKS.md, "Builds").
     pub fn size(self) -> (u32, u32) {
         match self {
             Ratio::Wide => (384, 216),
