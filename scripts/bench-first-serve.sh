@@ -27,7 +27,7 @@ as_newcomer() {
   (
     cd "$REPO"
     export HOME=$WORK/home CARGO_HOME=$WORK/home/.cargo PATH="$rustup_bin:/usr/local/bin:/usr/bin:/bin"
-    unset CARGO_TARGET_DIR
+    unset CARGO_TARGET_DIR XDG_CACHE_HOME XDG_CONFIG_HOME XDG_DATA_HOME
     exec "$@"
   ) 2>&1 | stamp
 }
@@ -52,7 +52,7 @@ until curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null; do
 done
 served=$(date +%s.%N)
 echo "first page after $(awk -v a="$start" -v b="$served" 'BEGIN { printf "%.0f", b - a }') s; the steps, by when each one's output was written:"
-since() { [ -e "$1" ] && awk -v a="$start" -v b="$(stat -c %.9Y "$1")" -v what="$2" 'BEGIN { printf "%7.1f s  %s\n", b - a, what }'; }
+since() { [ -e "$1" ] || return 0; awk -v a="$start" -v b="$(stat -c %.9Y "$1")" -v what="$2" 'BEGIN { printf "%7.1f s  %s\n", b - a, what }'; }
 since "$WORK/home/.cache/commonplace/voice/resemblyzer-ge2e-0.1.4.safetensors" "the speaker encoder's weights fetched (setup)"
 since "$REPO/node_modules/.installed-from-lock" "wrangler and esbuild installed from the npm registry (setup)"
 since "$REPO/target/local/builder" "the builder compiled (local profile)"

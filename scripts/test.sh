@@ -47,6 +47,7 @@ tests/validators/node_modules/.bin/spectral lint --quiet --fail-severity=error \
 # compiles `domain`, git2 and more again); targets choose what runs.
 test_workspace() { cargo test --workspace --exclude edge "$@"; }
 step "unit tests"
+# `domain`'s integration-style tests are named (a new file under domain/tests/ is added here).
 test_workspace --lib --bins --test tidy
 test_workspace --doc
 step "the builder's tests (tests/builds)"
