@@ -145,7 +145,7 @@ async fn router(req: Request, env: &Env) -> Result<Response, ApiError> {
             recipes::recipe_page(req, env, &slug, request).await
         }
         Op::RecipeCard => recipes::card_svg(req, env, &format!("{}.svg", param("card"))).await,
-        Op::RecipeCardPng => match recipes::undrawn_card(param("card")) {
+        Op::RecipeCardPng => match domain::recipes::card::undrawn(param("card")) {
             Some(svg) => recipes::moved_to(&svg),
             None => built_file(req, env).await,
         },

@@ -85,6 +85,14 @@ pub fn parse_name(name: &str) -> Option<(&str, Ratio)> {
     crate::recipes::slug::is_valid(rest).then_some((rest, ratio))
 }
 
+/// Where a card the build does not draw as PNG, named without its extension (`<slug>.4x3`,
+/// `<slug>.1x1`), is served instead: its SVG's address. `None` for the drawn one, which is a built
+/// file, and for a name that is no card (a built file, if anything).
+pub fn undrawn(name: &str) -> Option<String> {
+    let (slug, ratio) = parse_name(name)?;
+    (ratio != DRAWN).then(|| format!("/{}", path(slug, ratio, Format::Svg)))
+}
+
 /// The font families the card names; the builder loads exactly these.
 pub const TEXT_FONTS: &str = "Noto Sans, Noto Sans Hebrew";
 pub const EMOJI_FONT: &str = "Twemoji Mozilla";
@@ -387,6 +395,14 @@ mod tests {
         for bad in ["tomato-soup.svg", "tomato-soup.2x1.svg", "Tomato.4x3.svg", "tomato-soup.4x3.png"] {
             assert_eq!(parse_svg_name(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn only_the_undrawn_ratios_move_to_their_svg() {
+        assert_eq!(undrawn("tomato-soup.1x1").as_deref(), Some("/r/tomato-soup.1x1.svg"));
+        assert_eq!(undrawn("tomato-soup.4x3").as_deref(), Some("/r/tomato-soup.4x3.svg"));
+        assert_eq!(undrawn(&format!("tomato-soup.{}", DRAWN.code())), None, "the drawn one is a built file");
+        assert_eq!(undrawn("tomato-soup"), None);
     }
 
     #[test]

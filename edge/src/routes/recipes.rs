@@ -122,14 +122,6 @@ pub async fn recipe_page(
     http::public_page(RENDERER.with(|renderer| renderer.recipe_page(&adjusted, &site, cards)))
 }
 
-/// Where a card the build does not draw as PNG (`<slug>.4x3`, `<slug>.1x1`; see
-/// `domain::recipes::card::DRAWN`) is served instead: its SVG's path. `None` for the drawn one, which
-/// is a built file, and for a name that is no card (a built file, if anything).
-pub fn undrawn_card(name: &str) -> Option<String> {
-    let (slug, ratio) = card::parse_name(name)?;
-    (ratio != card::DRAWN).then(|| format!("/{}", card::path(slug, ratio, card::Format::Svg)))
-}
-
 /// A permanent redirect to `location`: the address of a card that is drawn as SVG only.
 pub fn moved_to(location: &str) -> Result<Response, ApiError> {
     let mut response = Response::empty()?.with_status(301);
