@@ -22,6 +22,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use domain::paging::{FeedPage, Positioned};
 use domain::quotes::intake::TakenIn;
 use domain::quotes::transcript::names::{BuiltDecisions, Names, SpeakerChange};
 use domain::quotes::transcript::{Episode, episode_id, normalise_source_url};
@@ -339,39 +340,6 @@ struct Feeds {
     client: reqwest::Client,
 }
 
-/// A page of any of the feeds (`ChangePage`, `TakenInPage`, `SpeakerChangePage`): its items, where
-/// the next page starts, and the speaker feed's id.
-#[derive(Deserialize)]
-struct Page<T> {
-    items: Vec<T>,
-    next_since: Option<u64>,
-    #[serde(default)]
-    feed: Option<String>,
-}
-
-/// An item of a feed: its position.
-trait Seq {
-    fn seq(&self) -> u64;
-}
-
-impl Seq for Change {
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-}
-
-impl Seq for TakenIn {
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-}
-
-impl Seq for SpeakerChange {
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-}
-
 impl Feeds {
     fn new(api: &str) -> Result<Feeds> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -395,16 +363,16 @@ struct Pages<'a, T> {
     item: std::marker::PhantomData<T>,
 }
 
-impl<T: serde::de::DeserializeOwned + Seq> Pages<'_, T> {
+impl<T: serde::de::DeserializeOwned + Positioned> Pages<'_, T> {
     /// The next page, or `None` after the last. A page whose positions do not go forward is refused
     /// whole: a feed never goes backwards.
-    fn next_page(&mut self) -> Result<Option<Page<T>>> {
+    fn next_page(&mut self) -> Result<Option<FeedPage<T>>> {
         if self.done {
             return Ok(None);
         }
         let Feeds { api, runtime, client } = self.feeds;
         let url = format!("{api}/api/{}?since={}&limit={PAGE}", self.feed, self.since);
-        let page: Page<T> = runtime
+        let page: FeedPage<T> = runtime
             .block_on(async {
                 let response = client.get(&url).send().await?.error_for_status()?;
                 response.json().await

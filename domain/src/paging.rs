@@ -10,7 +10,7 @@
 //! Feeds read from D1 know a lower bound of each item's size before reading the item (the stored
 //! bytes of its large fields); [`rows_worth_reading`] uses it to read no row the page cannot hold.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The byte budget of one page: 1 MiB of serialized items.
 pub const PAGE_BYTES: usize = 1024 * 1024;
@@ -92,6 +92,39 @@ pub fn more_after(kept: usize, listed: usize, limit: usize) -> bool {
     kept < listed || listed == limit
 }
 
+/// An item of a feed: its position, which only grows along the feed.
+pub trait Positioned {
+    fn seq(&self) -> u64;
+}
+
+/// A page of one of the Worker's feeds (`/api/changes`, `/api/episodes/changes`,
+/// `/api/intake/episodes`), as the Worker writes it and `builder sync` reads it: its items, the
+/// `since` that fetches the next page (`None` when this page reached the end), and the feed's id for
+/// a feed that has one (one per site's database, so a position is never read against another feed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedPage<T> {
+    pub items: Vec<T>,
+    pub next_since: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feed: Option<String>,
+}
+
+impl<T: Positioned + Serialize> FeedPage<T> {
+    /// The page of `items`, the first of the `listed` rows a query for at most `limit` found: cut to
+    /// [`PAGE_BYTES`], going on after its last item when there may be more.
+    pub fn of(mut items: Vec<T>, listed: usize, limit: usize) -> FeedPage<T> {
+        cut(&mut items, PAGE_BYTES);
+        let more = more_after(items.len(), listed, limit);
+        let next_since = if more { items.last().map(T::seq) } else { None };
+        FeedPage { items, next_since, feed: None }
+    }
+
+    /// The position this page reached: its last item's, else the `since` it was asked after.
+    pub fn last_seq(&self, since: u64) -> u64 {
+        self.items.last().map_or(since, T::seq)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +201,31 @@ mod tests {
         assert!(more_after(3, 5, 100), "the budget cut it");
         assert!(more_after(100, 100, 100), "as many as asked for");
         assert!(!more_after(5, 5, 100), "the end of the feed");
+    }
+
+    #[derive(Serialize)]
+    struct At {
+        seq: u64,
+    }
+
+    impl Positioned for At {
+        fn seq(&self) -> u64 {
+            self.seq
+        }
+    }
+
+    #[test]
+    fn a_feed_page_goes_on_after_its_last_item_and_names_its_feed_only_when_it_has_one() {
+        let full = FeedPage::of(vec![At { seq: 4 }, At { seq: 7 }], 2, 2);
+        assert_eq!(full.next_since, Some(7), "as many as asked for: there may be more");
+        assert_eq!(
+            serde_json::to_string(&full).unwrap(),
+            r#"{"items":[{"seq":4},{"seq":7}],"next_since":7}"#
+        );
+        let end = FeedPage::of(vec![At { seq: 9 }], 1, 100);
+        assert_eq!((end.next_since, end.last_seq(8)), (None, 9));
+        let named = FeedPage { feed: Some("f1".into()), ..FeedPage::<At>::of(Vec::new(), 0, 100) };
+        assert_eq!((named.next_since, named.last_seq(8)), (None, 8));
+        assert_eq!(serde_json::to_string(&named).unwrap(), r#"{"items":[],"next_since":null,"feed":"f1"}"#);
     }
 }

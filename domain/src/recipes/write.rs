@@ -78,11 +78,12 @@ pub struct Change {
 }
 
 /// A page of the change feed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChangePage {
-    pub items: Vec<Change>,
-    /// The `since` that fetches the next page; `None` when this page reached the end of the feed.
-    pub next_since: Option<u64>,
+pub type ChangePage = crate::paging::FeedPage<Change>;
+
+impl crate::paging::Positioned for Change {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
 }
 
 /// Where the next page of a recipe's history (`GET /api/r/{slug}/history`, newest first) goes on:

@@ -41,13 +41,10 @@ pub async fn changes(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result
         Some(through) => store::changes_between(&db, since, through).await?,
         None => Vec::new(),
     };
-    let mut items: Vec<Change> = rows.into_iter().map(change).collect::<Result<_, _>>()?;
-    paging::cut(&mut items, PAGE_BYTES);
-    let more = paging::more_after(items.len(), sizes.len(), limit as usize);
-    let next_since = if more { items.last().map(|c| c.seq) } else { None };
-    let last = items.last().map_or(since, |c| c.seq);
-    let mut body = serde_json::to_value(ChangePage { items, next_since })
-        .map_err(|err| ApiError::Internal(err.to_string()))?;
+    let items: Vec<Change> = rows.into_iter().map(change).collect::<Result<_, _>>()?;
+    let page = ChangePage::of(items, sizes.len(), limit as usize);
+    let (next_since, last) = (page.next_since, page.last_seq(since));
+    let mut body = serde_json::to_value(page).map_err(|err| ApiError::Internal(err.to_string()))?;
     // `next_cursor` as the API contract names it for every paged answer; `last_seq` for a poller.
     body["next_cursor"] = json!(next_since.map(|seq| seq.to_string()));
     body["last_seq"] = json!(last);

@@ -144,10 +144,7 @@ pub async fn taken_in(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Resul
             .map_err(|err| ApiError::Internal(format!("episodes/{}/content.json: {err}", row.id)))?;
         items.push(TakenIn { seq: row.seq, episode: row.id, by: row.handle, at: row.created_at, content });
     }
-    domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);
-    let more = domain::paging::more_after(items.len(), listed, limit as usize);
-    let next_since = if more { items.last().map(|item| item.seq) } else { None };
-    let body = serde_json::to_value(TakenInPage { items, next_since })
+    let body = serde_json::to_value(TakenInPage::of(items, listed, limit as usize))
         .map_err(|err| ApiError::Internal(err.to_string()))?;
     http::public_json(&body, 0)
 }

@@ -141,15 +141,14 @@ pub async fn save(
 /// most `limit` and 1 MiB of them a page (`domain::paging`).
 pub async fn changes(env: &Env, FeedAsked { since, limit }: FeedAsked) -> Result<Response, ApiError> {
     let db = store::db(env)?;
-    let mut items: Vec<SpeakerChange> = store::decisions_since(&db, since, limit).await?;
+    let items: Vec<SpeakerChange> = store::decisions_since(&db, since, limit).await?;
     let listed = items.len();
-    domain::paging::cut(&mut items, domain::paging::PAGE_BYTES);
-    let more = domain::paging::more_after(items.len(), listed, limit as usize);
-    let next_since = if more { items.last().map(|c| c.seq) } else { None };
-    let last = items.last().map_or(since, |c| c.seq);
-    let feed = Some(store::feed_id(&db).await?);
-    let mut body = serde_json::to_value(SpeakerChangePage { items, next_since, feed })
-        .map_err(|err| ApiError::Internal(err.to_string()))?;
+    let page = SpeakerChangePage {
+        feed: Some(store::feed_id(&db).await?),
+        ..SpeakerChangePage::of(items, listed, limit as usize)
+    };
+    let (next_since, last) = (page.next_since, page.last_seq(since));
+    let mut body = serde_json::to_value(page).map_err(|err| ApiError::Internal(err.to_string()))?;
     body["next_cursor"] = json!(next_since.map(|seq| seq.to_string()));
     body["last_seq"] = json!(last);
     http::public_json(&body, 0)

@@ -98,10 +98,12 @@ pub struct TakenIn {
 }
 
 /// A page of that feed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TakenInPage {
-    pub items: Vec<TakenIn>,
-    pub next_since: Option<u64>,
+pub type TakenInPage = crate::paging::FeedPage<TakenIn>;
+
+impl crate::paging::Positioned for TakenIn {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
 }
 
 /// What to read next.

@@ -447,14 +447,13 @@ impl SpeakerChange {
     }
 }
 
-/// A page of the speaker-decision feed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SpeakerChangePage {
-    pub items: Vec<SpeakerChange>,
-    pub next_since: Option<u64>,
-    /// The feed's id: one per site's database, so a position is never read against another feed.
-    #[serde(default)]
-    pub feed: Option<String>,
+/// A page of the speaker-decision feed, which always names its feed.
+pub type SpeakerChangePage = crate::paging::FeedPage<SpeakerChange>;
+
+impl crate::paging::Positioned for SpeakerChange {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
 }
 
 /// Problems of a names file that the types cannot express.
