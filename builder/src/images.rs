@@ -37,13 +37,20 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
 }
 
 /// The card of `published` in `ratio`, as PNG bytes: its shared layers copied from where they were
-/// first drawn, its title drawn onto them.
+/// first drawn, its title drawn onto them. The canvas starts as a copy of the background, the first
+/// layer, which covers the whole card.
 pub fn card_png(published: &Published, ratio: Ratio) -> Result<Vec<u8>> {
-    let (width, height) = ratio.size();
-    let mut canvas = tiny_skia::Pixmap::new(width, height).context("a card has a non-zero size")?;
-    for layer in card::layers(published, ratio) {
+    let layers = card::layers(published, ratio);
+    let (background, rest) = layers.split_first().context("a card has a background")?;
+    let mut canvas = (*shared_layer(background)?).clone();
+    anyhow::ensure!(
+        (background.x, background.y, canvas.width(), canvas.height())
+            == (0, 0, ratio.size().0, ratio.size().1),
+        "a card's first layer is its background, as large as the card"
+    );
+    for layer in rest {
         if layer.shared {
-            let drawn = shared_layer(&layer)?;
+            let drawn = shared_layer(layer)?;
             over(&mut canvas, &drawn, layer.x as usize, layer.y as usize);
         } else {
             let tree = parse(&layer.document())?;
@@ -55,7 +62,8 @@ pub fn card_png(published: &Published, ratio: Ratio) -> Result<Vec<u8>> {
 }
 
 /// Lays premultiplied `layer` over `canvas` at (`x`, `y`) ("source over"), pixel by pixel: tiny-skia's
-/// `draw_pixmap` takes a general path for it that cost more than drawing the title.
+/// `draw_pixmap` takes a general path for it that cost more than drawing the title. Most of a text
+/// layer is transparent and most of the rest opaque, so those two are tested first.
 fn over(canvas: &mut tiny_skia::Pixmap, layer: &tiny_skia::Pixmap, x: usize, y: usize) {
     let (canvas_width, layer_width) = (canvas.width() as usize, layer.width() as usize);
     let target = canvas.data_mut();
@@ -77,13 +85,15 @@ fn over(canvas: &mut tiny_skia::Pixmap, layer: &tiny_skia::Pixmap, x: usize, y: 
     }
 }
 
-/// Layers drawn so far, by their SVG document. Thousands of cards share a background or an emoji, and
-/// hundreds a facts line; copying one costs a hundredth of drawing it.
-type Drawn = Mutex<HashMap<String, Arc<tiny_skia::Pixmap>>>;
+/// Layers drawn so far, by their SVG document, and the bytes of their pixels. Thousands of cards
+/// share a background or an emoji, and hundreds a facts line; copying one costs a hundredth of
+/// drawing it.
+type Drawn = Mutex<(HashMap<String, Arc<tiny_skia::Pixmap>>, usize)>;
 
-/// At most this many layers are kept (some 40 MB at most, a facts line's layer is the widest common one);
-/// past it a layer is drawn each time it is needed, which draws the same pixels.
-const MAX_DRAWN: usize = 1024;
+/// The pixels kept, at most. 100,000 generated recipes share some 2,700 layers of about 35 KB; a
+/// count of 1,024 layers kept only the first ones seen, and drew one shared layer in nine again.
+/// Past the budget a layer is drawn each time it is needed, which draws the same pixels.
+const MAX_DRAWN_BYTES: usize = 256 << 20;
 
 /// A shared layer drawn alone on a transparent pixmap of its size: always so, kept or not, so a card
 /// does not depend on which cards were drawn before it.
@@ -91,13 +101,14 @@ fn shared_layer(layer: &card::Layer) -> Result<Arc<tiny_skia::Pixmap>> {
     static DRAWN: OnceLock<Drawn> = OnceLock::new();
     let drawn = DRAWN.get_or_init(Drawn::default);
     let document = layer.document();
-    if let Some(pixmap) = drawn.lock().expect("no thread panics holding it").get(&document) {
+    if let Some(pixmap) = drawn.lock().expect("no thread panics holding it").0.get(&document) {
         return Ok(pixmap.clone());
     }
     let pixmap = Arc::new(draw(&parse(&document)?)?);
-    let mut drawn = drawn.lock().expect("no thread panics holding it");
-    if drawn.len() < MAX_DRAWN {
-        drawn.insert(document, pixmap.clone());
+    let (layers, bytes) = &mut *drawn.lock().expect("no thread panics holding it");
+    if *bytes + pixmap.data().len() <= MAX_DRAWN_BYTES {
+        *bytes += pixmap.data().len();
+        layers.insert(document, pixmap.clone());
     }
     Ok(pixmap)
 }
@@ -121,37 +132,54 @@ fn draw(tree: &usvg::Tree) -> Result<tiny_skia::Pixmap> {
 /// has more than 256 colours, the rarest (edge pixels of the emoji) take the nearest of the 256
 /// commonest. The alpha channel is left out: premultiplied colour equals plain colour at full opacity.
 fn encode_opaque_png(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>> {
-    let pixels: Vec<[u8; 3]> = pixmap.data().chunks_exact(4).map(|px| [px[0], px[1], px[2]]).collect();
-    // Pixels come in runs of one colour, so a run is counted, and later looked up, once.
-    let mut counts: FxHashMap<[u8; 3], u32> = FxHashMap::default();
-    for run in pixels.chunk_by(|a, b| a == b) {
-        *counts.entry(run[0]).or_default() += run.len() as u32;
+    // Pixels come in runs of one colour, so a run is counted, and later looked up, once. A colour
+    // is 0x00RRGGBB, so colours order as their bytes do.
+    let mut runs: Vec<(u32, u32)> = Vec::with_capacity(4096);
+    let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+    // Every pixel is opaque, so pixels compare as their four bytes; a run's colour drops the alpha.
+    let rgb = |pixel: u32| u32::from_be_bytes(pixel.to_ne_bytes()) >> 8;
+    let mut pixels = pixmap.data().chunks_exact(4).map(|px| u32::from_ne_bytes([px[0], px[1], px[2], px[3]]));
+    if let Some(first) = pixels.next() {
+        let (mut pixel, mut len) = (first, 1u32);
+        for next in pixels {
+            if next == pixel {
+                len += 1;
+            } else {
+                runs.push((rgb(pixel), len));
+                *counts.entry(rgb(pixel)).or_default() += len;
+                (pixel, len) = (next, 1);
+            }
+        }
+        runs.push((rgb(pixel), len));
+        *counts.entry(rgb(pixel)).or_default() += len;
     }
-    let mut by_count: Vec<([u8; 3], u32)> = counts.into_iter().collect();
+    let mut by_count: Vec<(u32, u32)> = counts.into_iter().collect();
     by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let (palette, rare) = by_count.split_at(by_count.len().min(256));
-    let mut index: FxHashMap<[u8; 3], u8> =
+    let mut index: FxHashMap<u32, u8> =
         palette.iter().enumerate().map(|(idx, (colour, _))| (*colour, idx as u8)).collect();
+    let channels = |colour: u32| [(colour >> 16) as u8, (colour >> 8) as u8, colour as u8];
     for (colour, _) in rare {
-        let distance = |other: &[u8; 3]| -> i32 {
-            colour.iter().zip(other).map(|(a, b)| (*a as i32 - *b as i32).pow(2)).sum()
+        let distance = |other: u32| -> i32 {
+            channels(*colour).iter().zip(channels(other)).map(|(a, b)| (*a as i32 - b as i32).pow(2)).sum()
         };
-        let nearest = (0..palette.len()).min_by_key(|idx| distance(&palette[*idx].0)).expect("a colour");
+        let nearest = (0..palette.len()).min_by_key(|idx| distance(palette[*idx].0)).expect("a colour");
         index.insert(*colour, nearest as u8);
     }
-    let mut indices = Vec::with_capacity(pixels.len());
-    for run in pixels.chunk_by(|a, b| a == b) {
-        indices.extend(std::iter::repeat_n(index[&run[0]], run.len()));
+    let mut indices = Vec::with_capacity(pixmap.data().len() / 4);
+    for (colour, len) in runs {
+        indices.extend(std::iter::repeat_n(index[&colour], len as usize));
     }
     let mut bytes = Vec::with_capacity(indices.len() / 8);
     let mut encoder = png::Encoder::new(&mut bytes, pixmap.width(), pixmap.height());
     encoder.set_color(png::ColorType::Indexed);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_palette(palette.iter().flat_map(|(colour, _)| *colour).collect::<Vec<u8>>());
-    // Palette indices are not magnitudes, so filtering them gains nothing; zlib's level 2 makes the
-    // smallest file for its time among levels 1 to 9 and fdeflate (BENCHMARKS.md).
-    encoder.set_filter(png::Filter::NoFilter);
-    encoder.set_deflate_compression(png::DeflateCompression::Level(2));
+    encoder.set_palette(palette.iter().flat_map(|(colour, _)| channels(*colour)).collect::<Vec<u8>>());
+    // A card's rows mostly repeat the row above, so the Up filter makes them runs of zeros, which
+    // fdeflate's run-length coding takes at a tenth of zlib level 2's time for half again the bytes
+    // (BENCHMARKS.md).
+    encoder.set_filter(png::Filter::Up);
+    encoder.set_deflate_compression(png::DeflateCompression::FdeflateUltraFast);
     let mut writer = encoder.write_header().context("encoding a card as PNG")?;
     writer.write_image_data(&indices).context("encoding a card as PNG")?;
     writer.finish().context("encoding a card as PNG")?;
