@@ -200,11 +200,12 @@ fn full(source: &Source, out_dir: &Path, tools: &Tools) -> Result<ExitCode> {
     timings.lap("index");
     if let Some(steps) = &steps {
         let built: std::collections::HashSet<&str> = docs.iter().map(|d| d.slug.as_str()).collect();
-        for (slug, items) in history::histories(steps) {
-            if built.contains(slug) {
-                out.write(&format!("r/{slug}.history.json"), serde_json::to_string(&items)?.as_bytes())?;
-            }
-        }
+        let histories: Vec<_> =
+            history::histories(steps).into_iter().filter(|(slug, _)| built.contains(slug)).collect();
+        histories.par_iter().try_for_each(|(slug, items)| -> Result<()> {
+            out.write(&format!("r/{slug}.history.json"), serde_json::to_string(items)?.as_bytes())?;
+            Ok(())
+        })?;
     }
     timings.lap("histories");
     write_site_wide(source, &out, &docs, &built.manifest, &built.facet_counts)?;

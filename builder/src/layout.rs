@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use domain::site::layout::{self, Entry, Root, Shard, ShardPlace};
+use rayon::prelude::*;
 
 use crate::output::{assets_dir, r2_dir};
 
@@ -97,14 +98,20 @@ pub fn publish(out_dir: &Path) -> Result<Summary> {
             .len())
     };
     for batch in batches(&to_pack, file_len, |path| !layout::is_packed(path))? {
-        let bytes = batch.iter().map(|(path, sha, _)| {
-            let file = std::fs::read(out_dir.join(path)).with_context(|| format!("reading {path}"))?;
-            if domain_sha(&file) != *sha {
-                bail!("{path} does not match its SHA256SUMS line: the build changed under the layout step");
-            }
-            Ok(file)
-        });
-        entries.extend(write_pack(&r2, &batch, bytes, &mut summary)?);
+        // A pack's files are read and checked on every core, then written in order.
+        let bytes: Vec<Result<Vec<u8>>> = batch
+            .par_iter()
+            .map(|(path, sha, _)| {
+                let file = std::fs::read(out_dir.join(path)).with_context(|| format!("reading {path}"))?;
+                if domain_sha(&file) != *sha {
+                    bail!(
+                        "{path} does not match its SHA256SUMS line: the build changed under the layout step"
+                    );
+                }
+                Ok(file)
+            })
+            .collect();
+        entries.extend(write_pack(&r2, &batch, bytes.into_iter(), &mut summary)?);
     }
     entries.sort_by(|a, b| a.path.cmp(&b.path));
 

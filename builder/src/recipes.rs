@@ -193,35 +193,52 @@ fn write_images(
 }
 
 /// Processes entries chunk by chunk, in order, handing each valid recipe to `each`; returns the problems.
+/// `each` (the index, the dump) runs on a thread of its own, taking one chunk while the next is
+/// processed, so no core waits for it.
 pub(crate) fn process_all(
     source: &Source,
     entries: &[&Entry],
     out: &Out,
     tools: &Tools,
     known: &Known,
-    mut each: impl FnMut(Processed) -> Result<()>,
+    mut each: impl FnMut(Processed) -> Result<()> + Send,
 ) -> Result<Vec<Problem>> {
+    type Chunk = Vec<Result<Result<Processed, Vec<Problem>>>>;
     let bar = progress(entries.len(), "recipes");
-    let mut problems = Vec::new();
-    for chunk in entries.chunks(CHUNK) {
-        let results: Vec<Result<Result<Processed, Vec<Problem>>>> = chunk
-            .par_iter()
-            .map_init(
-                || source.reader(),
-                |reader, entry| {
-                    let reader = reader.as_ref().map_err(|err| anyhow::anyhow!("{err:#}"))?;
-                    process(reader, entry, out, tools, known)
-                },
-            )
-            .collect();
-        bar.inc(chunk.len() as u64);
-        for result in results {
-            match result? {
-                Ok(processed) => each(processed)?,
-                Err(mut more) => problems.append(&mut more),
+    let problems = std::thread::scope(|scope| {
+        let (send, taken) = std::sync::mpsc::sync_channel::<Chunk>(1);
+        let taker = scope.spawn(move || -> Result<Vec<Problem>> {
+            let mut problems = Vec::new();
+            for results in taken {
+                for result in results {
+                    match result? {
+                        Ok(processed) => each(processed)?,
+                        Err(mut more) => problems.append(&mut more),
+                    }
+                }
+            }
+            Ok(problems)
+        });
+        for chunk in entries.chunks(CHUNK) {
+            let results: Chunk = chunk
+                .par_iter()
+                .map_init(
+                    || source.reader(),
+                    |reader, entry| {
+                        let reader = reader.as_ref().map_err(|err| anyhow::anyhow!("{err:#}"))?;
+                        process(reader, entry, out, tools, known)
+                    },
+                )
+                .collect();
+            bar.inc(chunk.len() as u64);
+            // A taker that stopped on an error says so when joined.
+            if send.send(results).is_err() {
+                break;
             }
         }
-    }
+        drop(send);
+        taker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
     bar.finish_and_clear();
     Ok(problems)
 }
