@@ -9,12 +9,14 @@
 //! [`Input::validate`].
 //!
 //! Every field is an `Option`: a required one is marked `required` in its schema and checked by
-//! `validate`, so a request with several problems hears of all of them. As rust-analyzer keeps its
-//! wire types in one crate and rmcp types a tool's arguments as `Parameters<T>`, the types live in
-//! `domain` and both shells use them.
+//! `validate`, so a request with several problems hears of all of them. An operation's input is
+//! declared once, in `input!` (`declare.rs`): its raw struct, what it checks into, and the checks.
+//! As rust-analyzer keeps its wire types in one crate and rmcp types a tool's arguments as
+//! `Parameters<T>`, the types live in `domain` and both shells use them.
 
 pub mod body;
 mod cooking;
+mod declare;
 mod input;
 mod pages;
 mod quotes;
@@ -80,11 +82,6 @@ fn offset(cursor: Option<&str>, problems: &mut Vec<Diagnostic>) -> usize {
         problems.push(Diagnostic::new("cursor", "is not a cursor this API gave out"));
         0
     })
-}
-
-/// `Ok(valid)` when nothing was found wrong.
-fn done<T>(valid: T, problems: Vec<Diagnostic>) -> Result<T, Vec<Diagnostic>> {
-    if problems.is_empty() { Ok(valid) } else { Err(problems) }
 }
 
 #[cfg(test)]

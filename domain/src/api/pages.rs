@@ -4,11 +4,10 @@
 //! Beyond those bounds (an unknown parameter, a field too long, a broken cursor) a page is 400, as
 //! every route is.
 
-use serde::Deserialize;
-
+use super::declare::input;
 #[cfg(feature = "schema")]
 use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
-use super::{Input, done, offset, required};
+use super::{offset, required};
 use crate::Diagnostic;
 #[cfg(feature = "schema")]
 use crate::quotes::intake::MAX_ADDRESS_CHARS;
@@ -28,166 +27,121 @@ fn bounded(field: &str, value: Option<String>, max: usize, problems: &mut Vec<Di
     value
 }
 
-/// `GET /quotes`: the check-a-quote page. Without `quote` it is the empty form. Also `GET
-/// /kitchen`'s: the address fills in its episode form, and the quote leads back to this page.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct QuoteCheck {
-    /// The quote, as you have it.
-    #[cfg_attr(feature = "schema", schemars(length(max = MAX_QUOTE_CHARS)))]
-    pub quote: Option<String>,
-    /// The episode's address (its page or audio); empty: every episode.
-    #[cfg_attr(feature = "schema", schemars(length(max = MAX_ADDRESS_CHARS)))]
-    pub source_url: Option<String>,
-}
-
-/// What the check-a-quote page was asked, as typed.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QuoteChecked {
-    pub quote: String,
-    pub source_url: String,
-}
-
-impl Input for QuoteCheck {
-    type Valid = QuoteChecked;
-
-    fn validate(self) -> Result<QuoteChecked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let quote = bounded("quote", self.quote, MAX_QUOTE_CHARS, &mut problems);
+input! {
+    /// `GET /quotes`: the check-a-quote page. Without `quote` it is the empty form. Also `GET
+    /// /kitchen`'s: the address fills in its episode form, and the quote leads back to this page.
+    #[derive(Default)]
+    pub struct QuoteCheck {
+        /// The quote, as you have it.
+        quote: String { length(max = MAX_QUOTE_CHARS) },
+        /// The episode's address (its page or audio); empty: every episode.
+        source_url: String { length(max = MAX_ADDRESS_CHARS) },
+    }
+    /// What the check-a-quote page was asked, as typed.
+    #[derive(Default)]
+    => pub struct QuoteChecked {
+        pub quote: String,
+        pub source_url: String,
+    }
+    |input, problems| {
+        let quote = bounded("quote", input.quote, MAX_QUOTE_CHARS, problems);
         let source_url =
-            bounded("source_url", self.source_url, crate::quotes::intake::MAX_ADDRESS_CHARS, &mut problems);
-        done(QuoteChecked { quote, source_url }, problems)
+            bounded("source_url", input.source_url, crate::quotes::intake::MAX_ADDRESS_CHARS, problems);
+        Some(QuoteChecked { quote, source_url })
     }
 }
 
-/// `GET /search`: the phrase search page. Without `q` or `speaker` it is the empty form.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SearchPageQuery {
-    /// A phrase to find.
-    #[cfg_attr(feature = "schema", schemars(length(max = phrase::MAX_QUERY_CHARS)))]
-    pub q: Option<String>,
-    /// A person's name: only what they said.
-    #[cfg_attr(feature = "schema", schemars(length(max = phrase::MAX_SPEAKER_CHARS)))]
-    pub speaker: Option<String>,
-    /// The next page's cursor.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
-    pub cursor: Option<String>,
-}
-
-/// What the search page was asked: the fields as typed, and where in the hits.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SearchPageAsked {
-    pub q: String,
-    pub speaker: String,
-    /// A well-formed cursor, as given.
-    pub cursor: Option<String>,
-}
-
-impl Input for SearchPageQuery {
-    type Valid = SearchPageAsked;
-
-    fn validate(self) -> Result<SearchPageAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let q = bounded("q", self.q, phrase::MAX_QUERY_CHARS, &mut problems);
-        let speaker = bounded("speaker", self.speaker, phrase::MAX_SPEAKER_CHARS, &mut problems);
-        offset(self.cursor.as_deref(), &mut problems);
-        done(SearchPageAsked { q, speaker, cursor: self.cursor }, problems)
+input! {
+    /// `GET /search`: the phrase search page. Without `q` or `speaker` it is the empty form.
+    #[derive(Default)]
+    pub struct SearchPageQuery {
+        /// A phrase to find.
+        q: String { length(max = phrase::MAX_QUERY_CHARS) },
+        /// A person's name: only what they said.
+        speaker: String { length(max = phrase::MAX_SPEAKER_CHARS) },
+        /// The next page's cursor.
+        cursor: String { regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS) },
+    }
+    /// What the search page was asked: the fields as typed, and where in the hits.
+    #[derive(Default)]
+    => pub struct SearchPageAsked {
+        pub q: String,
+        pub speaker: String,
+        /// A well-formed cursor, as given.
+        pub cursor: Option<String>,
+    }
+    |input, problems| {
+        let q = bounded("q", input.q, phrase::MAX_QUERY_CHARS, problems);
+        let speaker = bounded("speaker", input.speaker, phrase::MAX_SPEAKER_CHARS, problems);
+        offset(input.cursor.as_deref(), problems);
+        Some(SearchPageAsked { q, speaker, cursor: input.cursor })
     }
 }
 
-/// `GET /shows/{show_id}`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ShowView {
-    /// The show's id (from /api/shows).
-    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = 100)))]
-    pub show_id: Option<String>,
-    /// The next page's cursor.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
-    pub cursor: Option<String>,
-}
-
-impl Input for ShowView {
-    type Valid = super::EpisodesAsked;
-
-    fn validate(self) -> Result<super::EpisodesAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let show = required("show_id", self.show_id, &mut problems);
+input! {
+    /// `GET /shows/{show_id}`.
+    #[derive(Default)]
+    pub struct ShowView {
+        /// The show's id (from /api/shows).
+        show_id: String { required, length(min = 1, max = 100) },
+        /// The next page's cursor.
+        cursor: String { regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS) },
+    }
+    => super::EpisodesAsked
+    |input, problems| {
+        let show = required("show_id", input.show_id, problems);
         let page = crate::quotes::quote::views::Page {
             limit: SHOW_PAGE_EPISODES,
-            offset: offset(self.cursor.as_deref(), &mut problems),
+            offset: offset(input.cursor.as_deref(), problems),
         };
-        done(super::EpisodesAsked { show, page }, problems)
+        Some(super::EpisodesAsked { show, page })
     }
 }
 
-/// `GET /episodes/{episode_id}/compare?a=…&b=…`: two runs of an episode side by side.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct RunComparison {
-    /// The episode id (`ep_…`).
-    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = 100)))]
-    pub episode_id: Option<String>,
-    /// The first run's pipeline (default: the canonical run).
-    #[cfg_attr(feature = "schema", schemars(length(max = 100)))]
-    pub a: Option<String>,
-    /// The second run's pipeline (default: the first other run).
-    #[cfg_attr(feature = "schema", schemars(length(max = 100)))]
-    pub b: Option<String>,
-}
-
-/// Which runs of which episode to compare.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunsAsked {
-    pub episode_id: String,
-    pub a: Option<String>,
-    pub b: Option<String>,
-}
-
-impl Input for RunComparison {
-    type Valid = RunsAsked;
-
-    fn validate(self) -> Result<RunsAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let episode_id = required("episode_id", self.episode_id, &mut problems).unwrap_or_default();
-        let a = Some(bounded("a", self.a, 100, &mut problems)).filter(|a| !a.is_empty());
-        let b = Some(bounded("b", self.b, 100, &mut problems)).filter(|b| !b.is_empty());
-        done(RunsAsked { episode_id, a, b }, problems)
+input! {
+    /// `GET /episodes/{episode_id}/compare?a=…&b=…`: two runs of an episode side by side.
+    #[derive(Default)]
+    pub struct RunComparison {
+        /// The episode id (`ep_…`).
+        episode_id: String { required, length(min = 1, max = 100) },
+        /// The first run's pipeline (default: the canonical run).
+        a: String { length(max = 100) },
+        /// The second run's pipeline (default: the first other run).
+        b: String { length(max = 100) },
+    }
+    /// Which runs of which episode to compare.
+    #[derive(Default)]
+    => pub struct RunsAsked {
+        pub episode_id: String,
+        pub a: Option<String>,
+        pub b: Option<String>,
+    }
+    |input, problems| {
+        let episode_id = required("episode_id", input.episode_id, problems);
+        let a = Some(bounded("a", input.a, 100, problems)).filter(|a| !a.is_empty());
+        let b = Some(bounded("b", input.b, 100, problems)).filter(|b| !b.is_empty());
+        Some(RunsAsked { episode_id: episode_id?, a, b })
     }
 }
 
-/// `GET /kitchen/review`: the queue, and after a save the label just decided.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ReviewQuery {
-    /// The episode of the label just decided.
-    #[cfg_attr(feature = "schema", schemars(length(max = 100)))]
-    pub episode: Option<String>,
-    /// The label just decided.
-    #[cfg_attr(feature = "schema", schemars(length(max = 200)))]
-    pub label: Option<String>,
-}
-
-/// The label just decided, if the page names one.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ReviewAsked {
-    pub saved: Option<(String, String)>,
-}
-
-impl Input for ReviewQuery {
-    type Valid = ReviewAsked;
-
-    fn validate(self) -> Result<ReviewAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let episode = bounded("episode", self.episode, 100, &mut problems);
-        let label = bounded("label", self.label, 200, &mut problems);
+input! {
+    /// `GET /kitchen/review`: the queue, and after a save the label just decided.
+    #[derive(Default)]
+    pub struct ReviewQuery {
+        /// The episode of the label just decided.
+        episode: String { length(max = 100) },
+        /// The label just decided.
+        label: String { length(max = 200) },
+    }
+    /// The label just decided, if the page names one.
+    #[derive(Default)]
+    => pub struct ReviewAsked {
+        pub saved: Option<(String, String)>,
+    }
+    |input, problems| {
+        let episode = bounded("episode", input.episode, 100, problems);
+        let label = bounded("label", input.label, 200, problems);
         let saved = (!episode.is_empty() && !label.is_empty()).then_some((episode, label));
-        done(ReviewAsked { saved }, problems)
+        Some(ReviewAsked { saved })
     }
 }

@@ -4,9 +4,10 @@
 pub use crate::quotes::intake::JobState;
 use serde::{Deserialize, Serialize};
 
+use super::declare::input;
 #[cfg(feature = "schema")]
 use super::{CURSOR_MAX_CHARS, CURSOR_PATTERN};
-use super::{Input, done, limit, offset, required};
+use super::{Input, limit, offset, required};
 use crate::Diagnostic;
 #[cfg(feature = "schema")]
 use crate::quotes::intake::MAX_ADDRESS_CHARS;
@@ -16,37 +17,27 @@ use crate::quotes::quote::views::{DEFAULT_LIMIT, Filters, MAX_LIMIT, Page};
 use crate::quotes::quote::{check_quote, phrase};
 use crate::quotes::transcript::{normalise, normalise_source_url};
 
-/// `GET /api/attribute`, `attribute_quote`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct QuoteAttribution {
-    /// The episode's source address (its page URL; any spelling of it works). Leave it out to search
-    /// every episode.
-    #[cfg_attr(
-        feature = "schema",
-        schemars(regex(pattern = r"^https?://[A-Za-z0-9][A-Za-z0-9.-]{0,62}(/[A-Za-z0-9._~/-]*)?$"))
-    )]
-    pub source_url: Option<String>,
-    /// The quote, as you have it.
-    #[cfg_attr(feature = "schema", schemars(required, length(min = 1, max = MAX_QUOTE_CHARS), regex(pattern = r"[A-Za-z0-9]{2}")))]
-    pub quote: Option<String>,
-}
-
-/// A checked attribution question: the episode's normalised address, if one was given (else the
-/// whole corpus), and the quote.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QuoteAsked {
-    pub source_url: Option<String>,
-    pub quote: String,
-}
-
-impl Input for QuoteAttribution {
-    type Valid = QuoteAsked;
-
-    fn validate(self) -> Result<QuoteAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let url = self.source_url.filter(|url| !url.trim().is_empty());
+input! {
+    /// `GET /api/attribute`, `attribute_quote`.
+    pub struct QuoteAttribution {
+        /// The episode's source address (its page URL; any spelling of it works). Leave it out to search
+        /// every episode.
+        source_url: String {
+            regex(pattern = r"^https?://[A-Za-z0-9][A-Za-z0-9.-]{0,62}(/[A-Za-z0-9._~/-]*)?$")
+        },
+        /// The quote, as you have it.
+        quote: String {
+            required, length(min = 1, max = MAX_QUOTE_CHARS), regex(pattern = r"[A-Za-z0-9]{2}")
+        },
+    }
+    /// A checked attribution question: the episode's normalised address, if one was given (else the
+    /// whole corpus), and the quote.
+    => pub struct QuoteAsked {
+        pub source_url: Option<String>,
+        pub quote: String,
+    }
+    |input, problems| {
+        let url = input.source_url.filter(|url| !url.trim().is_empty());
         let normalised = url.map(|url| {
             let normalised = normalise_source_url(&url);
             if normalised.is_none() {
@@ -54,40 +45,27 @@ impl Input for QuoteAttribution {
             }
             normalised
         });
-        let quote =
-            check_quote(self.quote.as_deref()).map(str::to_string).map_err(|problem| problems.push(problem));
-        match quote {
-            Ok(quote) if problems.is_empty() => Ok(QuoteAsked { source_url: normalised.flatten(), quote }),
-            _ => Err(problems),
-        }
+        let quote = check_quote(input.quote.as_deref()).map_err(|problem| problems.push(problem)).ok();
+        Some(QuoteAsked { source_url: normalised.flatten(), quote: quote?.to_string() })
     }
 }
 
-/// `GET /api/search`, `search_transcripts`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct TranscriptSearch {
-    /// A phrase to find. Give `q`, `speaker`, or both.
-    #[cfg_attr(feature = "schema", schemars(length(max = phrase::MAX_QUERY_CHARS), regex(pattern = r"[A-Za-z0-9]{2}")))]
-    pub q: Option<String>,
-    /// A person's name: only what they said (alone: everything they said).
-    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = phrase::MAX_SPEAKER_CHARS)))]
-    pub speaker: Option<String>,
-    /// Hits per page (default 10; each hit carries its whole passage).
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
-    pub limit: Option<u32>,
-    /// `next_cursor` of the previous page.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
-    pub cursor: Option<String>,
-}
-
-impl Input for TranscriptSearch {
-    type Valid = phrase::Query;
-
-    fn validate(self) -> Result<phrase::Query, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let q = self.q.map(|q| q.trim().to_string()).filter(|q| !q.is_empty());
+input! {
+    /// `GET /api/search`, `search_transcripts`.
+    #[derive(Default)]
+    pub struct TranscriptSearch {
+        /// A phrase to find. Give `q`, `speaker`, or both.
+        q: String { length(max = phrase::MAX_QUERY_CHARS), regex(pattern = r"[A-Za-z0-9]{2}") },
+        /// A person's name: only what they said (alone: everything they said).
+        speaker: String { length(min = 1, max = phrase::MAX_SPEAKER_CHARS) },
+        /// Hits per page (default 10; each hit carries its whole passage).
+        limit: u32 { range(min = 1, max = MAX_LIMIT) },
+        /// `next_cursor` of the previous page.
+        cursor: String { regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS) },
+    }
+    => phrase::Query
+    |input, problems| {
+        let q = input.q.map(|q| q.trim().to_string()).filter(|q| !q.is_empty());
         if let Some(q) = &q {
             if q.chars().count() > phrase::MAX_QUERY_CHARS {
                 let reason = format!("is longer than {} characters", phrase::MAX_QUERY_CHARS);
@@ -96,19 +74,19 @@ impl Input for TranscriptSearch {
                 problems.push(Diagnostic::new("q", "has no words"));
             }
         }
-        let speaker = self.speaker.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let speaker = input.speaker.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         if speaker.as_ref().is_some_and(|s| s.chars().count() > phrase::MAX_SPEAKER_CHARS) {
             let reason = format!("is longer than {} characters", phrase::MAX_SPEAKER_CHARS);
             problems.push(Diagnostic::new("speaker", reason));
         }
         let page = Page {
-            limit: limit(self.limit, phrase::DEFAULT_LIMIT, MAX_LIMIT, &mut problems),
-            offset: offset(self.cursor.as_deref(), &mut problems),
+            limit: limit(input.limit, phrase::DEFAULT_LIMIT, MAX_LIMIT, problems),
+            offset: offset(input.cursor.as_deref(), problems),
         };
         if problems.is_empty() && q.is_none() && speaker.is_none() {
             problems.push(Diagnostic::new("q", "give a phrase `q`, a `speaker`, or both"));
         }
-        done(phrase::Query { q, speaker, page }, problems)
+        Some(phrase::Query { q, speaker, page })
     }
 }
 
@@ -116,71 +94,49 @@ fn page(limit_asked: Option<u32>, cursor: Option<&str>, problems: &mut Vec<Diagn
     Page { limit: limit(limit_asked, DEFAULT_LIMIT, MAX_LIMIT, problems), offset: offset(cursor, problems) }
 }
 
-/// `GET /api/episodes/{episode_id}/transcript`, `get_transcript`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct TranscriptQuery {
-    /// The episode id (`ep_…`, from list_episodes or attribute_quote).
-    #[cfg_attr(feature = "schema", schemars(required))]
-    pub episode_id: Option<String>,
-    /// Only the turns of this person (by name).
-    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
-    pub speaker: Option<String>,
-    /// Start of the window, in seconds.
-    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
-    pub from: Option<f64>,
-    /// End of the window, in seconds (not before `from`).
-    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
-    pub to: Option<f64>,
-}
-
-/// A checked question about one episode: its id, and the speaker and window to narrow it to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EpisodeAsked {
-    pub episode_id: String,
-    pub filters: Filters,
-}
-
-impl Input for TranscriptQuery {
-    type Valid = EpisodeAsked;
-
-    fn validate(self) -> Result<EpisodeAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let id = required("episode_id", self.episode_id, &mut problems);
-        let speaker = self.speaker.map(|speaker| speaker.trim().to_string());
+input! {
+    /// `GET /api/episodes/{episode_id}/transcript`, `get_transcript`.
+    pub struct TranscriptQuery {
+        /// The episode id (`ep_…`, from list_episodes or attribute_quote).
+        episode_id: String { required },
+        /// Only the turns of this person (by name).
+        speaker: String { length(min = 1), regex(pattern = r"\S") },
+        /// Start of the window, in seconds.
+        from: f64 { range(min = 0.0) },
+        /// End of the window, in seconds (not before `from`).
+        to: f64 { range(min = 0.0) },
+    }
+    /// A checked question about one episode: its id, and the speaker and window to narrow it to.
+    => pub struct EpisodeAsked {
+        pub episode_id: String,
+        pub filters: Filters,
+    }
+    |input, problems| {
+        let id = required("episode_id", input.episode_id, problems);
+        let speaker = input.speaker.map(|speaker| speaker.trim().to_string());
         if speaker.as_ref().is_some_and(String::is_empty) {
             problems.push(Diagnostic::new("speaker", "must not be empty"));
         }
-        let filters = window(Filters { speaker, from: self.from, to: self.to }, &mut problems);
-        done(EpisodeAsked { episode_id: id.unwrap_or_default(), filters }, problems)
+        let filters = window(Filters { speaker, from: input.from, to: input.to }, problems);
+        Some(EpisodeAsked { episode_id: id?, filters })
     }
 }
 
-/// `GET /api/episodes/{episode_id}/speakers`, `speaker_stats`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SpeakerStats {
-    /// The episode id (`ep_…`).
-    #[cfg_attr(feature = "schema", schemars(required))]
-    pub episode_id: Option<String>,
-    /// Start of the window, in seconds.
-    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
-    pub from: Option<f64>,
-    /// End of the window, in seconds (not before `from`).
-    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
-    pub to: Option<f64>,
-}
-
-impl Input for SpeakerStats {
-    type Valid = EpisodeAsked;
-
-    fn validate(self) -> Result<EpisodeAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let id = required("episode_id", self.episode_id, &mut problems);
-        let filters = window(Filters { speaker: None, from: self.from, to: self.to }, &mut problems);
-        done(EpisodeAsked { episode_id: id.unwrap_or_default(), filters }, problems)
+input! {
+    /// `GET /api/episodes/{episode_id}/speakers`, `speaker_stats`.
+    pub struct SpeakerStats {
+        /// The episode id (`ep_…`).
+        episode_id: String { required },
+        /// Start of the window, in seconds.
+        from: f64 { range(min = 0.0) },
+        /// End of the window, in seconds (not before `from`).
+        to: f64 { range(min = 0.0) },
+    }
+    => EpisodeAsked
+    |input, problems| {
+        let id = required("episode_id", input.episode_id, problems);
+        let filters = window(Filters { speaker: None, from: input.from, to: input.to }, problems);
+        Some(EpisodeAsked { episode_id: id?, filters })
     }
 }
 
@@ -199,35 +155,25 @@ fn window(filters: Filters, problems: &mut Vec<Diagnostic>) -> Filters {
     filters
 }
 
-/// `GET /api/episodes`, `list_episodes`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct EpisodeList {
-    /// Only episodes of this show (its id, from /api/shows).
-    pub show: Option<String>,
-    /// Episodes per page (default 20).
-    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_LIMIT)))]
-    pub limit: Option<u32>,
-    /// `next_cursor` of the previous page.
-    #[cfg_attr(feature = "schema", schemars(regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS)))]
-    pub cursor: Option<String>,
-}
-
-/// A checked page of episodes: of one show (of every show when `None`), and which page.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EpisodesAsked {
-    pub show: Option<String>,
-    pub page: Page,
-}
-
-impl Input for EpisodeList {
-    type Valid = EpisodesAsked;
-
-    fn validate(self) -> Result<EpisodesAsked, Vec<Diagnostic>> {
-        let mut problems = Vec::new();
-        let page = page(self.limit, self.cursor.as_deref(), &mut problems);
-        done(EpisodesAsked { show: self.show, page }, problems)
+input! {
+    /// `GET /api/episodes`, `list_episodes`.
+    #[derive(Default)]
+    pub struct EpisodeList {
+        /// Only episodes of this show (its id, from /api/shows).
+        show: String,
+        /// Episodes per page (default 20).
+        limit: u32 { range(min = 1, max = MAX_LIMIT) },
+        /// `next_cursor` of the previous page.
+        cursor: String { regex(pattern = CURSOR_PATTERN), length(max = CURSOR_MAX_CHARS) },
+    }
+    /// A checked page of episodes: of one show (of every show when `None`), and which page.
+    => pub struct EpisodesAsked {
+        pub show: Option<String>,
+        pub page: Page,
+    }
+    |input, problems| {
+        let page = page(input.limit, input.cursor.as_deref(), problems);
+        Some(EpisodesAsked { show: input.show, page })
     }
 }
 
