@@ -106,9 +106,9 @@ fn shared_layer(layer: &card::Layer) -> Result<Arc<tiny_skia::Pixmap>> {
     }
     let pixmap = Arc::new(draw(&parse(&document)?)?);
     let (layers, bytes) = &mut *drawn.lock().expect("no thread panics holding it");
-    if *bytes + pixmap.data().len() <= MAX_DRAWN_BYTES {
+    // Another thread may have drawn the same layer meanwhile: its pixels count once.
+    if *bytes + pixmap.data().len() <= MAX_DRAWN_BYTES && layers.insert(document, pixmap.clone()).is_none() {
         *bytes += pixmap.data().len();
-        layers.insert(document, pixmap.clone());
     }
     Ok(pixmap)
 }
