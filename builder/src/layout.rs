@@ -188,13 +188,16 @@ fn built_files(out_dir: &Path) -> Result<BTreeMap<String, [u8; 32]>> {
         let (sha, path) = line.split_once("  ").with_context(|| format!("SHA256SUMS: `{line}`"))?;
         files.insert(path.to_string(), decode_sha(sha).with_context(|| format!("SHA256SUMS: `{line}`"))?);
     }
-    // The files SHA256SUMS cannot list: itself, and what was written after it.
+    // The files SHA256SUMS cannot list: itself (read above already), and what was written after it.
     for item in std::fs::read_dir(out_dir)? {
         let item = item?;
         let name = item.file_name().to_string_lossy().to_string();
         if item.file_type()?.is_file() && !files.contains_key(&name) {
-            let bytes = std::fs::read(item.path())?;
-            files.insert(name, domain_sha(&bytes));
+            let sha = match name.as_str() {
+                "SHA256SUMS" => domain_sha(sums.as_bytes()),
+                _ => domain_sha(&std::fs::read(item.path())?),
+            };
+            files.insert(name, sha);
         }
     }
     Ok(files)
