@@ -9,7 +9,7 @@ use anyhow::{Context, Result, ensure};
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::redirect::Policy;
 
-use crate::Worker;
+use crate::{Worker, send_safe};
 
 /// The header Cloudflare names the client's address in.
 pub const CONNECTING_IP: &str = "CF-Connecting-IP";
@@ -74,7 +74,7 @@ impl Kitchen {
     /// The answer to a local sign-in as `handle` from `address`, whatever it is.
     pub async fn try_sign_in(worker: &Worker, handle: &str, address: &str) -> Result<reqwest::Response> {
         let client = reqwest::Client::builder().redirect(Policy::none()).build()?;
-        let page = client.get(worker.url("/kitchen")).header(CONNECTING_IP, address).send().await?;
+        let page = send_safe(client.get(worker.url("/kitchen")).header(CONNECTING_IP, address)).await?;
         let csrf_cookie = set_cookie_value(&page, "cp_csrf").context("no cp_csrf cookie")?;
         let csrf = csrf_of(&page.text().await?)?;
         Ok(client
@@ -100,13 +100,13 @@ impl Kitchen {
 
     /// The kitchen page as this session sees it.
     pub async fn page(&self) -> Result<String> {
-        let page = self
-            .client
-            .get(format!("{}/kitchen", self.base))
-            .header(COOKIE, &self.session)
-            .header(CONNECTING_IP, &self.address)
-            .send()
-            .await?;
+        let page = send_safe(
+            self.client
+                .get(format!("{}/kitchen", self.base))
+                .header(COOKIE, &self.session)
+                .header(CONNECTING_IP, &self.address),
+        )
+        .await?;
         ensure!(page.status() == 200, "kitchen answered {}", page.status());
         Ok(page.text().await?)
     }

@@ -61,6 +61,20 @@ pub fn ensure_says(what: &str, text: &str, needles: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// Sends a GET (or another safe request), sending it once more when the connection closed before any
+/// answer came, as a browser does with a safe request: under a loaded machine wrangler's local proxy
+/// now and then drops a fresh connection before the Worker answers, which says nothing of the Worker.
+pub async fn send_safe(request: reqwest::RequestBuilder) -> Result<reqwest::Response> {
+    let again = request.try_clone().context("a safe request has no streamed body")?;
+    match request.send().await {
+        Err(error) if error.is_request() && error.status().is_none() => {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Ok(again.send().await?)
+        }
+        answered => Ok(answered?),
+    }
+}
+
 /// What a benchmark says of request times: how many, the median, the 99th percentile and the
 /// slowest (`n=… p50=… ms p99=… ms max=… ms`). Sorts `times`.
 pub fn latency_summary(times: &mut [Duration]) -> String {
