@@ -224,12 +224,12 @@ fn shard_bytes<'a>(
 
 /// The files `SHA256SUMS` lists, with their checksums, borrowed from its text.
 fn listed_files(sums: &str) -> Result<Vec<(&str, [u8; 32])>> {
-    let mut files = Vec::with_capacity(sums.len() / 96);
-    for line in sums.lines() {
-        let (sha, path) = line.split_once("  ").with_context(|| format!("{SUMS}: `{line}`"))?;
-        files.push((path, decode_sha(sha).with_context(|| format!("{SUMS}: `{line}`"))?));
-    }
-    Ok(files)
+    sums.par_lines()
+        .map(|line| {
+            let (sha, path) = line.split_once("  ").with_context(|| format!("{SUMS}: `{line}`"))?;
+            Ok((path, decode_sha(sha).with_context(|| format!("{SUMS}: `{line}`"))?))
+        })
+        .collect()
 }
 
 /// The files at the top of the build that `SHA256SUMS` (`sums`, listing `listed`) cannot list:
@@ -282,16 +282,18 @@ fn read_directory(assets: &Path, r2: &Path) -> Option<Previous> {
     if root.format != layout::FORMAT || !root.packs.iter().all(|key| r2.join(key).is_file()) {
         return None;
     }
-    let mut previous = Previous::default();
-    for (k, place) in root.shards.iter().enumerate() {
+    // Shards are read and decoded on every core.
+    let read = |place: &ShardPlace| -> Option<(Vec<u8>, Vec<Entry>)> {
         let mut pack = std::fs::File::open(r2.join(layout::pack_key(place.pack))).ok()?;
         pack.seek(std::io::SeekFrom::Start(place.offset)).ok()?;
         let mut bytes = vec![0; usize::try_from(place.len).ok()?];
         pack.read_exact(&mut bytes).ok()?;
-        if Shard::hash(&bytes) != place.hash {
-            return None;
-        }
-        let entries = Shard::decode(&bytes).ok()?.entries;
+        let entries = (Shard::hash(&bytes) == place.hash).then(|| Shard::decode(&bytes).ok())??.entries;
+        Some((bytes, entries))
+    };
+    let shards: Option<Vec<_>> = root.shards.par_iter().map(read).collect();
+    let mut previous = Previous::default();
+    for (k, (place, (bytes, entries))) in root.shards.iter().zip(shards?).enumerate() {
         previous.counts.push(entries.len());
         previous.entries.extend(entries);
         previous.bytes.push(bytes);
@@ -319,7 +321,7 @@ fn plan(files: &[(&str, [u8; 32])], mut previous: Vec<Entry>) -> (Vec<Entry>, Ve
     // recipes changes, so on a site of one part every rebuild leaves the last dump (JSON lines and
     // its Cooklang zip) dead. Counting it as dead would make a one-recipe rebuild rewrite every file
     // beside it; it counts as live, and goes when the pack is rewritten for other reasons or merged.
-    previous.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    previous.par_sort_unstable_by(|a, b| a.path.cmp(&b.path));
     let mut previous = previous.into_iter().peekable();
     let mut kept: Vec<Entry> = Vec::with_capacity(files.len());
     let mut to_pack = Vec::new();
