@@ -236,11 +236,14 @@ impl Source {
         Ok(Some(resolve(&open(repo)?, rev)?.id().to_string()))
     }
 
-    /// What identifies the content this source builds, apart from the revision.
+    /// What identifies the content this source builds, apart from the revision: the folder's
+    /// canonical path, so `--git .` and the same repository named from elsewhere are one source and
+    /// the second build is a rebuild.
     pub fn key(&self) -> String {
+        let canonical = |dir: &Path| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         match self {
-            Source::WorkTree(dir) => format!("worktree:{}", dir.display()),
-            Source::Git { repo, path, .. } => format!("git:{}:{path}", repo.display()),
+            Source::WorkTree(dir) => format!("worktree:{}", canonical(dir).display()),
+            Source::Git { repo, path, .. } => format!("git:{}:{path}", canonical(repo).display()),
         }
     }
 }
@@ -263,5 +266,20 @@ pub(crate) fn subtree<'r>(
     match tree.get_path(Path::new(&dir)) {
         Ok(entry) => Ok(Some(repo.find_tree(entry.id()).with_context(|| format!("{dir} is not a folder"))?)),
         Err(_) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repository_named_two_ways_is_one_source_and_its_content_folder_another() {
+        let here = std::env::current_dir().unwrap();
+        let git = |repo: PathBuf, path: &str| Source::Git { repo, rev: "HEAD".into(), path: path.into() };
+        assert_eq!(git(".".into(), "content").key(), git(here.clone(), "content").key());
+        assert_eq!(git(here.join("src/.."), "content").key(), git(here.clone(), "content").key());
+        assert_ne!(git(".".into(), "content").key(), git(".".into(), "other").key());
+        assert_eq!(Source::WorkTree(".".into()).key(), Source::WorkTree(here).key());
     }
 }
