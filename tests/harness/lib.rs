@@ -61,13 +61,14 @@ pub fn ensure_says(what: &str, text: &str, needles: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// Sends a GET (or another safe request), sending it once more when the connection closed before any
-/// answer came, as a browser does with a safe request: under a loaded machine wrangler's local proxy
-/// now and then drops a fresh connection before the Worker answers, which says nothing of the Worker.
+/// Sends a GET (or another safe request), and once more when the connection closed before any answer
+/// came, as wrangler's dev proxy does at times under a loaded machine (cloudflare/workers-sdk#14641): a
+/// safe request is idempotent, so any HTTP client may send it again (RFC 9110 §9.2.2), and doing so says
+/// nothing of the Worker.
 pub async fn send_safe(request: reqwest::RequestBuilder) -> Result<reqwest::Response> {
     let again = request.try_clone().context("a safe request has no streamed body")?;
     match request.send().await {
-        Err(error) if error.is_request() && error.status().is_none() => {
+        Err(error) if error.is_request() || error.is_connect() => {
             tokio::time::sleep(Duration::from_millis(200)).await;
             Ok(again.send().await?)
         }

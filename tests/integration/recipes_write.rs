@@ -10,7 +10,7 @@ use futures::{StreamExt, TryStreamExt};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::kitchen::{Kitchen, key_for};
-use tests::{Config, Worker};
+use tests::{Config, Worker, send_safe};
 
 pub use tests::fixtures::recipe;
 
@@ -47,15 +47,9 @@ impl Api {
         Answer::read(request.send().await?).await
     }
 
-    /// A GET, sent again once when the kept-alive connection it went out on was closed under it (as
-    /// wrangler's dev proxy does at times, cloudflare/workers-sdk#14641): a GET is idempotent, so any
-    /// HTTP client may (RFC 9110 §9.2.2).
+    /// A GET, sent again once when the connection it went out on closed unanswered ([`send_safe`]).
     pub async fn get(&self, path: &str) -> Result<Answer> {
-        let url = format!("{}{path}", self.base);
-        match self.client.get(&url).send().await {
-            Err(err) if err.is_request() || err.is_connect() => self.send(self.client.get(&url)).await,
-            sent => Answer::read(sent?).await,
-        }
+        Answer::read(send_safe(self.client.get(format!("{}{path}", self.base))).await?).await
     }
 
     pub async fn create(&self, doc: &Value) -> Result<Answer> {

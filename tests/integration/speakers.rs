@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
 use tests::kitchen::key_for;
-use tests::{Config, Worker};
+use tests::{Config, Worker, send_safe};
 
 const SOURDOUGH: &str = "https://commonplace.example/shows/kitchen-table/1-sourdough-slowly";
 const SOURDOUGH_DIR: &str = "content/shows/kitchen-table/sourdough-slowly";
@@ -39,7 +39,7 @@ async fn get_as(w: &Worker, key: Option<&str>, path: &str) -> Result<Value> {
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
-    let response = request.send().await?;
+    let response = send_safe(request).await?;
     ensure!(response.status() == 200, "{path}: {}", response.status());
     Ok(response.json().await?)
 }
