@@ -434,8 +434,7 @@ fn write_pack<'a>(
         }
     }
     out.into_inner().map_err(|e| e.into_error())?;
-    let digest = hasher.finalize();
-    let id = u64::from_be_bytes(digest[..8].try_into().expect("eight bytes"));
+    let id = layout::pack_id(&hasher.finalize().into());
     for entry in &mut placed {
         entry.pack = id;
     }

@@ -179,10 +179,9 @@ pub fn n_shards(n_files: usize) -> usize {
     n_files.div_ceil(ENTRIES_PER_SHARD).max(1).next_power_of_two()
 }
 
-/// A pack's id from its bytes.
-pub fn pack_id(bytes: &[u8]) -> u64 {
-    let digest = Sha256::digest(bytes);
-    u64::from_be_bytes(digest[..8].try_into().expect("eight bytes"))
+/// A pack's id: the first eight bytes of its bytes' SHA-256 (a pack is hashed as it is written).
+pub fn pack_id(sha256: &[u8; 32]) -> u64 {
+    u64::from_be_bytes(short_hash(sha256))
 }
 
 /// The R2 key of a pack.
